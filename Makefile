@@ -1,0 +1,117 @@
+# sbx: GNU Make + pkg-config. `make`, `make test`, `make SAN=1 test`, `make demo`.
+# Each tier adds its own rules in mk/<module>.mk; this file holds what all share.
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+SAN       ?= 0
+CC        ?= cc
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
+
+ifeq ($(SAN),1)
+BUILD     ?= build-san
+SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD     ?= build
+SANFLAGS  :=
+endif
+
+PKGS      := jansson libseccomp libcurl
+WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2 \
+             -Wimplicit-fallthrough -Werror
+OPT       ?= -O2 -g
+CPPFLAGS  += -D_GNU_SOURCE -DSBX_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(BUILD)/gen
+CFLAGS    += -std=c17 $(OPT) -fPIC -fvisibility=hidden -pthread $(WARN) $(SANFLAGS)
+LDFLAGS   += -pthread $(SANFLAGS)
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# -Wconversion where guest-controlled integers flow (STYLE.md section 7).
+CFLAGS_CONV := -Wconversion
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+LIB_MODULES := core util telemetry js jail wasm wasi
+LIB_SRC   := $(foreach m,$(LIB_MODULES),$(wildcard src/$(m)/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_EXTRA_OBJ :=
+CLI_SRC   := $(wildcard src/cli/*.c)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+
+# Unit tests: tests/unit/<module>/test_<file>.c, one Check program each.
+UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:%.c=$(BUILD)/%)
+TEST_COMMON_SRC := $(wildcard tests/common/*.c)
+TEST_COMMON_OBJ := $(TEST_COMMON_SRC:%.c=$(BUILD)/%.o)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+# Suites run by `make test`: name=command pairs, run by scripts/run-tests.sh.
+TEST_SUITES := $(foreach b,$(UNIT_BIN),$(subst /,.,$(patsubst $(BUILD)/tests/unit/%,unit/%,$(b)))=$(b))
+TEST_DEPS   := $(UNIT_BIN)
+CLEAN_EXTRA :=
+
+.PHONY: all deps test check-only demo install format format-check clean
+all: $(BUILD)/libsbx.a $(BUILD)/libsbx.so $(BUILD)/sbx
+
+-include $(sort $(wildcard mk/*.mk))
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): deps/debian-packages.txt scripts/deps.sh
+	@mkdir -p $(@D)
+	@sh scripts/deps.sh
+	@touch $@
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP) | $(BUILD)/gen/.dir
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_$(firstword $(subst /, ,$(patsubst src/%,%,$(dir $<))))) \
+		$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/.dir:
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/libsbx.a: $(LIB_OBJ) $(LIB_EXTRA_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libsbx.so: $(LIB_OBJ) $(LIB_EXTRA_OBJ) src/libsbx.map
+	$(CC) -shared -Wl,--version-script=src/libsbx.map -Wl,-soname,libsbx.so.0 -Wl,--no-undefined \
+		$(LDFLAGS) -o $@ $(LIB_OBJ) $(LIB_EXTRA_OBJ) $(LDLIBS)
+
+$(BUILD)/sbx: $(CLI_OBJ) $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libsbx.a $(LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(TEST_COMMON_OBJ) $(BUILD)/libsbx.a $(BUILD)/sbx
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(shell pkg-config --cflags check $(PKGS)) \
+		-o $@ $< $(TEST_COMMON_OBJ) $(BUILD)/libsbx.a $(LDFLAGS) $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/common/%.o: tests/common/%.c $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(shell pkg-config --cflags check $(PKGS)) -c $< -o $@
+
+test: all $(TEST_DEPS) format-check
+	@BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) sh scripts/run-tests.sh $(TEST_SUITES)
+
+demo: all
+	@BUILD=$(BUILD) sh scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/sbx $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(BUILD)/libsbx.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libsbx.so $(DESTDIR)$(PREFIX)/lib/libsbx.so.0
+	ln -sf libsbx.so.0 $(DESTDIR)$(PREFIX)/lib/libsbx.so
+	install -m 644 include/sbx.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/sbx/*.h $(DESTDIR)$(PREFIX)/include/sbx/
+	install -m 755 $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
+		sbx.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sbx.pc
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check: $(DEPS_STAMP)
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: ok"
+
+clean:
+	rm -rf build build-san $(CLEAN_EXTRA)
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

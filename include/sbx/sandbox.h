@@ -1,0 +1,125 @@
+/* sbx/sandbox.h: one handle, three isolation tiers, one result shape.
+ * A handle is used by one thread at a time; sbx_sandbox_abort() alone is safe from any thread. */
+#ifndef SBX_SANDBOX_H
+#define SBX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sbx_backend {
+    SBX_BACKEND_WORKER = 0,  /* in-process JavaScript engine on its own thread */
+    SBX_BACKEND_PROCESS = 1, /* child process in a Linux jail */
+    SBX_BACKEND_WASM = 2,    /* WebAssembly module under sbx's own engine + WASI */
+} sbx_backend;
+
+/* Which limit ended or shaped a run. */
+typedef enum sbx_limit {
+    SBX_LIMIT_NONE = 0,
+    SBX_LIMIT_TIMEOUT,
+    SBX_LIMIT_MEMORY,
+    SBX_LIMIT_PIDS,
+    SBX_LIMIT_OUTPUT,
+    SBX_LIMIT_FUEL,
+    SBX_LIMIT_CPU,
+} sbx_limit;
+
+/* Bits of sbx_result.enforced: how the process tier really enforced the policy's limits. */
+#define SBX_ENFORCED_CGROUP_V2 (1u << 0)
+#define SBX_ENFORCED_CGROUP_V1 (1u << 1)
+#define SBX_ENFORCED_RLIMIT    (1u << 2)
+#define SBX_ENFORCED_SECCOMP   (1u << 3)
+#define SBX_ENFORCED_LANDLOCK  (1u << 4)
+#define SBX_ENFORCED_NETNS     (1u << 5)
+
+/* What to run. Fields a backend does not use must be zero/NULL. All pointers are borrowed for
+ * the duration of sbx_sandbox_run(). */
+typedef struct sbx_run_input {
+    /* worker and process script mode: JavaScript function body (worker) or script text. */
+    const char *code;
+    size_t code_len;
+    /* JSON text injected as `context` (worker) or written to stdin (process, wasm); NULL = null. */
+    const char *context_json;
+    /* process script mode: "node", "python3", "sh", ...; NULL or "sbx-js" = sbx's own engine. */
+    const char *interpreter;
+    /* process command mode: NULL-terminated argv (code must be NULL); wasm: guest argv. */
+    const char *const *argv;
+    /* wasm: module bytes. */
+    const uint8_t *module;
+    size_t module_len;
+    /* process/wasm: guest stdio is the caller's fds 0-2 instead of captured buffers. */
+    bool inherit_stdio;
+} sbx_run_input;
+
+/* The outcome of one run. Every tier fills what applies. Free with sbx_result_free(). */
+typedef struct sbx_result {
+    bool ok;
+    sbx_err error;       /* SBX_OK when ok */
+    char *error_message; /* one line, or NULL when ok */
+    char *value_json;    /* worker/process JS: the returned value as JSON; NULL if none */
+    char *stdout_data;   /* captured stdout (not NUL-terminated data, but a NUL follows it) */
+    size_t stdout_len;
+    bool stdout_truncated;
+    char *stderr_data;
+    size_t stderr_len;
+    bool stderr_truncated;
+    int exit_code;   /* process/wasm: exit status, -1 if none (killed or not applicable) */
+    int signal;      /* process: terminating signal, 0 if none */
+    sbx_limit limit; /* the limit hit, SBX_LIMIT_NONE if none */
+    double duration_ms;
+    sbx_backend backend;
+    unsigned enforced; /* SBX_ENFORCED_* bits (process tier) */
+} sbx_result;
+
+typedef struct sbx_sandbox sbx_sandbox;
+
+/* Creates a sandbox of the given tier under policy (copied; the caller keeps its own).
+ * Returns SBX_E_UNAVAILABLE if the host cannot provide the tier, SBX_E_INVALID_ARGUMENT for a
+ * NULL argument, SBX_E_NOMEM. */
+SBX_API sbx_err sbx_sandbox_create(sbx_backend backend, const sbx_policy *policy,
+                                   sbx_sandbox **out);
+
+/* Runs input to completion under the policy and fills *out (which the caller later frees with
+ * sbx_result_free()). A run that executed returns SBX_OK with the guest's outcome in *out, even
+ * when the guest failed or hit a limit; a run on a disposed handle gives SBX_OK with
+ * out->error == SBX_E_DISPOSED. Other return codes mean the host could not start the run, and
+ * *out then holds the error too. */
+SBX_API sbx_err sbx_sandbox_run(sbx_sandbox *sb, const sbx_run_input *input, sbx_result *out);
+
+/* Interrupts the run in progress on sb, if any: it ends with SBX_E_ABORTED within the tier's
+ * latency bound. Safe from any thread and from signal-free contexts; no effect when idle. */
+SBX_API void sbx_sandbox_abort(sbx_sandbox *sb);
+
+/* Releases the handle's resources (temporary files, threads). Idempotent; later runs end with
+ * SBX_E_DISPOSED. Must not race a run on the same handle (abort it first). */
+SBX_API void sbx_sandbox_dispose(sbx_sandbox *sb);
+
+/* Disposes (if needed) and frees the handle. Accepts NULL. */
+SBX_API void sbx_sandbox_destroy(sbx_sandbox *sb);
+
+/* Returns the tier's name: "worker", "process", "wasm". Static storage. */
+SBX_API const char *sbx_backend_name(sbx_backend backend);
+
+/* Parses a tier name; returns 0 and sets *out, or -1. */
+SBX_API int sbx_backend_from_name(const char *name, sbx_backend *out);
+
+/* Frees what the result owns and zeroes it. Accepts NULL and an all-zero result. */
+SBX_API void sbx_result_free(sbx_result *result);
+
+/* Returns the result as one JSON object, the shape `sbx eval` prints:
+ * {"ok":..,"value":..,"stdout":..,"stderr":..,"stdoutTruncated":..,"stderrTruncated":..,
+ *  "error":null|{"code":..,"message":..},"durationMs":..,"backend":..} plus exitCode, signal,
+ * limit for the process and wasm tiers. The caller frees it with sbx_free(); NULL on NOMEM. */
+SBX_API char *sbx_result_to_json(const sbx_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs test suites given as name=command, each under a hard timeout, and sums their results.
+# A suite reports either Check's "Checks: N, Failures: F, Errors: E" or a plain
+# "N passed, M failed" line; a suite that ends non-zero without either counts as one failure.
+set -u
+BUILD=${BUILD:-build}
+logdir="$BUILD/test-logs"
+mkdir -p "$logdir"
+suite_timeout=${SBX_SUITE_TIMEOUT:-900}
+total_pass=0
+total_fail=0
+failed_suites=""
+for spec in "$@"; do
+    name=${spec%%=*}
+    cmd=${spec#*=}
+    log="$logdir/$(echo "$name" | tr '/' '_').log"
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout -k 5 "$suite_timeout" $cmd >"$log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - start))
+    pass=0
+    fail=0
+    line=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tail -n 1)
+    if [ -n "$line" ]; then
+        checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+        fails=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
+        errs=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+        fail=$((fails + errs))
+        pass=$((checks - fail))
+    else
+        line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+        if [ -n "$line" ]; then
+            pass=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/')
+            fail=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+        fi
+    fi
+    if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+        fail=1
+    fi
+    if [ "$fail" -ne 0 ]; then
+        status=FAIL
+        failed_suites="$failed_suites $name"
+    else
+        status=ok
+    fi
+    printf '%-4s %-40s %5d passed %4d failed  %4ss  (rc=%d, log %s)\n' \
+        "$status" "$name" "$pass" "$fail" "$secs" "$rc" "$log"
+    if [ "$status" = FAIL ]; then
+        grep -E 'FAIL|Failure|Error|error:|failed|Assertion' "$log" | grep -v ' 0 failed' | head -n 20 | sed 's/^/    /'
+    fi
+    total_pass=$((total_pass + pass))
+    total_fail=$((total_fail + fail))
+done
+[ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,63 @@
+/* core/policy.h: the resolved policy as the tiers read it. Immutable after parse; every field
+ * holds its default when the JSON left it out. */
+#ifndef SBX_CORE_POLICY_H
+#define SBX_CORE_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sbx/policy.h>
+
+/* One policy.fs entry: "[rw:]HOST[::GUEST]". */
+struct sbx__fs_grant {
+    char *host_path;  /* as written (not canonicalised): the tiers open it themselves */
+    char *guest_path; /* = host_path when no "::GUEST" was given */
+    bool is_writable; /* only with an explicit "rw:" prefix */
+};
+
+/* One policy.net.outbound pattern "host:port". */
+struct sbx__net_pattern {
+    char *host;         /* lower-case; "*.example.org" wildcard, IPv6 without brackets */
+    bool is_wildcard;   /* host started with "*." : matches any deeper subdomain */
+    bool is_any_port;   /* port was "*" */
+    uint16_t port;
+};
+
+struct sbx__env_var {
+    char *name;
+    char *value;
+};
+
+enum sbx__cap_mode { SBX_CAP_DENY = 0, SBX_CAP_ALLOW = 1 };
+
+struct sbx__capability {
+    char *name; /* "module.name" */
+    enum sbx__cap_mode mode;
+};
+
+struct sbx_policy {
+    uint32_t timeout_ms;        /* 1..3600000, default 5000 */
+    uint64_t memory_bytes;      /* >= 262144, default 64 MiB */
+    uint32_t cpu_percent;       /* 1..100, default 100 */
+    uint64_t max_output_bytes;  /* per stream, default 1 MiB */
+    uint32_t pids;              /* default 64 */
+    uint64_t fuel;              /* 0 = unmetered */
+    struct sbx__env_var *env;   /* the guest's whole environment */
+    size_t env_count;
+    struct sbx__fs_grant *fs;
+    size_t fs_count;
+    bool net_loopback;
+    struct sbx__net_pattern *outbound;
+    size_t outbound_count;
+    struct sbx__capability *caps;
+    size_t cap_count;
+};
+
+/* Returns a deep copy of p, or NULL on allocation failure. */
+struct sbx_policy *sbx__policy_clone(const struct sbx_policy *p);
+
+/* Returns the capability mode for "module.name"; absent names are denied. */
+enum sbx__cap_mode sbx__policy_capability(const struct sbx_policy *p, const char *name);
+
+#endif

@@ -1,0 +1,186 @@
+/* wasm/module.h: a decoded, validated module. Immutable once sbx__wasm_module_load() returns,
+ * so one module may be instantiated many times, from many threads. Index spaces list imports
+ * first, as the spec defines them. */
+#ifndef SBX_WASM_MODULE_H
+#define SBX_WASM_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum wasm_valtype {
+    WASM_I32 = 0x7F,
+    WASM_I64 = 0x7E,
+    WASM_F32 = 0x7D,
+    WASM_F64 = 0x7C,
+    WASM_V128 = 0x7B,
+    WASM_FUNCREF = 0x70,
+    WASM_EXTERNREF = 0x6F,
+};
+
+enum wasm_extern_kind {
+    WASM_EXTERN_FUNC = 0,
+    WASM_EXTERN_TABLE = 1,
+    WASM_EXTERN_MEMORY = 2,
+    WASM_EXTERN_GLOBAL = 3,
+};
+
+/* A value as raw bits: floats are kept as their IEEE bit patterns so NaN payloads survive.
+ * funcref holds a struct wasm_func * (NULL = null); externref an opaque host pointer, where
+ * the embedder chooses the encoding and NULL = null. */
+typedef union wasm_value {
+    uint32_t i32;
+    uint64_t i64;
+    uint32_t f32;
+    uint64_t f64;
+    uint8_t v128[16];
+    void *ref;
+} wasm_value;
+
+struct wasm_functype {
+    uint32_t param_count;
+    uint32_t result_count;
+    uint8_t *types; /* param_count params, then result_count results (enum wasm_valtype) */
+};
+
+struct wasm_limits {
+    uint32_t min;
+    uint32_t max; /* valid when has_max */
+    bool has_max;
+};
+
+struct wasm_tabletype {
+    uint8_t elem_type; /* WASM_FUNCREF or WASM_EXTERNREF */
+    struct wasm_limits limits;
+};
+
+struct wasm_memtype {
+    struct wasm_limits limits; /* in 64 KiB pages */
+};
+
+struct wasm_globaltype {
+    uint8_t type;
+    bool is_mutable;
+};
+
+/* A constant expression, pre-decoded (WebAssembly 2.0 allows exactly one instruction). */
+enum wasm_init_op {
+    WASM_INIT_CONST = 0,  /* value holds the constant of type `type` */
+    WASM_INIT_GLOBAL_GET, /* index = global index (an imported global, per 2.0 validation) */
+    WASM_INIT_REF_NULL,   /* type = WASM_FUNCREF or WASM_EXTERNREF */
+    WASM_INIT_REF_FUNC,   /* index = function index */
+};
+
+struct wasm_init {
+    uint8_t op;   /* enum wasm_init_op */
+    uint8_t type; /* the expression's value type */
+    uint32_t index;
+    wasm_value value;
+};
+
+struct wasm_import {
+    char *module; /* UTF-8, NUL-terminated; module_len excludes the NUL (names may hold NULs) */
+    uint32_t module_len;
+    char *name;
+    uint32_t name_len;
+    uint8_t kind; /* enum wasm_extern_kind */
+    union {
+        uint32_t func_type; /* type index */
+        struct wasm_tabletype table;
+        struct wasm_memtype mem;
+        struct wasm_globaltype global;
+    } u;
+};
+
+struct wasm_export {
+    char *name;
+    uint32_t name_len;
+    uint8_t kind;
+    uint32_t index;
+};
+
+/* A function body defined in this module. */
+struct wasm_func_def {
+    uint32_t type_index;
+    uint32_t local_count;  /* declared locals, not counting params */
+    uint8_t *local_types;  /* local_count entries */
+    const uint8_t *code;   /* instructions after the locals, up to and including the final end */
+    uint32_t code_len;
+    uint32_t code_offset;  /* offset of code within the module binary, for messages */
+};
+
+enum wasm_seg_mode { WASM_SEG_ACTIVE = 0, WASM_SEG_PASSIVE, WASM_SEG_DECLARATIVE };
+
+struct wasm_elem_seg {
+    uint8_t mode;
+    uint8_t elem_type; /* WASM_FUNCREF or WASM_EXTERNREF */
+    uint32_t table_index;
+    struct wasm_init offset; /* active only */
+    uint32_t count;
+    struct wasm_init *items; /* REF_FUNC, REF_NULL or GLOBAL_GET each */
+};
+
+struct wasm_data_seg {
+    uint8_t mode; /* ACTIVE or PASSIVE */
+    uint32_t mem_index;
+    struct wasm_init offset;
+    const uint8_t *bytes; /* points into module->bytes */
+    uint32_t len;
+};
+
+struct wasm_custom_section {
+    char *name;
+    const uint8_t *data; /* points into module->bytes */
+    uint32_t len;
+};
+
+struct wasm_module {
+    uint8_t *bytes; /* owned copy of the binary; code and data point into it */
+    size_t len;
+
+    struct wasm_functype *types;
+    uint32_t type_count;
+
+    struct wasm_import *imports;
+    uint32_t import_count;
+    uint32_t func_import_count, table_import_count, mem_import_count, global_import_count;
+
+    uint32_t *func_type_idx; /* every function, imported first: its type index */
+    uint32_t func_count;
+    struct wasm_func_def *funcs; /* defined functions: funcs[i] is function func_import_count+i */
+    uint32_t func_def_count;
+
+    struct wasm_tabletype *tables; /* all tables, imported first */
+    uint32_t table_count;
+    struct wasm_memtype *mems; /* all memories, imported first */
+    uint32_t mem_count;
+    struct wasm_globaltype *globals; /* all globals, imported first */
+    uint32_t global_count;
+    struct wasm_init *global_inits; /* defined globals only: global_import_count + i */
+
+    struct wasm_export *exports;
+    uint32_t export_count;
+
+    bool has_start;
+    uint32_t start_func;
+
+    struct wasm_elem_seg *elems;
+    uint32_t elem_count;
+    struct wasm_data_seg *datas;
+    uint32_t data_count;
+    bool has_data_count_section;
+
+    struct wasm_custom_section *customs;
+    uint32_t custom_count;
+
+    char **func_names; /* from the "name" section, func_count entries (NULL if absent) */
+
+    /* Functions referenced outside function bodies (exports, elems, globals): ref.func in code
+     * may name only these (spec 3.4.10, C.refs). func_count entries. */
+    bool *func_is_declared;
+
+    /* The interpreter's translated code for every defined function; owned (compile.c). */
+    struct wasm_code *compiled;
+};
+
+#endif

@@ -1,0 +1,170 @@
+/* wasm/wasm.h: the engine's API inside libsbx (the spec runner, src/wasi/ and the plugin host
+ * use only this). The engine knows nothing of WASI: imports are resolved by a callback.
+ * A store owns every runtime object created in it and is used by one thread at a time;
+ * only sbx__wasm_store_interrupt() may be called from another thread. */
+#ifndef SBX_WASM_WASM_H
+#define SBX_WASM_WASM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sbx/error.h>
+
+#include "wasm/module.h"
+
+#define WASM_PAGE_SIZE 65536u
+
+struct wasm_store;
+struct wasm_instance;
+struct wasm_func;
+struct wasm_table;
+struct wasm_memory;
+struct wasm_global;
+struct wasm_call; /* the context a host function is called with */
+
+enum wasm_trap_kind {
+    WASM_TRAP_NONE = 0,
+    WASM_TRAP_UNREACHABLE,           /* "unreachable" */
+    WASM_TRAP_MEMORY_OOB,            /* "out of bounds memory access" */
+    WASM_TRAP_TABLE_OOB,             /* "out of bounds table access" */
+    WASM_TRAP_DIV_ZERO,              /* "integer divide by zero" */
+    WASM_TRAP_INT_OVERFLOW,          /* "integer overflow" */
+    WASM_TRAP_INVALID_CONVERSION,    /* "invalid conversion to integer" */
+    WASM_TRAP_UNDEFINED_ELEMENT,     /* "undefined element" */
+    WASM_TRAP_UNINITIALIZED_ELEMENT, /* "uninitialized element" */
+    WASM_TRAP_INDIRECT_TYPE,         /* "indirect call type mismatch" */
+    WASM_TRAP_STACK_EXHAUSTED,       /* "call stack exhausted" */
+    WASM_TRAP_FUEL_EXHAUSTED,        /* "fuel exhausted" */
+    WASM_TRAP_INTERRUPTED,           /* "interrupted": sbx__wasm_store_interrupt() was called */
+    WASM_TRAP_HOST,                  /* a host function failed; message says why */
+    WASM_TRAP_EXIT,                  /* a host function ended the guest (proc_exit) */
+};
+
+/* A trap's details. message is NUL-terminated; for a trap inside a named function it reads
+ * "out of bounds memory access in func_name". */
+struct wasm_trap {
+    enum wasm_trap_kind kind;
+    int exit_code; /* WASM_TRAP_EXIT only */
+    char message[256];
+};
+
+/* Returns the spec's text for a trap kind ("integer divide by zero"). Static, never NULL. */
+const char *sbx__wasm_trap_text(enum wasm_trap_kind kind);
+
+struct wasm_extern {
+    uint8_t kind; /* enum wasm_extern_kind */
+    union {
+        struct wasm_func *func;
+        struct wasm_table *table;
+        struct wasm_memory *memory;
+        struct wasm_global *global;
+    } u;
+};
+
+struct wasm_store_limits {
+    uint32_t max_memory_pages; /* no memory of this store grows past it; 0 = 65536 */
+    uint32_t max_table_elems;  /* no table grows past it; 0 = 10,000,000 */
+    uint32_t max_call_depth;   /* 0 = default (e.g. 10,000 frames) */
+    size_t max_stack_bytes;    /* value stack; 0 = default (e.g. 8 MiB) */
+    uint64_t fuel;             /* instruction budget; 0 = unmetered */
+};
+
+/* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */
+
+/* Decodes, validates and translates a binary module. On failure returns
+ * SBX_E_WASM_INVALID_MODULE with "malformed: <reason> at offset N" or "invalid: <reason> in
+ * function N" in err. bytes are copied. */
+sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_module **out,
+                              char *err, size_t errlen);
+void sbx__wasm_module_destroy(struct wasm_module *m);
+
+/* --- store ---------------------------------------------------------------------------------- */
+
+sbx_err sbx__wasm_store_create(const struct wasm_store_limits *limits, struct wasm_store **out);
+/* Frees the store and every instance, function, table, memory and global created in it. */
+void sbx__wasm_store_destroy(struct wasm_store *store);
+/* Makes running code trap with WASM_TRAP_INTERRUPTED at its next loop back-edge or call, and
+ * every later call until sbx__wasm_store_clear_interrupt(). Safe from any thread. */
+void sbx__wasm_store_interrupt(struct wasm_store *store);
+void sbx__wasm_store_clear_interrupt(struct wasm_store *store);
+void sbx__wasm_store_set_fuel(struct wasm_store *store, uint64_t fuel); /* 0 = unmetered */
+uint64_t sbx__wasm_store_fuel(const struct wasm_store *store);          /* fuel left */
+
+/* --- instances -------------------------------------------------------------------------------- */
+
+/* Finds the extern for one import. Returns false if there is none; the engine then fails with
+ * SBX_E_WASM_LINK ("unknown import"). The engine checks the extern's type itself. */
+typedef bool (*wasm_resolve_fn)(void *user, const struct wasm_import *imp,
+                                struct wasm_extern *out);
+
+/* Instantiates m in store: resolves imports, checks their types, creates tables, memories and
+ * globals, applies active segments in order, runs the start function. Returns SBX_E_WASM_LINK
+ * (unknown import, incompatible import type), SBX_E_WASM_INSTANTIATE (a segment out of bounds;
+ * writes of earlier segments stay, as the spec requires), SBX_E_WASM_TRAP (the start function
+ * trapped; *trap says how, and the instance is still returned in *out), with a message in err.
+ * m must outlive the store. trap may be NULL. */
+sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module *m,
+                              wasm_resolve_fn resolve, void *user, struct wasm_instance **out,
+                              struct wasm_trap *trap, char *err, size_t errlen);
+
+/* Looks up an export by name (name_len bytes). Returns false if there is none. */
+bool sbx__wasm_instance_export(const struct wasm_instance *inst, const char *name,
+                               size_t name_len, struct wasm_extern *out);
+const struct wasm_module *sbx__wasm_instance_module(const struct wasm_instance *inst);
+/* Returns the instance's memory idx (imported or defined), or NULL. */
+struct wasm_memory *sbx__wasm_instance_memory(const struct wasm_instance *inst, uint32_t idx);
+
+/* --- functions -------------------------------------------------------------------------------- */
+
+/* A host function. args has param_count values, results room for result_count. Return 0, or
+ * call sbx__wasm_call_trap()/sbx__wasm_call_exit() and return -1. */
+typedef int (*wasm_host_fn)(struct wasm_call *call, void *user, const wasm_value *args,
+                            wasm_value *results);
+
+/* Creates a host function of the given type (copied). NULL on NOMEM. */
+struct wasm_func *sbx__wasm_func_new_host(struct wasm_store *store,
+                                          const struct wasm_functype *type, wasm_host_fn fn,
+                                          void *user);
+const struct wasm_functype *sbx__wasm_func_type(const struct wasm_func *f);
+
+/* Calls f with args (param_count values), writing result_count values to results.
+ * Returns SBX_OK, or SBX_E_WASM_TRAP with *trap filled (kind FUEL_EXHAUSTED and INTERRUPTED
+ * included: the caller maps them to its own codes). Reentrant from host functions. */
+sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const wasm_value *args,
+                            wasm_value *results, struct wasm_trap *trap);
+
+/* For host functions: the memory 0 of the instance whose code made the call (NULL if none). */
+struct wasm_memory *sbx__wasm_call_memory(struct wasm_call *call);
+struct wasm_store *sbx__wasm_call_store(struct wasm_call *call);
+/* Records a trap (kind, printf-style message) for the host function to return -1 with. */
+void sbx__wasm_call_trap(struct wasm_call *call, enum wasm_trap_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a WASM_TRAP_EXIT with the guest's exit code. */
+void sbx__wasm_call_exit(struct wasm_call *call, int exit_code);
+
+/* --- memories, tables, globals ---------------------------------------------------------------- */
+
+struct wasm_memory *sbx__wasm_memory_new(struct wasm_store *store, const struct wasm_memtype *t);
+/* Returns the host address of guest range [gaddr, gaddr + glen), or NULL if any byte lies
+ * outside. Invalid after memory.grow or any call back into the guest. */
+uint8_t *sbx__wasm_memory_span(struct wasm_memory *mem, uint32_t gaddr, uint32_t glen);
+uint64_t sbx__wasm_memory_size(const struct wasm_memory *mem); /* bytes */
+/* Grows by delta pages; returns the old size in pages, or -1 (limit, max or NOMEM). */
+int64_t sbx__wasm_memory_grow(struct wasm_memory *mem, uint32_t delta);
+const struct wasm_memtype *sbx__wasm_memory_type(const struct wasm_memory *mem);
+
+struct wasm_table *sbx__wasm_table_new(struct wasm_store *store, const struct wasm_tabletype *t,
+                                       wasm_value init);
+uint32_t sbx__wasm_table_size(const struct wasm_table *t);
+bool sbx__wasm_table_get(const struct wasm_table *t, uint32_t idx, wasm_value *out);
+bool sbx__wasm_table_set(struct wasm_table *t, uint32_t idx, wasm_value v);
+const struct wasm_tabletype *sbx__wasm_table_type(const struct wasm_table *t);
+
+struct wasm_global *sbx__wasm_global_new(struct wasm_store *store,
+                                         const struct wasm_globaltype *t, wasm_value v);
+wasm_value sbx__wasm_global_get(const struct wasm_global *g);
+void sbx__wasm_global_set(struct wasm_global *g, wasm_value v);
+const struct wasm_globaltype *sbx__wasm_global_type(const struct wasm_global *g);
+
+#endif
