@@ -1,0 +1,81 @@
+/* wasm/runtime.h: the runtime objects of a store, shared by instance.c (creation, linking) and
+ * the interpreter (direct access on the hot path). Not visible outside src/wasm/. */
+#ifndef SBX_WASM_RUNTIME_H
+#define SBX_WASM_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wasm/wasm.h"
+
+/* Linear memory. data is reserved up front for the largest size this memory may reach, so the
+ * pointer never moves: grow only changes size. Bytes past size are inaccessible. */
+struct wasm_memory {
+    uint8_t *data;
+    uint64_t size;      /* bytes = pages * WASM_PAGE_SIZE */
+    uint32_t pages;
+    uint32_t max_pages; /* effective ceiling: min(type max, store limit) */
+    uint64_t reserved;  /* bytes of address space reserved at data */
+    struct wasm_memtype type; /* type.limits.min tracks the current size for import matching */
+};
+
+/* A table of references (struct wasm_func * for funcref, opaque pointers for externref). */
+struct wasm_table {
+    void **elems;
+    uint32_t size;
+    uint32_t max; /* effective ceiling */
+    struct wasm_tabletype type;
+};
+
+struct wasm_global {
+    wasm_value value;
+    struct wasm_globaltype type;
+};
+
+/* A function: defined in an instance (inst != NULL) or provided by the host. */
+struct wasm_func {
+    const struct wasm_functype *type;
+    struct wasm_instance *inst; /* NULL for host functions */
+    uint32_t def_index;         /* index into inst->module->funcs / module->compiled */
+    wasm_host_fn host_fn;
+    void *host_user;
+    struct wasm_functype host_type; /* owned copy for host functions */
+};
+
+struct wasm_instance {
+    const struct wasm_module *module;
+    struct wasm_store *store;
+    struct wasm_func **funcs; /* module->func_count, imported first */
+    struct wasm_table **tables;
+    struct wasm_memory **mems;
+    struct wasm_global **globals;
+    struct wasm_memory *mem0; /* mems[0] or NULL: the interpreter's fast path */
+    /* Element segments as references, evaluated at instantiation; count 0 once dropped
+     * (elem.drop, or active/declarative after instantiation). */
+    void ***elem_refs;
+    uint32_t *elem_sizes;
+    bool *data_dropped; /* data.drop, or active after instantiation */
+    struct wasm_instance *next;
+};
+
+/* Everything the store owns, freed together by sbx__wasm_store_destroy(). */
+struct wasm_store_object;
+
+struct wasm_store {
+    struct wasm_store_limits limits; /* defaults resolved: no zero fields */
+    atomic_bool is_interrupted;
+    bool is_metered;
+    uint64_t fuel; /* left, when is_metered */
+    struct wasm_instance *instances;
+    struct wasm_store_object *objects; /* funcs, tables, memories, globals */
+    struct wasm_exec *exec;            /* the interpreter's stacks, created on first call */
+};
+
+/* Registers an object for freeing with the store (free_fn(ptr) at destroy). false on NOMEM. */
+bool sbx__wasm_store_own(struct wasm_store *store, void *ptr, void (*free_fn)(void *));
+
+/* Frees the interpreter's per-store state (interp.c). */
+void sbx__wasm_exec_destroy(struct wasm_exec *exec);
+
+#endif
