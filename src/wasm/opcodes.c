@@ -1,0 +1,26 @@
+/* wasm/opcodes.c: the opcode and signature tables expanded from opcodes.h, indexed by dense
+ * opcode id and by enum wasm_sig. */
+#include "wasm/opcodes.h"
+
+const struct wasm_opinfo sbx__wasm_opinfo[WASM_OP_SPACE] = {
+#define WASM_OPINFO_ROW(name, prefix_, code, text_, imm_, sig_, arg_)                              \
+    [WASM_OP_##name] = {.text = text_,                                                             \
+                        .imm = WASM_IMM_##imm_,                                                    \
+                        .sig = WASM_SIG_##sig_,                                                    \
+                        .arg = arg_,                                                               \
+                        .prefix = prefix_},
+    WASM_OPCODES(WASM_OPINFO_ROW)
+#undef WASM_OPINFO_ROW
+};
+
+const struct wasm_siginfo sbx__wasm_siginfo[WASM_SIG_COUNT] = {
+#define WASM_SIGINFO_ROW(name, np, p1, p2, p3, nr, r1)                                             \
+    [WASM_SIG_##name] = {                                                                          \
+        .param_count = np,                                                                         \
+        .result_count = nr,                                                                        \
+        .params = {p1, p2, p3},                                                                    \
+        .result = r1,                                                                              \
+    },
+    WASM_SIGS(WASM_SIGINFO_ROW)
+#undef WASM_SIGINFO_ROW
+};
