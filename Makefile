@@ -48,6 +48,8 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 TEST_SUITES := $(foreach b,$(UNIT_BIN),$(subst /,.,$(patsubst $(BUILD)/tests/unit/%,unit/%,$(b)))=$(b))
 TEST_DEPS   := $(UNIT_BIN)
 CLEAN_EXTRA :=
+# V=1 shows full command lines.
+Q         := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all deps test check-only demo install format format-check clean
 all: $(BUILD)/libsbx.a $(BUILD)/libsbx.so $(BUILD)/sbx
@@ -62,7 +64,8 @@ $(DEPS_STAMP): deps/debian-packages.txt scripts/deps.sh
 
 $(BUILD)/%.o: %.c $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_$(firstword $(subst /, ,$(patsubst src/%,%,$(dir $<))))) \
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_$(firstword $(subst /, ,$(patsubst src/%,%,$(dir $<))))) \
 		$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP -c $< -o $@
 
 $(BUILD)/gen/.dir:

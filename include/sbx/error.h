@@ -24,7 +24,8 @@ extern "C" {
     X(SBX_E_NOMEM, 10, "SANDBOX_HOST_NOMEM", "host ran out of memory")                             \
     X(SBX_E_IO, 11, "SANDBOX_HOST_IO", "host system call failed")                                  \
     X(SBX_E_INVALID_ARGUMENT, 12, "SANDBOX_INVALID_ARGUMENT", "invalid argument to an API call")   \
-    X(SBX_E_WASM_INVALID_MODULE, 100, "SAND_WASM_INVALID_MODULE", "module is malformed or invalid") \
+    X(SBX_E_WASM_INVALID_MODULE, 100, "SAND_WASM_INVALID_MODULE",                                  \
+      "module is malformed or invalid")                                                            \
     X(SBX_E_WASM_LINK, 101, "SAND_WASM_LINK_ERROR", "module imports could not be resolved")        \
     X(SBX_E_WASM_TRAP, 102, "SAND_WASM_TRAP", "guest trapped")                                     \
     X(SBX_E_WASM_PERMISSION_DENIED, 103, "SAND_WASM_PERMISSION_DENIED",                            \

@@ -25,8 +25,7 @@ SBX_API sbx_err sbx_policy_parse(const char *json, size_t len, sbx_policy **out,
 
 /* Reads the file at path and parses it as sbx_policy_parse() does; I/O errors give
  * SBX_E_INVALID_OPTIONS with the file name and the reason in err. */
-SBX_API sbx_err sbx_policy_parse_file(const char *path, sbx_policy **out, char *err,
-                                      size_t errlen);
+SBX_API sbx_err sbx_policy_parse_file(const char *path, sbx_policy **out, char *err, size_t errlen);
 
 /* Returns a new policy equal to base with one field changed, validated as parse would.
  * key is a dotted path ("timeoutMs", "net.loopback", "net.outbound", "fs", "env",

@@ -39,6 +39,67 @@ typedef struct sbx_telemetry_hooks {
  * tiers skip all telemetry work. Not safe to call while runs are in flight. */
 SBX_API void sbx_telemetry_set_hooks(const sbx_telemetry_hooks *hooks);
 
+/* ---- Prometheus text exposition exporter ---------------------------------------------------
+ * An in-memory registry of the counters and histograms emitted through its hooks, rendered in
+ * the Prometheus text format (docs/telemetry.md): dots become underscores, counters end in
+ * _total, a millisecond histogram ("*_ms") is exposed in seconds ("*_seconds"). Spans are ignored.
+ * The hooks are thread-safe; render/write may run concurrently with them. */
+typedef struct sbx_prometheus sbx_prometheus;
+
+/* Creates an empty registry. Returns SBX_E_INVALID_ARGUMENT for NULL out, SBX_E_NOMEM. */
+SBX_API sbx_err sbx_prometheus_create(sbx_prometheus **out);
+
+/* Returns the hook table that feeds p, to pass to sbx_telemetry_set_hooks(). Owned by p and valid
+ * until sbx_prometheus_destroy(). */
+SBX_API const sbx_telemetry_hooks *sbx_prometheus_hooks(sbx_prometheus *p);
+
+/* Returns the current exposition text (NUL-terminated). The caller frees it with sbx_free();
+ * NULL on NOMEM or NULL p. */
+SBX_API char *sbx_prometheus_render(sbx_prometheus *p);
+
+/* Renders and writes the exposition to path atomically (temporary file + rename).
+ * Returns SBX_E_IO with errno preserved on failure, SBX_E_NOMEM. */
+SBX_API sbx_err sbx_prometheus_write_file(sbx_prometheus *p, const char *path);
+
+/* Frees the registry. Uninstall its hooks first. Accepts NULL. */
+SBX_API void sbx_prometheus_destroy(sbx_prometheus *p);
+
+/* ---- OTLP/HTTP exporter (JSON encoding, libcurl) -------------------------------------------
+ * Buffers finished spans (bounded; overflow is dropped and counted) and aggregates metrics
+ * cumulatively in memory; nothing is sent until sbx_otlp_flush() or sbx_otlp_destroy(), so a run
+ * never waits on the network. The hooks are thread-safe. */
+typedef struct sbx_otlp sbx_otlp;
+
+/* Creates an exporter configured by the standard variables: OTEL_EXPORTER_OTLP_ENDPOINT (default
+ * http://localhost:4318; "/v1/traces" and "/v1/metrics" are appended),
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and ..._METRICS_ENDPOINT (used as is),
+ * OTEL_EXPORTER_OTLP_HEADERS ("k=v,k2=v2", values percent-decoded), OTEL_EXPORTER_OTLP_TIMEOUT
+ * (ms, default 10000), OTEL_SERVICE_NAME (resource attribute service.name) and
+ * OTEL_BSP_MAX_QUEUE_SIZE (spans buffered, default 2048). Returns SBX_E_INVALID_OPTIONS for a
+ * malformed variable, SBX_E_UNAVAILABLE if libcurl cannot be initialised, SBX_E_NOMEM. */
+SBX_API sbx_err sbx_otlp_create_from_env(sbx_otlp **out);
+
+/* Returns the hook table that feeds o, to pass to sbx_telemetry_set_hooks(). Owned by o and valid
+ * until sbx_otlp_destroy(). */
+SBX_API const sbx_telemetry_hooks *sbx_otlp_hooks(sbx_otlp *o);
+
+/* POSTs the buffered spans to the traces endpoint and the cumulative metrics to the metrics
+ * endpoint, each within the configured timeout. Sent spans leave the buffer even when the POST
+ * fails (they are then counted as dropped); metrics are cumulative, so the next flush resends
+ * them. Returns SBX_OK, SBX_E_IO when a request failed or got a non-2xx status (see
+ * sbx_otlp_last_error()), SBX_E_NOMEM. Safe to call while hooks run on other threads. */
+SBX_API sbx_err sbx_otlp_flush(sbx_otlp *o);
+
+/* Returns the spans dropped so far (buffer full, allocation failure or failed POST). */
+SBX_API uint64_t sbx_otlp_dropped_spans(const sbx_otlp *o);
+
+/* Returns a one-line description of the last flush failure, or "" if none. Owned by o; valid until
+ * the next flush or destroy; not to be read while another thread flushes. */
+SBX_API const char *sbx_otlp_last_error(const sbx_otlp *o);
+
+/* Flushes (ignoring failures) and frees the exporter. Uninstall its hooks first. Accepts NULL. */
+SBX_API void sbx_otlp_destroy(sbx_otlp *o);
+
 #ifdef __cplusplus
 }
 #endif

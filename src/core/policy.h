@@ -18,9 +18,9 @@ struct sbx__fs_grant {
 
 /* One policy.net.outbound pattern "host:port". */
 struct sbx__net_pattern {
-    char *host;         /* lower-case; "*.example.org" wildcard, IPv6 without brackets */
-    bool is_wildcard;   /* host started with "*." : matches any deeper subdomain */
-    bool is_any_port;   /* port was "*" */
+    char *host;       /* lower-case; "*.example.org" wildcard, IPv6 without brackets */
+    bool is_wildcard; /* host started with "*." : matches any deeper subdomain */
+    bool is_any_port; /* port was "*" */
     uint16_t port;
 };
 
@@ -37,13 +37,13 @@ struct sbx__capability {
 };
 
 struct sbx_policy {
-    uint32_t timeout_ms;        /* 1..3600000, default 5000 */
-    uint64_t memory_bytes;      /* >= 262144, default 64 MiB */
-    uint32_t cpu_percent;       /* 1..100, default 100 */
-    uint64_t max_output_bytes;  /* per stream, default 1 MiB */
-    uint32_t pids;              /* default 64 */
-    uint64_t fuel;              /* 0 = unmetered */
-    struct sbx__env_var *env;   /* the guest's whole environment */
+    uint32_t timeout_ms;       /* 1..3600000, default 5000 */
+    uint64_t memory_bytes;     /* >= 262144, default 64 MiB */
+    uint32_t cpu_percent;      /* 1..100, default 100 */
+    uint64_t max_output_bytes; /* per stream, default 1 MiB */
+    uint32_t pids;             /* default 64 */
+    uint64_t fuel;             /* 0 = unmetered */
+    struct sbx__env_var *env;  /* the guest's whole environment */
     size_t env_count;
     struct sbx__fs_grant *fs;
     size_t fs_count;

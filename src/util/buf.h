@@ -7,12 +7,12 @@
 #include <stddef.h>
 
 struct sbx__buf {
-    char *data;     /* NUL-terminated when non-NULL */
+    char *data; /* NUL-terminated when non-NULL */
     size_t len;
-    size_t cap;     /* allocated bytes */
-    size_t limit;   /* hard cap on len */
+    size_t cap;   /* allocated bytes */
+    size_t limit; /* hard cap on len */
     bool is_truncated;
-    bool is_oom;    /* an allocation failed; further appends are dropped */
+    bool is_oom; /* an allocation failed; further appends are dropped */
 };
 
 void sbx__buf_init(struct sbx__buf *b, size_t limit);

@@ -13,10 +13,10 @@
  * pointer never moves: grow only changes size. Bytes past size are inaccessible. */
 struct wasm_memory {
     uint8_t *data;
-    uint64_t size;      /* bytes = pages * WASM_PAGE_SIZE */
+    uint64_t size; /* bytes = pages * WASM_PAGE_SIZE */
     uint32_t pages;
-    uint32_t max_pages; /* effective ceiling: min(type max, store limit) */
-    uint64_t reserved;  /* bytes of address space reserved at data */
+    uint32_t max_pages;       /* effective ceiling: min(type max, store limit) */
+    uint64_t reserved;        /* bytes of address space reserved at data */
     struct wasm_memtype type; /* type.limits.min tracks the current size for import matching */
 };
 

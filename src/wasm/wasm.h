@@ -75,8 +75,8 @@ struct wasm_store_limits {
 /* Decodes, validates and translates a binary module. On failure returns
  * SBX_E_WASM_INVALID_MODULE with "malformed: <reason> at offset N" or "invalid: <reason> in
  * function N" in err. bytes are copied. */
-sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_module **out,
-                              char *err, size_t errlen);
+sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_module **out, char *err,
+                              size_t errlen);
 void sbx__wasm_module_destroy(struct wasm_module *m);
 
 /* --- store ---------------------------------------------------------------------------------- */
@@ -95,8 +95,7 @@ uint64_t sbx__wasm_store_fuel(const struct wasm_store *store);          /* fuel 
 
 /* Finds the extern for one import. Returns false if there is none; the engine then fails with
  * SBX_E_WASM_LINK ("unknown import"). The engine checks the extern's type itself. */
-typedef bool (*wasm_resolve_fn)(void *user, const struct wasm_import *imp,
-                                struct wasm_extern *out);
+typedef bool (*wasm_resolve_fn)(void *user, const struct wasm_import *imp, struct wasm_extern *out);
 
 /* Instantiates m in store: resolves imports, checks their types, creates tables, memories and
  * globals, applies active segments in order, runs the start function. Returns SBX_E_WASM_LINK
@@ -109,8 +108,8 @@ sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module
                               struct wasm_trap *trap, char *err, size_t errlen);
 
 /* Looks up an export by name (name_len bytes). Returns false if there is none. */
-bool sbx__wasm_instance_export(const struct wasm_instance *inst, const char *name,
-                               size_t name_len, struct wasm_extern *out);
+bool sbx__wasm_instance_export(const struct wasm_instance *inst, const char *name, size_t name_len,
+                               struct wasm_extern *out);
 const struct wasm_module *sbx__wasm_instance_module(const struct wasm_instance *inst);
 /* Returns the instance's memory idx (imported or defined), or NULL. */
 struct wasm_memory *sbx__wasm_instance_memory(const struct wasm_instance *inst, uint32_t idx);
@@ -159,10 +158,13 @@ struct wasm_table *sbx__wasm_table_new(struct wasm_store *store, const struct wa
 uint32_t sbx__wasm_table_size(const struct wasm_table *t);
 bool sbx__wasm_table_get(const struct wasm_table *t, uint32_t idx, wasm_value *out);
 bool sbx__wasm_table_set(struct wasm_table *t, uint32_t idx, wasm_value v);
+/* Grows by delta slots set to init.ref; returns the old size, or -1 (limit, max or NOMEM).
+ * elems may move. */
+int64_t sbx__wasm_table_grow(struct wasm_table *t, uint32_t delta, wasm_value init);
 const struct wasm_tabletype *sbx__wasm_table_type(const struct wasm_table *t);
 
-struct wasm_global *sbx__wasm_global_new(struct wasm_store *store,
-                                         const struct wasm_globaltype *t, wasm_value v);
+struct wasm_global *sbx__wasm_global_new(struct wasm_store *store, const struct wasm_globaltype *t,
+                                         wasm_value v);
 wasm_value sbx__wasm_global_get(const struct wasm_global *g);
 void sbx__wasm_global_set(struct wasm_global *g, wasm_value v);
 const struct wasm_globaltype *sbx__wasm_global_type(const struct wasm_global *g);

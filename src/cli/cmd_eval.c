@@ -1,0 +1,154 @@
+/* cli/cmd_eval.c: `sbx eval`: one JavaScript snippet in the worker or process tier, one JSON
+ * result object on stdout. Exit 0 if the guest succeeded, 1 if it failed, 2 on usage errors. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: sbx eval [--backend worker|process] [--interpreter NAME] [--context JSON|@FILE]\n"
+        "                [--timeout-ms N] [--memory-bytes N] [--policy FILE] CODE|@FILE\n\n"
+        "Evaluates CODE as the body of `function (context)` and prints one JSON object:\n"
+        "{\"ok\",\"value\",\"stdout\",\"stderr\",\"stdoutTruncated\",\"stderrTruncated\","
+        "\"error\",\"durationMs\",\"backend\"}.\n"
+        "Exit status: 0 ok, 1 the guest failed, 2 usage error or invalid policy.\n");
+}
+
+struct eval_opts {
+    const char *backend;
+    const char *interpreter;
+    const char *context;
+    const char *policy_path;
+    const char *timeout_ms;
+    const char *memory_bytes;
+};
+
+static int parse_opts(int argc, char **argv, struct eval_opts *o)
+{
+    static const struct option longopts[] = {
+        {"backend", required_argument, NULL, 'b'},
+        {"interpreter", required_argument, NULL, 'i'},
+        {"context", required_argument, NULL, 'c'},
+        {"policy", required_argument, NULL, 'p'},
+        {"timeout-ms", required_argument, NULL, 't'},
+        {"memory-bytes", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            o->backend = optarg;
+            break;
+        case 'i':
+            o->interpreter = optarg;
+            break;
+        case 'c':
+            o->context = optarg;
+            break;
+        case 'p':
+            o->policy_path = optarg;
+            break;
+        case 't':
+            o->timeout_ms = optarg;
+            break;
+        case 'm':
+            o->memory_bytes = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_usage_error("eval", "unknown or incomplete option '%s' (try --help)",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("eval", "expected exactly one CODE or @FILE (try --help)");
+    return -1;
+}
+
+static int apply_limits(sbx_policy **p, const struct eval_opts *o)
+{
+    unsigned long long v;
+    char buf[32];
+    if (o->timeout_ms) {
+        if (cli_parse_u64("--timeout-ms", o->timeout_ms, &v))
+            return -1;
+        snprintf(buf, sizeof(buf), "%llu", v);
+        if (cli_policy_set(p, "timeoutMs", buf))
+            return -1;
+    }
+    if (o->memory_bytes) {
+        if (cli_parse_u64("--memory-bytes", o->memory_bytes, &v))
+            return -1;
+        snprintf(buf, sizeof(buf), "%llu", v);
+        if (cli_policy_set(p, "memoryBytes", buf))
+            return -1;
+    }
+    return 0;
+}
+
+static int run(sbx_backend backend, const sbx_policy *p, const sbx_run_input *in)
+{
+    sbx_sandbox *sb = NULL;
+    sbx_result r = {0};
+    sbx_err e = sbx_sandbox_create(backend, p, &sb);
+    if (e) {
+        fprintf(stderr, "sbx: eval: cannot create the %s sandbox: %s (%s)\n",
+                sbx_backend_name(backend), sbx_err_message(e), sbx_err_name(e));
+        return 1;
+    }
+    sbx_sandbox_run(sb, in, &r);
+    char *json = sbx_result_to_json(&r);
+    int status = r.ok ? 0 : 1;
+    if (json)
+        printf("%s\n", json);
+    else
+        status = 1;
+    sbx_free(json);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    return status;
+}
+
+int cli_eval(int argc, char **argv)
+{
+    struct eval_opts o = {0};
+    int rc = parse_opts(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    sbx_backend backend = SBX_BACKEND_WORKER;
+    if (o.backend && (sbx_backend_from_name(o.backend, &backend) || backend == SBX_BACKEND_WASM))
+        return cli_usage_error("eval", "--backend must be worker or process, got '%s'", o.backend);
+    sbx_policy *p = cli_policy_load(o.policy_path);
+    if (!p || apply_limits(&p, &o)) {
+        sbx_policy_destroy(p);
+        return 2;
+    }
+    size_t code_len = 0, ctx_len = 0;
+    char *code = cli_text_arg(argv[optind], &code_len);
+    char *context = o.context ? cli_text_arg(o.context, &ctx_len) : NULL;
+    rc = 2;
+    if (code && (context || !o.context)) {
+        sbx_run_input in = {
+            .code = code,
+            .code_len = code_len,
+            .context_json = context,
+            .interpreter = o.interpreter,
+        };
+        rc = run(backend, p, &in);
+    }
+    free(code);
+    free(context);
+    sbx_policy_destroy(p);
+    return rc;
+}

@@ -1,0 +1,130 @@
+/* cli/common.c: helpers every subcommand shares: files, policy flags, errors. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "sbx: %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 2;
+}
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "sbx: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        cap *= 2;
+        char *grown = realloc(buf, cap);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+    }
+    int failed = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (!buf || failed) {
+        fprintf(stderr, "sbx: %s: %s\n", path, buf ? "read error" : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+char *cli_text_arg(const char *arg, size_t *len)
+{
+    if (arg[0] == '@')
+        return cli_read_file(arg + 1, len);
+    char *s = strdup(arg);
+    if (s && len)
+        *len = strlen(s);
+    return s;
+}
+
+sbx_policy *cli_policy_load(const char *path)
+{
+    char err[512];
+    sbx_policy *p = NULL;
+    sbx_err e = path ? sbx_policy_parse_file(path, &p, err, sizeof(err))
+                     : sbx_policy_parse("{}", 2, &p, err, sizeof(err));
+    if (e) {
+        fprintf(stderr, "sbx: %s\n", err);
+        return NULL;
+    }
+    return p;
+}
+
+int cli_policy_set(sbx_policy **policy, const char *key, const char *json_value)
+{
+    char err[512];
+    sbx_policy *next = NULL;
+    if (sbx_policy_with(*policy, key, json_value, &next, err, sizeof(err))) {
+        fprintf(stderr, "sbx: %s\n", err);
+        return -1;
+    }
+    sbx_policy_destroy(*policy);
+    *policy = next;
+    return 0;
+}
+
+char *cli_json_string(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(n * 6 + 3);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    out[o++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)*p;
+        } else if (*p < 0x20) {
+            o += (size_t)snprintf(out + o, 7, "\\u%04x", *p);
+        } else {
+            out[o++] = (char)*p;
+        }
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return out;
+}
+
+int cli_parse_u64(const char *opt, const char *value, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (!value || value[0] < '0' || value[0] > '9')
+        goto bad;
+    *out = strtoull(value, &end, 10);
+    if (errno || *end)
+        goto bad;
+    return 0;
+bad:
+    fprintf(stderr, "sbx: %s: expected a non-negative integer, got '%s'\n", opt,
+            value ? value : "");
+    return -1;
+}

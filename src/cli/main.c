@@ -1,0 +1,54 @@
+/* cli/main.c: `sbx`, a thin client of the public API: one table row per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* NULL: hidden */
+};
+
+static const struct command commands[] = {
+    {"eval", cli_eval, "evaluate a JavaScript snippet in the worker or process tier"},
+    {"run", cli_run, "run a command in the Linux jail (like timeout(1) + bwrap)"},
+    {"wasm", cli_wasm, "run a WebAssembly module under WASI (like `wasmtime run`)"},
+    {"policy", cli_policy, "check a policy file and print it resolved"},
+    {"conformance", cli_conformance, "check that a policy is enforced by the wasm tier"},
+    {"__js-guest", cli_js_guest, NULL},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: sbx [--help] [--version] COMMAND [ARGS...]\n\n"
+                 "Runs untrusted code under a declared permission policy.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (commands[i].summary)
+            fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    }
+    fprintf(out, "\n`sbx COMMAND --help` describes each command. Exit status: the command's own,\n"
+                 "2 for usage errors; see README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("sbx %s\n", sbx_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "sbx: unknown command '%s' (try 'sbx --help')\n", argv[1]);
+    return 2;
+}

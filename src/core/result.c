@@ -1,0 +1,114 @@
+/* core/result.c: the one result shape, and its JSON form (what `sbx eval` prints). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sbx/sandbox.h>
+
+#include "util/alloc.h"
+#include "util/utf8.h"
+
+void sbx_result_free(sbx_result *result)
+{
+    if (!result)
+        return;
+    sbx__free(result->error_message);
+    sbx__free(result->value_json);
+    sbx__free(result->stdout_data);
+    sbx__free(result->stderr_data);
+    memset(result, 0, sizeof(*result));
+    result->exit_code = -1;
+}
+
+/* Guest bytes become a JSON string; ill-formed UTF-8 is replaced, never dropped. */
+static json_t *text(const char *data, size_t len)
+{
+    if (!data)
+        return json_string("");
+    if (sbx__utf8_is_valid(data, len))
+        return json_stringn(data, len);
+    size_t fixed_len;
+    char *fixed = sbx__utf8_sanitize(data, len, &fixed_len);
+    if (!fixed)
+        return NULL;
+    json_t *j = json_stringn(fixed, fixed_len);
+    sbx__free(fixed);
+    return j;
+}
+
+static const char *limit_name(sbx_limit limit)
+{
+    static const char *const names[] = {
+        [SBX_LIMIT_NONE] = NULL,   [SBX_LIMIT_TIMEOUT] = "timeout", [SBX_LIMIT_MEMORY] = "memory",
+        [SBX_LIMIT_PIDS] = "pids", [SBX_LIMIT_OUTPUT] = "output",   [SBX_LIMIT_FUEL] = "fuel",
+        [SBX_LIMIT_CPU] = "cpu",
+    };
+    return (unsigned)limit < sizeof(names) / sizeof(names[0]) ? names[limit] : NULL;
+}
+
+static json_t *value_of(const sbx_result *r)
+{
+    if (!r->value_json)
+        return json_null();
+    json_t *v = json_loads(r->value_json, JSON_DECODE_ANY, NULL);
+    return v ? v : text(r->value_json, strlen(r->value_json));
+}
+
+static json_t *error_of(const sbx_result *r)
+{
+    if (r->ok)
+        return json_null();
+    json_t *e = json_object();
+    json_object_set_new(e, "code", json_string(sbx_err_name(r->error)));
+    const char *msg = r->error_message ? r->error_message : sbx_err_message(r->error);
+    json_object_set_new(e, "message", text(msg, strlen(msg)));
+    return e;
+}
+
+static json_t *enforced_of(unsigned bits)
+{
+    static const char *const names[] = {"cgroup-v2", "cgroup-v1", "rlimit",
+                                        "seccomp",   "landlock",  "netns"};
+    json_t *a = json_array();
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (bits & (1u << i))
+            json_array_append_new(a, json_string(names[i]));
+    }
+    return a;
+}
+
+char *sbx_result_to_json(const sbx_result *r)
+{
+    if (!r)
+        return NULL;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "ok", json_boolean(r->ok));
+    json_object_set_new(o, "value", value_of(r));
+    json_object_set_new(o, "stdout", text(r->stdout_data, r->stdout_len));
+    json_object_set_new(o, "stderr", text(r->stderr_data, r->stderr_len));
+    json_object_set_new(o, "stdoutTruncated", json_boolean(r->stdout_truncated));
+    json_object_set_new(o, "stderrTruncated", json_boolean(r->stderr_truncated));
+    json_object_set_new(o, "error", error_of(r));
+    json_object_set_new(o, "durationMs",
+                        json_real((double)(long long)(r->duration_ms * 1000) / 1000));
+    json_object_set_new(o, "backend", json_string(sbx_backend_name(r->backend)));
+    if (r->backend != SBX_BACKEND_WORKER) {
+        json_object_set_new(o, "exitCode",
+                            r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());
+        json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
+        const char *lim = limit_name(r->limit);
+        json_object_set_new(o, "limit", lim ? json_string(lim) : json_null());
+        if (r->backend == SBX_BACKEND_PROCESS)
+            json_object_set_new(o, "enforced", enforced_of(r->enforced));
+    }
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                                JSON_REAL_PRECISION(10));
+    json_decref(o);
+    if (!s)
+        return NULL;
+    char *copy = sbx__strdup(s);
+    free(s);
+    return copy;
+}

@@ -1,0 +1,232 @@
+/* core/sandbox.c: the sandbox handle. Checks state, times the run, emits telemetry, and hands
+ * the run to the tier through its backend vtable; abort is the only cross-thread entry. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <sbx/sandbox.h>
+
+#include "core/backend.h"
+#include "core/telemetry.h"
+#include "util/alloc.h"
+
+struct sbx_sandbox {
+    sbx_backend kind;
+    const struct sbx__backend *backend;
+    struct sbx_policy *policy;
+    void *tier_handle;
+    bool is_disposed;
+    pthread_mutex_t lock; /* guards current: abort reads it from other threads */
+    struct sbx__run *current;
+};
+
+static const struct sbx__backend *const backends[] = {
+    [SBX_BACKEND_WORKER] = &sbx__backend_worker,
+    [SBX_BACKEND_PROCESS] = &sbx__backend_process,
+    [SBX_BACKEND_WASM] = &sbx__backend_wasm,
+};
+
+uint64_t sbx__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *sbx_backend_name(sbx_backend backend)
+{
+    if ((unsigned)backend < sizeof(backends) / sizeof(backends[0]))
+        return backends[backend]->name;
+    return "unknown";
+}
+
+int sbx_backend_from_name(const char *name, sbx_backend *out)
+{
+    for (unsigned i = 0; name && i < sizeof(backends) / sizeof(backends[0]); i++) {
+        if (strcmp(backends[i]->name, name) == 0) {
+            if (out)
+                *out = (sbx_backend)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+sbx_err sbx_sandbox_create(sbx_backend backend, const sbx_policy *policy, sbx_sandbox **out)
+{
+    if (!out)
+        return SBX_E_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!policy || (unsigned)backend >= sizeof(backends) / sizeof(backends[0]))
+        return SBX_E_INVALID_ARGUMENT;
+    sbx_sandbox *sb = sbx__calloc(1, sizeof(*sb));
+    if (!sb)
+        return SBX_E_NOMEM;
+    sb->kind = backend;
+    sb->backend = backends[backend];
+    sb->policy = sbx__policy_clone(policy);
+    if (!sb->policy || pthread_mutex_init(&sb->lock, NULL) != 0) {
+        sbx_policy_destroy(sb->policy);
+        sbx__free(sb);
+        return SBX_E_NOMEM;
+    }
+    if (sb->backend->create) {
+        sbx_err e = sb->backend->create(sb->policy, &sb->tier_handle);
+        if (e) {
+            pthread_mutex_destroy(&sb->lock);
+            sbx_policy_destroy(sb->policy);
+            sbx__free(sb);
+            return e;
+        }
+    }
+    *out = sb;
+    return SBX_OK;
+}
+
+void sbx__result_fail(sbx_result *out, sbx_err err, const char *fmt, ...)
+{
+    out->ok = false;
+    if (out->error != SBX_OK && out->error_message)
+        return; /* the first failure wins */
+    out->error = err;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    sbx__free(out->error_message);
+    out->error_message = sbx__strdup(msg);
+}
+
+static const char *outcome_of(const sbx_result *r)
+{
+    if (r->ok)
+        return "ok";
+    switch (r->error) {
+    case SBX_E_TIMEOUT:
+        return "timeout";
+    case SBX_E_ABORTED:
+        return "aborted";
+    default:
+        return "error";
+    }
+}
+
+static void *span_begin(const sbx_sandbox *sb)
+{
+    const sbx_telemetry_hooks *h = sbx__telemetry_hooks();
+    if (!h || !h->span_start)
+        return NULL;
+    sbx_attr attr = {"backend", sb->backend->name};
+    return h->span_start(h->user, "sandbox.run", &attr, 1);
+}
+
+static void span_finish(const sbx_sandbox *sb, void *span, const sbx_result *r)
+{
+    const sbx_telemetry_hooks *h = sbx__telemetry_hooks();
+    if (!h)
+        return;
+    const char *outcome = outcome_of(r);
+    sbx_attr attrs[3] = {
+        {"backend", sb->backend->name},
+        {"outcome", outcome},
+        {"error.code", sbx_err_name(r->error)},
+    };
+    if (h->span_end)
+        h->span_end(h->user, span, attrs, r->ok ? 2 : 3, !r->ok, r->error_message);
+    if (h->counter_add)
+        h->counter_add(h->user, "sandbox.runs_total", 1, attrs, 2);
+    if (h->histogram_record)
+        h->histogram_record(h->user, "sandbox.duration_ms", r->duration_ms, attrs, 1);
+}
+
+static void exec_run(sbx_sandbox *sb, struct sbx__run *run, sbx_result *out, sbx_err *rc)
+{
+    const struct sbx__backend *be = sb->backend;
+    if (!be->exec) {
+        *rc = SBX_E_UNAVAILABLE;
+        sbx__result_fail(out, *rc, "the %s tier is not available in this build", be->name);
+        return;
+    }
+    *rc = be->open ? be->open(run) : SBX_OK;
+    if (*rc == SBX_OK) {
+        pthread_mutex_lock(&sb->lock);
+        sb->current = run;
+        pthread_mutex_unlock(&sb->lock);
+        *rc = be->exec(run, out);
+        pthread_mutex_lock(&sb->lock);
+        sb->current = NULL;
+        pthread_mutex_unlock(&sb->lock);
+    }
+    if (be->close)
+        be->close(run);
+    if (*rc != SBX_OK)
+        sbx__result_fail(out, *rc, "%s", sbx_err_message(*rc));
+}
+
+sbx_err sbx_sandbox_run(sbx_sandbox *sb, const sbx_run_input *input, sbx_result *out)
+{
+    if (!out)
+        return SBX_E_INVALID_ARGUMENT;
+    memset(out, 0, sizeof(*out));
+    out->exit_code = -1;
+    if (!sb || !input) {
+        sbx__result_fail(out, SBX_E_INVALID_ARGUMENT, "sandbox and input are required");
+        return SBX_E_INVALID_ARGUMENT;
+    }
+    out->backend = sb->kind;
+    if (sb->is_disposed) {
+        sbx__result_fail(out, SBX_E_DISPOSED, "sandbox was disposed");
+        return SBX_OK;
+    }
+    struct sbx__run run = {
+        .policy = sb->policy,
+        .input = input,
+        .start_ns = sbx__now_ns(),
+        .tier_handle = sb->tier_handle,
+    };
+    run.deadline_ns = run.start_ns + (uint64_t)sb->policy->timeout_ms * 1000000ull;
+    void *span = span_begin(sb);
+    sbx_err rc;
+    exec_run(sb, &run, out, &rc);
+    out->backend = sb->kind;
+    out->duration_ms = (double)(sbx__now_ns() - run.start_ns) / 1e6;
+    span_finish(sb, span, out);
+    return rc;
+}
+
+void sbx_sandbox_abort(sbx_sandbox *sb)
+{
+    if (!sb)
+        return;
+    pthread_mutex_lock(&sb->lock);
+    struct sbx__run *run = sb->current;
+    if (run) {
+        atomic_store(&run->interrupt_reason, SBX_E_ABORTED);
+        if (sb->backend->interrupt)
+            sb->backend->interrupt(run);
+    }
+    pthread_mutex_unlock(&sb->lock);
+}
+
+void sbx_sandbox_dispose(sbx_sandbox *sb)
+{
+    if (!sb || sb->is_disposed)
+        return;
+    sb->is_disposed = true;
+    if (sb->backend->dispose)
+        sb->backend->dispose(sb->tier_handle);
+    sb->tier_handle = NULL;
+}
+
+void sbx_sandbox_destroy(sbx_sandbox *sb)
+{
+    if (!sb)
+        return;
+    sbx_sandbox_dispose(sb);
+    pthread_mutex_destroy(&sb->lock);
+    sbx_policy_destroy(sb->policy);
+    sbx__free(sb);
+}
