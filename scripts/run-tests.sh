@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs test suites given as name=command, each under a hard timeout, and sums their results.
+# Runs test suites given as name=command[,arg...], each under a hard timeout, and sums their results.
 # A suite reports either Check's "Checks: N, Failures: F, Errors: E" or a plain
 # "N passed, M failed" line; a suite that ends non-zero without either counts as one failure.
 set -u
@@ -12,7 +12,8 @@ total_fail=0
 failed_suites=""
 for spec in "$@"; do
     name=${spec%%=*}
-    cmd=${spec#*=}
+    # Make variables cannot hold spaces inside one entry: commas separate arguments.
+    cmd=$(echo "${spec#*=}" | tr ',' ' ')
     log="$logdir/$(echo "$name" | tr '/' '_').log"
     start=$(date +%s)
     # shellcheck disable=SC2086

@@ -1,0 +1,4 @@
+# mk/core.mk: foundation checks: CLI behaviour, exported symbols, linked libraries, error codes.
+TEST_SUITES += cli/policy=tests/cli/policy.sh \
+               core/exports=scripts/check-exports.sh,$(BUILD)/libsbx.so \
+               core/error-codes=scripts/check-error-codes.sh
