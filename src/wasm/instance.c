@@ -1,0 +1,288 @@
+/* wasm/instance.c: instantiation (spec 4.5.4) and export lookup. An instance joins its store's
+ * list as soon as it exists and lives until the store is destroyed, even when instantiation
+ * fails later: segments already written may have put its functions into imported tables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/instance.h"
+#include "wasm/runtime.h"
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+/* Evaluates a constant expression; validation guarantees the indices are in range. */
+static wasm_value eval_init(const struct wasm_instance *inst, const struct wasm_init *e)
+{
+    wasm_value v;
+    memset(&v, 0, sizeof(v));
+    switch (e->op) {
+    case WASM_INIT_CONST:
+        return e->value;
+    case WASM_INIT_GLOBAL_GET:
+        return inst->globals[e->index]->value;
+    case WASM_INIT_REF_FUNC:
+        v.ref = inst->funcs[e->index];
+        return v;
+    default: /* WASM_INIT_REF_NULL */
+        return v;
+    }
+}
+
+static struct wasm_instance *instance_alloc(struct wasm_store *store, const struct wasm_module *m)
+{
+    struct wasm_instance *inst = sbx__calloc(1, sizeof(*inst));
+    if (!inst)
+        return NULL;
+    inst->module = m;
+    inst->store = store;
+    inst->next = store->instances;
+    store->instances = inst; /* from here on the store frees it */
+    inst->funcs = sbx__calloc(m->func_count, sizeof(*inst->funcs));
+    inst->tables = sbx__calloc(m->table_count, sizeof(*inst->tables));
+    inst->mems = sbx__calloc(m->mem_count, sizeof(*inst->mems));
+    inst->globals = sbx__calloc(m->global_count, sizeof(*inst->globals));
+    inst->elem_refs = sbx__calloc(m->elem_count, sizeof(*inst->elem_refs));
+    inst->elem_sizes = sbx__calloc(m->elem_count, sizeof(*inst->elem_sizes));
+    inst->data_dropped = sbx__calloc(m->data_count, sizeof(*inst->data_dropped));
+    if (!inst->funcs || !inst->tables || !inst->mems || !inst->globals || !inst->elem_refs ||
+        !inst->elem_sizes || !inst->data_dropped)
+        return NULL;
+    return inst;
+}
+
+/* Puts the resolved imports into the index spaces, imports first as the spec numbers them. */
+static void bind_imports(struct wasm_instance *inst, const struct wasm_extern *ext)
+{
+    const struct wasm_module *m = inst->module;
+    uint32_t nf = 0, nt = 0, nm = 0, ng = 0;
+    for (uint32_t i = 0; i < m->import_count; i++) {
+        switch (ext[i].kind) {
+        case WASM_EXTERN_FUNC:
+            inst->funcs[nf++] = ext[i].u.func;
+            break;
+        case WASM_EXTERN_TABLE:
+            inst->tables[nt++] = ext[i].u.table;
+            break;
+        case WASM_EXTERN_MEMORY:
+            inst->mems[nm++] = ext[i].u.memory;
+            break;
+        default:
+            inst->globals[ng++] = ext[i].u.global;
+            break;
+        }
+    }
+}
+
+static bool create_funcs(struct wasm_instance *inst)
+{
+    const struct wasm_module *m = inst->module;
+    if (m->func_def_count == 0)
+        return true;
+    struct wasm_func *defs = sbx__calloc(m->func_def_count, sizeof(*defs));
+    if (!defs || !sbx__wasm_store_own(inst->store, defs, sbx__free)) {
+        sbx__free(defs);
+        return false;
+    }
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        uint32_t idx = m->func_import_count + i;
+        defs[i].type = &m->types[m->func_type_idx[idx]];
+        defs[i].inst = inst;
+        defs[i].def_index = i;
+        inst->funcs[idx] = &defs[i];
+    }
+    return true;
+}
+
+/* Creates defined globals, tables and memories. Returns SBX_OK, SBX_E_NOMEM, or
+ * SBX_E_MEMORY_LIMIT when a minimum size exceeds the store's limits. */
+static sbx_err create_state(struct wasm_instance *inst, char *err, size_t errlen)
+{
+    const struct wasm_module *m = inst->module;
+    struct wasm_store *store = inst->store;
+    for (uint32_t i = m->global_import_count; i < m->global_count; i++) {
+        wasm_value v = eval_init(inst, &m->global_inits[i - m->global_import_count]);
+        if (!(inst->globals[i] = sbx__wasm_global_new(store, &m->globals[i], v)))
+            return SBX_E_NOMEM;
+    }
+    wasm_value null_ref = {.ref = NULL};
+    for (uint32_t i = m->table_import_count; i < m->table_count; i++) {
+        if (m->tables[i].limits.min > store->limits.max_table_elems) {
+            set_err(err, errlen, "table minimum exceeds the store's element limit");
+            return SBX_E_MEMORY_LIMIT;
+        }
+        if (!(inst->tables[i] = sbx__wasm_table_new(store, &m->tables[i], null_ref)))
+            return SBX_E_NOMEM;
+    }
+    for (uint32_t i = m->mem_import_count; i < m->mem_count; i++) {
+        if (m->mems[i].limits.min > store->limits.max_memory_pages) {
+            set_err(err, errlen, "memory minimum exceeds the store's page limit");
+            return SBX_E_MEMORY_LIMIT;
+        }
+        if (!(inst->mems[i] = sbx__wasm_memory_new(store, &m->mems[i])))
+            return SBX_E_NOMEM;
+    }
+    inst->mem0 = m->mem_count ? inst->mems[0] : NULL;
+    return SBX_OK;
+}
+
+/* Evaluates every element segment's items into references (spec 4.5.4 step 9). */
+static bool eval_elems(struct wasm_instance *inst)
+{
+    const struct wasm_module *m = inst->module;
+    for (uint32_t i = 0; i < m->elem_count; i++) {
+        const struct wasm_elem_seg *seg = &m->elems[i];
+        inst->elem_refs[i] = sbx__calloc(seg->count, sizeof(void *));
+        if (!inst->elem_refs[i])
+            return false;
+        for (uint32_t j = 0; j < seg->count; j++)
+            inst->elem_refs[i][j] = eval_init(inst, &seg->items[j]).ref;
+        inst->elem_sizes[i] = seg->count;
+    }
+    return true;
+}
+
+/* Runs table.init then elem.drop for active segments and elem.drop for declarative ones, in
+ * order; stops at the first out-of-bounds segment, keeping earlier writes (spec 2.0). */
+static bool apply_elems(struct wasm_instance *inst, char *err, size_t errlen)
+{
+    const struct wasm_module *m = inst->module;
+    for (uint32_t i = 0; i < m->elem_count; i++) {
+        const struct wasm_elem_seg *seg = &m->elems[i];
+        if (seg->mode == WASM_SEG_PASSIVE)
+            continue;
+        if (seg->mode == WASM_SEG_ACTIVE) {
+            struct wasm_table *t = inst->tables[seg->table_index];
+            uint32_t off = eval_init(inst, &seg->offset).i32;
+            uint32_t n = inst->elem_sizes[i];
+            if ((uint64_t)off + n > t->size) {
+                if (err && errlen)
+                    snprintf(err, errlen, "out of bounds table access (element segment %u)", i);
+                return false;
+            }
+            if (n)
+                memcpy(t->elems + off, inst->elem_refs[i], (size_t)n * sizeof(void *));
+        }
+        inst->elem_sizes[i] = 0;
+    }
+    return true;
+}
+
+/* Runs memory.init then data.drop for active data segments, in order (spec 2.0). */
+static bool apply_datas(struct wasm_instance *inst, char *err, size_t errlen)
+{
+    const struct wasm_module *m = inst->module;
+    for (uint32_t i = 0; i < m->data_count; i++) {
+        const struct wasm_data_seg *seg = &m->datas[i];
+        if (seg->mode != WASM_SEG_ACTIVE)
+            continue;
+        uint32_t off = eval_init(inst, &seg->offset).i32;
+        uint8_t *dst = sbx__wasm_memory_span(inst->mems[seg->mem_index], off, seg->len);
+        if (!dst) {
+            if (err && errlen)
+                snprintf(err, errlen, "out of bounds memory access (data segment %u)", i);
+            return false;
+        }
+        if (seg->len)
+            memcpy(dst, seg->bytes, seg->len);
+        inst->data_dropped[i] = true;
+    }
+    return true;
+}
+
+/* Builds the instance's state up to, not including, the start function. */
+static sbx_err build(struct wasm_instance *inst, const struct wasm_extern *imports, char *err,
+                     size_t errlen)
+{
+    bind_imports(inst, imports);
+    if (!create_funcs(inst))
+        return SBX_E_NOMEM;
+    sbx_err rc = create_state(inst, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    if (!eval_elems(inst))
+        return SBX_E_NOMEM;
+    if (!apply_elems(inst, err, errlen) || !apply_datas(inst, err, errlen))
+        return SBX_E_WASM_INSTANTIATE;
+    return SBX_OK;
+}
+
+static sbx_err run_start(struct wasm_instance *inst, struct wasm_trap *trap, char *err,
+                         size_t errlen)
+{
+    struct wasm_trap local;
+    if (!trap)
+        trap = &local;
+    memset(trap, 0, sizeof(*trap));
+    wasm_value none[1];
+    memset(none, 0, sizeof(none));
+    struct wasm_func *f = inst->funcs[inst->module->start_func];
+    sbx_err rc = sbx__wasm_func_call(inst->store, f, none, none, trap);
+    if (rc == SBX_E_WASM_TRAP)
+        set_err(err, errlen, trap->message);
+    return rc;
+}
+
+sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module *m,
+                              wasm_resolve_fn resolve, void *user, struct wasm_instance **out,
+                              struct wasm_trap *trap, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    struct wasm_extern *imports = sbx__calloc(m->import_count, sizeof(*imports));
+    if (!imports)
+        return SBX_E_NOMEM;
+    sbx_err rc = sbx__wasm_link_imports(m, resolve, user, imports, err, errlen);
+    if (rc == SBX_OK) {
+        struct wasm_instance *inst = instance_alloc(store, m);
+        rc = inst ? build(inst, imports, err, errlen) : SBX_E_NOMEM;
+        if (rc == SBX_OK && m->has_start)
+            rc = run_start(inst, trap, err, errlen);
+        if (rc == SBX_OK || rc == SBX_E_WASM_TRAP)
+            *out = inst;
+    }
+    sbx__free(imports);
+    return rc;
+}
+
+bool sbx__wasm_instance_export(const struct wasm_instance *inst, const char *name, size_t name_len,
+                               struct wasm_extern *out)
+{
+    const struct wasm_module *m = inst->module;
+    for (uint32_t i = 0; i < m->export_count; i++) {
+        const struct wasm_export *e = &m->exports[i];
+        if (e->name_len != name_len || (name_len && memcmp(e->name, name, name_len) != 0))
+            continue;
+        out->kind = e->kind;
+        switch (e->kind) {
+        case WASM_EXTERN_FUNC:
+            out->u.func = inst->funcs[e->index];
+            break;
+        case WASM_EXTERN_TABLE:
+            out->u.table = inst->tables[e->index];
+            break;
+        case WASM_EXTERN_MEMORY:
+            out->u.memory = inst->mems[e->index];
+            break;
+        default:
+            out->u.global = inst->globals[e->index];
+            break;
+        }
+        return true;
+    }
+    return false;
+}
+
+const struct wasm_module *sbx__wasm_instance_module(const struct wasm_instance *inst)
+{
+    return inst->module;
+}
+
+struct wasm_memory *sbx__wasm_instance_memory(const struct wasm_instance *inst, uint32_t idx)
+{
+    return idx < inst->module->mem_count ? inst->mems[idx] : NULL;
+}

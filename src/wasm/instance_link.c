@@ -1,0 +1,92 @@
+/* wasm/instance_link.c: import resolution and the spec's extern subtyping (spec 4.5.2 import
+ * matching: limits min >=, max <=; equal function types; equal global mutability and type). */
+#include <stdio.h>
+#include <string.h>
+
+#include "wasm/instance.h"
+#include "wasm/runtime.h"
+
+static bool functype_equal(const struct wasm_functype *a, const struct wasm_functype *b)
+{
+    if (a->param_count != b->param_count || a->result_count != b->result_count)
+        return false;
+    size_t n = (size_t)a->param_count + a->result_count;
+    return n == 0 || memcmp(a->types, b->types, n) == 0;
+}
+
+/* Whether a value of limits `have` may stand in for the import's `want`. */
+static bool limits_match(const struct wasm_limits *have, const struct wasm_limits *want)
+{
+    if (have->min < want->min)
+        return false;
+    if (!want->has_max)
+        return true;
+    return have->has_max && have->max <= want->max;
+}
+
+static bool import_matches(const struct wasm_module *m, const struct wasm_import *imp,
+                           const struct wasm_extern *ext)
+{
+    switch (imp->kind) {
+    case WASM_EXTERN_FUNC:
+        return functype_equal(ext->u.func->type, &m->types[imp->u.func_type]);
+    case WASM_EXTERN_TABLE: {
+        const struct wasm_tabletype *t = &ext->u.table->type;
+        return t->elem_type == imp->u.table.elem_type &&
+               limits_match(&t->limits, &imp->u.table.limits);
+    }
+    case WASM_EXTERN_MEMORY:
+        return limits_match(&ext->u.memory->type.limits, &imp->u.mem.limits);
+    case WASM_EXTERN_GLOBAL: {
+        const struct wasm_globaltype *g = &ext->u.global->type;
+        return g->type == imp->u.global.type && g->is_mutable == imp->u.global.is_mutable;
+    }
+    default:
+        return false;
+    }
+}
+
+/* An extern whose object pointer is NULL counts as no extern at all. */
+static bool extern_present(const struct wasm_extern *ext)
+{
+    switch (ext->kind) {
+    case WASM_EXTERN_FUNC:
+        return ext->u.func != NULL;
+    case WASM_EXTERN_TABLE:
+        return ext->u.table != NULL;
+    case WASM_EXTERN_MEMORY:
+        return ext->u.memory != NULL;
+    case WASM_EXTERN_GLOBAL:
+        return ext->u.global != NULL;
+    default:
+        return false;
+    }
+}
+
+/* Names may hold NUL or any UTF-8; print them bounded and with %.*s. */
+static void import_error(char *err, size_t errlen, const char *what, const struct wasm_import *imp)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s \"%.*s\".\"%.*s\"", what, (int)imp->module_len, imp->module,
+                 (int)imp->name_len, imp->name);
+}
+
+sbx_err sbx__wasm_link_imports(const struct wasm_module *m, wasm_resolve_fn resolve, void *user,
+                               struct wasm_extern *out, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < m->import_count; i++) {
+        const struct wasm_import *imp = &m->imports[i];
+        struct wasm_extern ext;
+        memset(&ext, 0, sizeof(ext));
+        if (!resolve || !resolve(user, imp, &ext) || !extern_present(&ext)) {
+            import_error(err, errlen, "unknown import", imp);
+            return SBX_E_WASM_LINK;
+        }
+        if (ext.kind != imp->kind || !import_matches(m, imp, &ext)) {
+            import_error(err, errlen, "incompatible import type for", imp);
+            return SBX_E_WASM_LINK;
+        }
+        out[i] = ext;
+    }
+    return SBX_OK;
+}

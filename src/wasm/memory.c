@@ -1,0 +1,99 @@
+/* wasm/memory.c: linear memory. The whole effective maximum is reserved as PROT_NONE address
+ * space at creation and made accessible page range by page range on grow, so `data` never moves
+ * and no byte past `size` is ever readable or writable, even through an engine bug. */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "util/alloc.h"
+#include "wasm/runtime.h"
+
+/* Returns the ceiling a memory of type t may grow to in this store. */
+static uint32_t effective_max(const struct wasm_store *store, const struct wasm_memtype *t)
+{
+    uint32_t cap = store->limits.max_memory_pages;
+    if (t->limits.has_max && t->limits.max < cap)
+        return t->limits.max;
+    return cap;
+}
+
+static void memory_free(void *ptr)
+{
+    struct wasm_memory *mem = ptr;
+    if (mem->data)
+        munmap(mem->data, (size_t)mem->reserved);
+    sbx__free(mem);
+}
+
+/* Reserves address space for max_pages (at least one page, so data is never NULL) and opens
+ * the first `pages` of it. */
+static bool reserve(struct wasm_memory *mem, uint32_t pages, uint32_t max_pages)
+{
+    uint64_t reserved = (uint64_t)(max_pages ? max_pages : 1) * WASM_PAGE_SIZE;
+    void *p =
+        mmap(NULL, (size_t)reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    mem->data = p;
+    mem->reserved = reserved;
+    uint64_t size = (uint64_t)pages * WASM_PAGE_SIZE;
+    if (size && mprotect(p, (size_t)size, PROT_READ | PROT_WRITE) != 0)
+        return false;
+    mem->pages = pages;
+    mem->size = size;
+    return true;
+}
+
+/* Creates a memory of type t, owned by store. Returns NULL when t's minimum exceeds the store's
+ * page limit or address space is short. */
+struct wasm_memory *sbx__wasm_memory_new(struct wasm_store *store, const struct wasm_memtype *t)
+{
+    uint32_t max_pages = effective_max(store, t);
+    if (t->limits.min > max_pages)
+        return NULL;
+    struct wasm_memory *mem = sbx__calloc(1, sizeof(*mem));
+    if (!mem)
+        return NULL;
+    mem->type = *t;
+    mem->max_pages = max_pages;
+    if (!reserve(mem, t->limits.min, max_pages) || !sbx__wasm_store_own(store, mem, memory_free)) {
+        memory_free(mem);
+        return NULL;
+    }
+    return mem;
+}
+
+uint8_t *sbx__wasm_memory_span(struct wasm_memory *mem, uint32_t gaddr, uint32_t glen)
+{
+    if ((uint64_t)gaddr + glen > mem->size) /* the 64-bit sum of two u32 cannot wrap */
+        return NULL;
+    return mem->data + gaddr;
+}
+
+uint64_t sbx__wasm_memory_size(const struct wasm_memory *mem)
+{
+    return mem->size;
+}
+
+int64_t sbx__wasm_memory_grow(struct wasm_memory *mem, uint32_t delta)
+{
+    uint32_t old = mem->pages;
+    uint64_t pages = (uint64_t)old + delta;
+    if (pages > mem->max_pages)
+        return -1;
+    if (delta == 0)
+        return old;
+    uint64_t size = pages * WASM_PAGE_SIZE;
+    /* Fresh anonymous pages read as zero, as the spec requires of grown memory. */
+    if (mprotect(mem->data + mem->size, (size_t)(size - mem->size), PROT_READ | PROT_WRITE) != 0)
+        return -1;
+    mem->pages = (uint32_t)pages;
+    mem->size = size;
+    /* The memory's type is its current limits (spec 4.5.3.3): imports match against it. */
+    mem->type.limits.min = mem->pages;
+    return old;
+}
+
+const struct wasm_memtype *sbx__wasm_memory_type(const struct wasm_memory *mem)
+{
+    return &mem->type;
+}
