@@ -1,0 +1,91 @@
+/* wasm/decode.h: the binary reader shared by the decoder, the validator and the compiler:
+ * a bounded cursor that records the first error as "malformed: <reason> at offset N", and
+ * an instruction reader driven by opcodes.h. Not visible outside src/wasm/. */
+#ifndef SBX_WASM_DECODE_H
+#define SBX_WASM_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sbx/error.h>
+
+#include "wasm/module.h"
+#include "wasm/opcodes.h"
+
+/* A cursor over [p, end) inside the module [base, file_end). The first failure is written to
+ * err; is_failed stays set so later calls are no-ops that return false. */
+struct wasm_reader {
+    const uint8_t *base;
+    const uint8_t *file_end;
+    const uint8_t *p;
+    const uint8_t *end;
+    char *err;
+    size_t errlen;
+    bool is_failed;
+};
+
+/* Records "malformed: <fmt> at offset <at - base>" unless an error is already recorded.
+ * Returns false so callers can `return sbx__wasm_rd_fail(...)`. */
+bool sbx__wasm_rd_fail(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same with the "invalid: " prefix (and no offset when at is NULL). */
+bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+bool sbx__wasm_rd_byte(struct wasm_reader *r, uint8_t *out);
+bool sbx__wasm_rd_u32(struct wasm_reader *r, uint32_t *out);
+bool sbx__wasm_rd_s32(struct wasm_reader *r, int32_t *out);
+bool sbx__wasm_rd_s64(struct wasm_reader *r, int64_t *out);
+/* Reads a vector length and checks that count elements of at least min_size bytes each can
+ * fit in what is left, so no count makes the caller allocate more than the input justifies. */
+bool sbx__wasm_rd_count(struct wasm_reader *r, uint32_t min_size, uint32_t *out);
+/* Reads a name (u32 length + UTF-8 bytes); *out points into the input. */
+bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len);
+bool sbx__wasm_rd_valtype(struct wasm_reader *r, uint8_t *out);
+bool sbx__wasm_rd_reftype(struct wasm_reader *r, uint8_t *out);
+/* Returns true if [s, s + len) is well-formed UTF-8 (no overlongs, surrogates, > U+10FFFF). */
+bool sbx__wasm_utf8_valid(const uint8_t *s, size_t len);
+
+/* Block types: empty, one value type, or a type index. */
+enum wasm_blocktype_kind { WASM_BT_EMPTY = 0, WASM_BT_VALTYPE, WASM_BT_TYPEIDX };
+
+/* One decoded instruction. Fields used depend on sbx__wasm_opinfo[op].imm:
+ *   LABEL/FUNC/LOCAL/GLOBAL/TABLE/DATA/ELEM: idx;  CALL_INDIRECT: idx = type, idx2 = table
+ *   ELEM_TABLE: idx = elem, idx2 = table;  TABLE_TABLE: idx = dst, idx2 = src
+ *   DATA_MEM: idx = data;  BLOCK: bt_kind, and valtype or idx (type index)
+ *   BR_TABLE: count labels at targets (LEB u32s, then the default label in idx)
+ *   MEMARG: align, offset;  MEMARG_LANE: align, offset, lane;  LANE: lane
+ *   I32/I64: value (sign-extended into 64 bits);  F32/F64: value holds the raw bits
+ *   V128/SHUFFLE: bytes;  SELECT_T: count types, the first in valtype;  REFTYPE: valtype */
+struct wasm_instr {
+    uint16_t op; /* enum wasm_op */
+    uint8_t bt_kind;
+    uint8_t valtype;
+    uint8_t lane;
+    uint32_t offset_in_module; /* where the opcode starts */
+    uint32_t idx;
+    uint32_t idx2;
+    uint32_t align;
+    uint32_t offset;
+    uint32_t count;
+    const uint8_t *targets;
+    uint64_t value;
+    uint8_t bytes[16];
+};
+
+/* Reads one instruction at r->p. Returns false with a malformed message on a bad opcode or
+ * immediate ("illegal opcode", "zero byte expected", "malformed memop flags", ...). */
+bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in);
+
+/* Decodes m->bytes (m->len) into m. On failure returns SBX_E_WASM_INVALID_MODULE (message in
+ * err) or SBX_E_NOMEM; m then holds partial state that sbx__wasm_module_clear() frees. */
+sbx_err sbx__wasm_decode(struct wasm_module *m, char *err, size_t errlen);
+
+/* Validates a decoded module (2.0 typing rules), fills m->func_is_declared. */
+sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen);
+
+/* Frees everything the decoder and validator allocated in m (not m->bytes or m itself). */
+void sbx__wasm_module_clear(struct wasm_module *m);
+
+#endif

@@ -1,0 +1,200 @@
+/* wasm/decode_instr.c: reads one instruction (opcode + immediates) into struct wasm_instr,
+ * driven by the immediate kind of its opcodes.h row. Checks only the binary format; typing
+ * and index ranges are the validator's. */
+#include <string.h>
+
+#include "wasm/decode.h"
+#include "wasm/leb.h"
+
+static bool read_fixed(struct wasm_reader *r, void *dst, size_t n)
+{
+    if (r->is_failed)
+        return false;
+    if ((size_t)(r->end - r->p) < n) {
+        r->p = r->end;
+        uint8_t dummy;
+        return sbx__wasm_rd_byte(r, &dummy); /* records the right "unexpected end" text */
+    }
+    memcpy(dst, r->p, n);
+    r->p += n;
+    return true;
+}
+
+static bool read_zero(struct wasm_reader *r)
+{
+    const uint8_t *at = r->p;
+    uint8_t b;
+    if (!sbx__wasm_rd_byte(r, &b))
+        return false;
+    if (b != 0)
+        return sbx__wasm_rd_fail(r, at, "zero byte expected");
+    return true;
+}
+
+static bool read_blocktype(struct wasm_reader *r, struct wasm_instr *in)
+{
+    if (r->p < r->end) {
+        uint8_t b = *r->p;
+        if (b == 0x40) {
+            r->p++;
+            in->bt_kind = WASM_BT_EMPTY;
+            return true;
+        }
+        if (b == WASM_I32 || b == WASM_I64 || b == WASM_F32 || b == WASM_F64 || b == WASM_V128 ||
+            b == WASM_FUNCREF || b == WASM_EXTERNREF) {
+            r->p++;
+            in->bt_kind = WASM_BT_VALTYPE;
+            in->valtype = b;
+            return true;
+        }
+    }
+    const uint8_t *at = r->p;
+    int64_t v = 0;
+    enum wasm_leb_status st = sbx__wasm_leb_s33(&r->p, r->end, &v);
+    if (st == WASM_LEB_END) {
+        uint8_t dummy;
+        return sbx__wasm_rd_byte(r, &dummy);
+    }
+    if (st != WASM_LEB_OK)
+        return sbx__wasm_rd_fail(r, r->p, "%s", sbx__wasm_leb_text(st));
+    if (v < 0)
+        return sbx__wasm_rd_fail(r, at, "malformed block type");
+    in->bt_kind = WASM_BT_TYPEIDX;
+    in->idx = (uint32_t)v;
+    return true;
+}
+
+static bool read_memarg(struct wasm_reader *r, struct wasm_instr *in)
+{
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_u32(r, &in->align))
+        return false;
+    /* 2.0 has one memory: flags are the alignment exponent alone, below 32. */
+    if (in->align >= 32)
+        return sbx__wasm_rd_fail(r, at, "malformed memop flags");
+    return sbx__wasm_rd_u32(r, &in->offset);
+}
+
+static bool read_br_table(struct wasm_reader *r, struct wasm_instr *in)
+{
+    if (!sbx__wasm_rd_count(r, 1, &in->count))
+        return false;
+    in->targets = r->p;
+    for (uint32_t i = 0; i < in->count; i++) {
+        uint32_t label;
+        if (!sbx__wasm_rd_u32(r, &label))
+            return false;
+    }
+    return sbx__wasm_rd_u32(r, &in->idx);
+}
+
+static bool read_select_t(struct wasm_reader *r, struct wasm_instr *in)
+{
+    if (!sbx__wasm_rd_count(r, 1, &in->count))
+        return false;
+    in->valtype = 0;
+    for (uint32_t i = 0; i < in->count; i++) {
+        uint8_t t;
+        if (!sbx__wasm_rd_valtype(r, &t))
+            return false;
+        if (i == 0)
+            in->valtype = t;
+    }
+    return true;
+}
+
+static bool read_float(struct wasm_reader *r, struct wasm_instr *in, size_t n)
+{
+    uint8_t b[8];
+    if (!read_fixed(r, b, n))
+        return false;
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = (v << 8) | b[i]; /* little-endian */
+    in->value = v;
+    return true;
+}
+
+static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
+{
+    int32_t s32;
+    int64_t s64;
+    switch (kind) {
+    case WASM_IMM_NONE:
+        return true;
+    case WASM_IMM_BLOCK:
+        return read_blocktype(r, in);
+    case WASM_IMM_LABEL:
+    case WASM_IMM_FUNC:
+    case WASM_IMM_LOCAL:
+    case WASM_IMM_GLOBAL:
+    case WASM_IMM_TABLE:
+    case WASM_IMM_DATA:
+    case WASM_IMM_ELEM:
+        return sbx__wasm_rd_u32(r, &in->idx);
+    case WASM_IMM_BR_TABLE:
+        return read_br_table(r, in);
+    case WASM_IMM_CALL_INDIRECT:
+    case WASM_IMM_ELEM_TABLE:
+    case WASM_IMM_TABLE_TABLE:
+        return sbx__wasm_rd_u32(r, &in->idx) && sbx__wasm_rd_u32(r, &in->idx2);
+    case WASM_IMM_MEMARG:
+        return read_memarg(r, in);
+    case WASM_IMM_MEMIDX:
+        return read_zero(r);
+    case WASM_IMM_I32:
+        if (!sbx__wasm_rd_s32(r, &s32))
+            return false;
+        in->value = (uint64_t)(int64_t)s32;
+        return true;
+    case WASM_IMM_I64:
+        if (!sbx__wasm_rd_s64(r, &s64))
+            return false;
+        in->value = (uint64_t)s64;
+        return true;
+    case WASM_IMM_F32:
+        return read_float(r, in, 4);
+    case WASM_IMM_F64:
+        return read_float(r, in, 8);
+    case WASM_IMM_V128:
+    case WASM_IMM_SHUFFLE:
+        return read_fixed(r, in->bytes, 16);
+    case WASM_IMM_SELECT_T:
+        return read_select_t(r, in);
+    case WASM_IMM_REFTYPE:
+        return sbx__wasm_rd_reftype(r, &in->valtype);
+    case WASM_IMM_DATA_MEM:
+        return sbx__wasm_rd_u32(r, &in->idx) && read_zero(r);
+    case WASM_IMM_MEM_MEM:
+        return read_zero(r) && read_zero(r);
+    case WASM_IMM_LANE:
+        return sbx__wasm_rd_byte(r, &in->lane);
+    case WASM_IMM_MEMARG_LANE:
+        return read_memarg(r, in) && sbx__wasm_rd_byte(r, &in->lane);
+    default:
+        return sbx__wasm_rd_fail(r, r->p, "illegal opcode");
+    }
+}
+
+bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
+{
+    const uint8_t *at = r->p;
+    uint8_t b;
+    if (!sbx__wasm_rd_byte(r, &b))
+        return false;
+    uint32_t id = b;
+    if (b == 0xFC || b == 0xFD) {
+        uint32_t sub;
+        if (!sbx__wasm_rd_u32(r, &sub))
+            return false;
+        if (sub > 0xFF)
+            return sbx__wasm_rd_fail(r, at, "illegal opcode");
+        id = WASM_OP_ID(b, sub);
+    }
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[id];
+    if (info->text == NULL)
+        return sbx__wasm_rd_fail(r, at, "illegal opcode");
+    in->op = (uint16_t)id;
+    in->offset_in_module = (uint32_t)(at - r->base);
+    return read_imm(r, in, info->imm);
+}

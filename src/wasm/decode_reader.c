@@ -1,0 +1,202 @@
+/* wasm/decode_reader.c: the bounded cursor every binary read goes through. A read past r->end fails
+ * with "unexpected end" when r->end is the end of the module and "unexpected end of section or
+ * function" otherwise, matching the spec interpreter's texts. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "wasm/decode.h"
+#include "wasm/leb.h"
+
+static void vrecord(struct wasm_reader *r, const char *prefix, const uint8_t *at, const char *fmt,
+                    va_list ap)
+{
+    if (r->is_failed)
+        return;
+    r->is_failed = true;
+    if (r->err == NULL || r->errlen == 0)
+        return;
+    int n = snprintf(r->err, r->errlen, "%s: ", prefix);
+    if (n < 0 || (size_t)n >= r->errlen)
+        return;
+    int m = vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    if (m < 0 || (size_t)(n + m) >= r->errlen || at == NULL)
+        return;
+    snprintf(r->err + n + m, r->errlen - (size_t)(n + m), " at offset %zu", (size_t)(at - r->base));
+}
+
+bool sbx__wasm_rd_fail(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(r, "malformed", at, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(r, "invalid", at, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool fail_end(struct wasm_reader *r)
+{
+    if (r->end == r->file_end)
+        return sbx__wasm_rd_fail(r, r->p, "unexpected end");
+    return sbx__wasm_rd_fail(r, r->p, "unexpected end of section or function");
+}
+
+static bool leb_fail(struct wasm_reader *r, enum wasm_leb_status st, const uint8_t *at)
+{
+    if (st == WASM_LEB_END) {
+        r->p = at;
+        return fail_end(r);
+    }
+    return sbx__wasm_rd_fail(r, at, "%s", sbx__wasm_leb_text(st));
+}
+
+bool sbx__wasm_rd_byte(struct wasm_reader *r, uint8_t *out)
+{
+    if (r->is_failed)
+        return false;
+    if (r->p >= r->end)
+        return fail_end(r);
+    *out = *r->p++;
+    return true;
+}
+
+bool sbx__wasm_rd_u32(struct wasm_reader *r, uint32_t *out)
+{
+    if (r->is_failed)
+        return false;
+    const uint8_t *p = r->p;
+    enum wasm_leb_status st = sbx__wasm_leb_u32(&p, r->end, out);
+    if (st != WASM_LEB_OK)
+        return leb_fail(r, st, p);
+    r->p = p;
+    return true;
+}
+
+bool sbx__wasm_rd_s32(struct wasm_reader *r, int32_t *out)
+{
+    if (r->is_failed)
+        return false;
+    const uint8_t *p = r->p;
+    enum wasm_leb_status st = sbx__wasm_leb_s32(&p, r->end, out);
+    if (st != WASM_LEB_OK)
+        return leb_fail(r, st, p);
+    r->p = p;
+    return true;
+}
+
+bool sbx__wasm_rd_s64(struct wasm_reader *r, int64_t *out)
+{
+    if (r->is_failed)
+        return false;
+    const uint8_t *p = r->p;
+    enum wasm_leb_status st = sbx__wasm_leb_s64(&p, r->end, out);
+    if (st != WASM_LEB_OK)
+        return leb_fail(r, st, p);
+    r->p = p;
+    return true;
+}
+
+bool sbx__wasm_rd_count(struct wasm_reader *r, uint32_t min_size, uint32_t *out)
+{
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_u32(r, out))
+        return false;
+    /* Each element takes at least min_size bytes: a larger count cannot be honest. */
+    if ((uint64_t)*out * min_size > (uint64_t)(r->end - r->p)) {
+        if (r->end == r->file_end || (uint64_t)*out * min_size > (uint64_t)(r->file_end - r->p))
+            return sbx__wasm_rd_fail(r, at, "length out of bounds");
+        r->p = r->end;
+        return fail_end(r);
+    }
+    return true;
+}
+
+bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len)
+{
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_u32(r, len))
+        return false;
+    if (*len > (size_t)(r->end - r->p)) {
+        if (*len > (size_t)(r->file_end - r->p))
+            return sbx__wasm_rd_fail(r, at, "length out of bounds");
+        r->p = r->end;
+        return fail_end(r);
+    }
+    if (!sbx__wasm_utf8_valid(r->p, *len))
+        return sbx__wasm_rd_fail(r, r->p, "malformed UTF-8 encoding");
+    *out = r->p;
+    r->p += *len;
+    return true;
+}
+
+bool sbx__wasm_rd_valtype(struct wasm_reader *r, uint8_t *out)
+{
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_byte(r, out))
+        return false;
+    switch (*out) {
+    case WASM_I32:
+    case WASM_I64:
+    case WASM_F32:
+    case WASM_F64:
+    case WASM_V128:
+    case WASM_FUNCREF:
+    case WASM_EXTERNREF:
+        return true;
+    default:
+        return sbx__wasm_rd_fail(r, at, "malformed value type");
+    }
+}
+
+bool sbx__wasm_rd_reftype(struct wasm_reader *r, uint8_t *out)
+{
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_byte(r, out))
+        return false;
+    if (*out != WASM_FUNCREF && *out != WASM_EXTERNREF)
+        return sbx__wasm_rd_fail(r, at, "malformed reference type");
+    return true;
+}
+
+/* Unicode 2.5 / RFC 3629: shortest form only, no surrogates, at most U+10FFFF. */
+bool sbx__wasm_utf8_valid(const uint8_t *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n;
+        uint32_t cp, min;
+        if ((c & 0xE0) == 0xC0) {
+            n = 2, cp = c & 0x1Fu, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 3, cp = c & 0x0Fu, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 4, cp = c & 0x07u, min = 0x10000;
+        } else {
+            return false;
+        }
+        if (len - i < n)
+            return false;
+        for (size_t k = 1; k < n; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3Fu);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += n;
+    }
+    return true;
+}
