@@ -1,0 +1,66 @@
+/* examples/embed/embed.c: one policy, three tiers, through the public header only.
+ * Build: cc embed.c $(pkg-config --cflags --libs sbx) */
+#include <stdio.h>
+#include <string.h>
+
+#include <sbx.h>
+
+/* A WASI command that writes "hello from wasm\n" to stdout with fd_write. */
+static const unsigned char hello_wasm[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60, 0x04, 0x7f, 0x7f,
+    0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x00, 0x00, 0x02, 0x23, 0x01, 0x16, 0x77, 0x61, 0x73, 0x69,
+    0x5f, 0x73, 0x6e, 0x61, 0x70, 0x73, 0x68, 0x6f, 0x74, 0x5f, 0x70, 0x72, 0x65, 0x76, 0x69,
+    0x65, 0x77, 0x31, 0x08, 0x66, 0x64, 0x5f, 0x77, 0x72, 0x69, 0x74, 0x65, 0x00, 0x00, 0x03,
+    0x02, 0x01, 0x01, 0x05, 0x03, 0x01, 0x00, 0x01, 0x07, 0x13, 0x02, 0x06, 0x6d, 0x65, 0x6d,
+    0x6f, 0x72, 0x79, 0x02, 0x00, 0x06, 0x5f, 0x73, 0x74, 0x61, 0x72, 0x74, 0x00, 0x01, 0x0a,
+    0x1d, 0x01, 0x1b, 0x00, 0x41, 0x00, 0x41, 0x10, 0x36, 0x02, 0x00, 0x41, 0x04, 0x41, 0x10,
+    0x36, 0x02, 0x00, 0x41, 0x01, 0x41, 0x00, 0x41, 0x01, 0x41, 0x08, 0x10, 0x00, 0x1a, 0x0b,
+    0x0b, 0x16, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x10, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x66,
+    0x72, 0x6f, 0x6d, 0x20, 0x77, 0x61, 0x73, 0x6d, 0x0a,
+};
+
+/* Runs one input in one tier and prints the result as JSON; returns 0 if the guest succeeded. */
+static int run(sbx_backend backend, const sbx_policy *policy, const sbx_run_input *in)
+{
+    sbx_sandbox *sb;
+    sbx_err e = sbx_sandbox_create(backend, policy, &sb);
+    if (e != SBX_OK) {
+        fprintf(stderr, "%s: %s\n", sbx_backend_name(backend), sbx_err_name(e));
+        return 1;
+    }
+    sbx_result r;
+    sbx_sandbox_run(sb, in, &r);
+    char *json = sbx_result_to_json(&r);
+    printf("%s: %s\n", sbx_backend_name(backend), json ? json : "(no memory)");
+    int rc = r.ok ? 0 : 1;
+    sbx_free(json);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    return rc;
+}
+
+int main(void)
+{
+    const char *text = "{\"timeoutMs\": 2000, \"maxOutputBytes\": 4096}";
+    char err[256];
+    sbx_policy *policy;
+    if (sbx_policy_parse(text, strlen(text), &policy, err, sizeof(err)) != SBX_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int failures = 0;
+
+    const char *code = "console.log('adding'); return {sum: context.a + context.b};";
+    sbx_run_input js = {.code = code, .code_len = strlen(code), .context_json = "{\"a\":1,\"b\":2}"};
+    failures += run(SBX_BACKEND_WORKER, policy, &js);
+
+    const char *const argv[] = {"/bin/echo", "hello from the jail", NULL};
+    sbx_run_input cmd = {.argv = argv};
+    failures += run(SBX_BACKEND_PROCESS, policy, &cmd);
+
+    sbx_run_input wasm = {.module = hello_wasm, .module_len = sizeof(hello_wasm)};
+    failures += run(SBX_BACKEND_WASM, policy, &wasm);
+
+    sbx_policy_destroy(policy);
+    return failures == 0 ? 0 : 1;
+}

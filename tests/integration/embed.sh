@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs libsbx into a scratch prefix and builds examples/embed against it with pkg-config,
+# as an embedder would, then runs it: all three tiers through the public header only.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/tests/cli/lib.sh"
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+BUILD=${BUILD:-build}
+expect_status 0 make -s -C "$here" BUILD="$BUILD" install PREFIX="$prefix"
+[ -f "$prefix/lib/pkgconfig/sbx.pc" ] && ok || bad "sbx.pc not installed"
+[ -f "$prefix/include/sbx.h" ] && ok || bad "sbx.h not installed"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+expect_status 0 sh -c "cc -std=c11 -Wall -Wextra -Werror -o '$prefix/embed' \
+    '$here/examples/embed/embed.c' \$(pkg-config --cflags --libs sbx)"
+expect_status 0 env LD_LIBRARY_PATH="$prefix/lib" "$prefix/embed"
+expect_contains "$out" 'worker: {"ok":true,"value":{"sum":3},"stdout":"adding\n"' "worker via .so"
+expect_contains "$out" 'hello from the jail' "process via .so"
+expect_contains "$out" 'hello from wasm' "wasm via .so"
+# The static library works for embedders too.
+expect_status 0 sh -c "cc -std=c11 -o '$prefix/embed-static' '$here/examples/embed/embed.c' \
+    \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \$(pkg-config --static --libs sbx | sed 's/-lsbx//') -lstdc++ 2>&1 || \
+    cc -std=c11 -o '$prefix/embed-static' '$here/examples/embed/embed.c' \$(pkg-config --cflags sbx) \
+    '$prefix/lib/libsbx.a' -ljansson -lseccomp -lcurl -lpthread -lm"
+expect_status 0 "$prefix/embed-static"
+finish
