@@ -1,0 +1,187 @@
+/* plugin/create.c: building a plugin handle, in order: copy the policy, load the module, create
+ * the store with the policy's limits, decide capabilities (failing early with deny_at_create),
+ * create the WASI context, instantiate (WASI first, then capabilities) and run _initialize. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin/plugin.h"
+#include "util/alloc.h"
+#include "wasi/wasi.h"
+
+static const char *const default_argv[] = {"plugin.wasm", NULL};
+
+static void on_wasi_denied(void *user, const char *capability)
+{
+    sbx__plugin_denied(user, capability);
+}
+
+static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
+{
+    struct sbx_wasm_sandbox *sb = user;
+    if (sbx__wasi_resolve(sb->wasi, sb->store, sb->module, imp, out))
+        return true;
+    return sbx__plugin_caps_resolve(&sb->caps, sb->store, sb->module, imp, out);
+}
+
+/* Copies the caller's options (any older, smaller version) over zeroed defaults. */
+static bool copy_options(const sbx_wasm_options *in, sbx_wasm_options *opt)
+{
+    memset(opt, 0, sizeof(*opt));
+    if (!in)
+        return true;
+    if (in->size < offsetof(sbx_wasm_options, deny_at_create) || in->size > sizeof(*opt))
+        return false;
+    memcpy(opt, in, in->size);
+    return true;
+}
+
+static sbx_err make_store(struct sbx_wasm_sandbox *sb)
+{
+    uint64_t pages = sb->policy->memory_bytes / WASM_PAGE_SIZE;
+    struct wasm_store_limits limits = {
+        .max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1),
+        .fuel = sb->policy->fuel,
+    };
+    return sbx__wasm_store_create(&limits, &sb->store);
+}
+
+static sbx_err make_wasi(struct sbx_wasm_sandbox *sb, const sbx_wasm_options *opt, char *err,
+                         size_t errlen)
+{
+    const char *const *argv = opt->argv ? opt->argv : default_argv;
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    sbx__buf_init(&sb->out_buf, (size_t)sb->policy->max_output_bytes);
+    sbx__buf_init(&sb->err_buf, (size_t)sb->policy->max_output_bytes);
+    sb->inherit_stdio = opt->inherit_stdio;
+    struct sbx__wasi_config cfg = {
+        .policy = sb->policy,
+        .argv = argv,
+        .argc = argc,
+        .inherit_stdio = opt->inherit_stdio,
+        .stdin_data = opt->stdin_data,
+        .stdin_len = opt->stdin_data ? opt->stdin_len : 0,
+        .stdout_buf = &sb->out_buf,
+        .stderr_buf = &sb->err_buf,
+        .on_denied = on_wasi_denied,
+        .user = sb,
+    };
+    return sbx__wasi_create(&cfg, &sb->wasi, err, errlen);
+}
+
+/* Fails with SBX_E_WASM_PERMISSION_DENIED when deny_at_create and an import is denied. */
+static sbx_err check_denials(struct sbx_wasm_sandbox *sb, const sbx_wasm_options *opt, char *err,
+                             size_t errlen)
+{
+    if (!opt->deny_at_create)
+        return SBX_OK;
+    const struct wasm_import *imp =
+        sbx__plugin_caps_first_denied(&sb->caps, sb->policy, sb->module);
+    if (!imp)
+        return SBX_OK;
+    char name[256], label[300];
+    sbx__plugin_import_name(imp, name, sizeof(name));
+    snprintf(label, sizeof(label), "cap:%s", name);
+    sbx__plugin_denied(sb, label);
+    snprintf(err, errlen, "policy denies the capability import %s", name);
+    return SBX_E_WASM_PERMISSION_DENIED;
+}
+
+/* Instantiates (running the start function) and calls _initialize, under the watchdog. */
+static sbx_err instantiate(struct sbx_wasm_sandbox *sb, char *err, size_t errlen)
+{
+    sbx_err rc = sbx__plugin_begin_call(sb);
+    if (rc != SBX_OK) {
+        snprintf(err, errlen, "cannot start the watchdog (cpuPercent needs signal SIGRTMAX-2)");
+        return rc;
+    }
+    struct wasm_trap trap = {0};
+    rc = sbx__wasm_instantiate(sb->store, sb->module, resolve, sb, &sb->inst, &trap, err, errlen);
+    struct wasm_extern ext;
+    if (rc == SBX_OK && sbx__wasm_instance_export(sb->inst, "_initialize", 11, &ext) &&
+        ext.kind == WASM_EXTERN_FUNC && sbx__wasm_func_type(ext.u.func)->param_count == 0) {
+        wasm_value results[16];
+        if (sbx__wasm_func_type(ext.u.func)->result_count <= 16)
+            rc = sbx__wasm_func_call(sb->store, ext.u.func, NULL, results, &trap);
+    }
+    sbx__plugin_end_call(sb);
+    if (rc == SBX_E_WASM_TRAP) {
+        sbx_result r = {0};
+        sbx__plugin_set_outcome(sb, rc, &trap, &r);
+        snprintf(err, errlen, "initialisation: %s", r.error_message ? r.error_message : "trap");
+        rc = r.ok ? SBX_OK : r.error;
+        sbx_result_free(&r);
+    }
+    return rc;
+}
+
+static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t len,
+                     const sbx_wasm_options *opt, char *err, size_t errlen)
+{
+    sbx_err rc = sbx__wasm_module_load(bytes, len, &sb->module, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    if ((rc = make_store(sb)) != SBX_OK)
+        return rc;
+    rc = sbx__plugin_caps_init(&sb->caps, sb, sb->policy, opt, sb->module, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    if ((rc = check_denials(sb, opt, err, errlen)) != SBX_OK)
+        return rc;
+    if ((rc = make_wasi(sb, opt, err, errlen)) != SBX_OK)
+        return rc;
+    return instantiate(sb, err, errlen);
+}
+
+sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_policy *policy,
+                           const sbx_wasm_options *options, bool emit_span, sbx_wasm_sandbox **out,
+                           char *err, size_t errlen)
+{
+    char msg[512] = "";
+    sbx_wasm_options opt;
+    sbx_err rc = SBX_E_INVALID_ARGUMENT;
+    if (out)
+        *out = NULL;
+    if (!out || !bytes || !policy)
+        snprintf(msg, sizeof(msg), "module bytes, policy and out are required");
+    else if (!copy_options(options, &opt))
+        snprintf(msg, sizeof(msg), "options.size is not a known sizeof(sbx_wasm_options)");
+    else
+        rc = SBX_OK;
+    struct sbx_wasm_sandbox *sb = NULL;
+    if (rc == SBX_OK) {
+        sb = sbx__calloc(1, sizeof(*sb));
+        if (!sb || !(sb->policy = sbx__policy_clone(policy)) ||
+            pthread_mutex_init(&sb->pending_mu, NULL) != 0) {
+            if (sb)
+                sbx_policy_destroy(sb->policy);
+            sbx__free(sb);
+            sb = NULL;
+            rc = SBX_E_NOMEM;
+        }
+    }
+    if (sb) {
+        sb->emit_span = emit_span;
+        rc = build(sb, bytes, len, &opt, msg, sizeof(msg));
+        if (rc != SBX_OK) {
+            sbx_wasm_sandbox_destroy(sb);
+            sb = NULL;
+        }
+    }
+    if (rc != SBX_OK && !msg[0])
+        snprintf(msg, sizeof(msg), "%s", sbx_err_message(rc));
+    if (err && errlen)
+        snprintf(err, errlen, "%s", rc == SBX_OK ? "" : msg);
+    if (out)
+        *out = sb;
+    return rc;
+}
+
+sbx_err sbx_wasm_sandbox_create(const uint8_t *bytes, size_t len, const sbx_policy *policy,
+                                const sbx_wasm_options *options, sbx_wasm_sandbox **out, char *err,
+                                size_t errlen)
+{
+    return sbx__plugin_create(bytes, len, policy, options, true, out, err, errlen);
+}

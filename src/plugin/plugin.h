@@ -1,0 +1,172 @@
+/* plugin/plugin.h: the wasm plugin host's private pieces (sandbox handle, watchdog, capability
+ * imports, completions, the probe encoder). Only src/plugin/ includes this. */
+#ifndef SBX_PLUGIN_PLUGIN_H
+#define SBX_PLUGIN_PLUGIN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <sbx/wasm.h>
+
+#include "core/policy.h"
+#include "util/buf.h"
+#include "wasm/wasm.h"
+
+struct sbx__wasi;
+
+/* ---- watchdog.c: timeout and cpuPercent for one run ------------------------------------- */
+
+/* Per-handle throttle state. A signal handler reads it (through the signal's sival_ptr), so it
+ * lives as long as the handle and only holds lock-free atomics. */
+struct sbx__throttle {
+    uint32_t magic;
+    _Atomic uint64_t pause_until_ns; /* the handler sleeps until then (CLOCK_MONOTONIC) */
+    atomic_bool is_pausing;
+    atomic_int *stop_reason;    /* the handle's: a non-zero value ends a pause at once */
+    _Atomic uint64_t paused_ns; /* total pause time, for tests and telemetry */
+};
+
+struct sbx__watchdog {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    bool is_started;
+    bool is_stopping;
+    uint64_t start_ns, deadline_ns;
+    uint32_t cpu_percent;
+    pthread_t guest;
+    clockid_t guest_clock;
+    struct sbx__throttle *throttle;
+    /* Called once from the watchdog thread when the deadline passes. */
+    void (*on_timeout)(void *user);
+    void *user;
+};
+
+/* Checks that the throttle signal can be used (installs its handler once). SBX_OK or
+ * SBX_E_UNAVAILABLE when the embedder already handles the signal. */
+sbx_err sbx__plugin_throttle_init(void);
+/* Starts watching the calling thread until timeout_ms from now; cpu_percent < 100 throttles it. */
+sbx_err sbx__plugin_watchdog_start(struct sbx__watchdog *wd, uint32_t timeout_ms,
+                                   uint32_t cpu_percent, struct sbx__throttle *throttle);
+/* Stops and joins the watchdog, then lets any throttle signal still pending run, so the
+ * handler never sees the state after this returns. Call on the guest thread. */
+void sbx__plugin_watchdog_stop(struct sbx__watchdog *wd);
+
+/* ---- caps.c: capability imports ------------------------------------------------------------ */
+
+struct sbx__cap_func {
+    char *name; /* "module.name" */
+    struct wasm_functype type;
+    sbx_wasm_host_fn fn;
+    void *user;
+    bool is_allowed;
+    struct sbx_wasm_sandbox *sb;
+};
+
+/* A stub for a denied import, typed from the module's import. */
+struct sbx__cap_stub {
+    char *name;
+    const struct wasm_functype *type;
+    struct sbx_wasm_sandbox *sb;
+};
+
+struct sbx__caps {
+    struct sbx__cap_func *funcs;
+    size_t func_count;
+    struct sbx__cap_stub *stubs; /* one per import of the module (only denied ones are set) */
+    size_t stub_count;
+    struct sbx_wasm_sandbox *sb;
+    const struct sbx_policy *policy; /* the handle's copy */
+};
+
+/* Parses "(i32, i64) -> (f64)" into *out (types owned by out). false if malformed. */
+bool sbx__plugin_parse_signature(const char *sig, struct wasm_functype *out);
+/* Copies the embedder's functions and decides allow/deny for each from policy. On failure
+ * writes err. SBX_E_INVALID_OPTIONS (bad name or signature, duplicate), SBX_E_NOMEM. */
+sbx_err sbx__plugin_caps_init(struct sbx__caps *caps, struct sbx_wasm_sandbox *sb,
+                              const struct sbx_policy *policy, const sbx_wasm_options *opt,
+                              const struct wasm_module *m, char *err, size_t errlen);
+/* Returns the first non-WASI function import the policy denies, or NULL. */
+const struct wasm_import *sbx__plugin_caps_first_denied(const struct sbx__caps *caps,
+                                                        const struct sbx_policy *policy,
+                                                        const struct wasm_module *m);
+/* Resolves a non-WASI import: an allowed, registered function, or a deny stub. false for an
+ * allowed name nobody registered, and for non-function imports. */
+bool sbx__plugin_caps_resolve(struct sbx__caps *caps, struct wasm_store *store,
+                              const struct wasm_module *m, const struct wasm_import *imp,
+                              struct wasm_extern *out);
+void sbx__plugin_caps_free(struct sbx__caps *caps);
+/* Formats "module.name" of an import into buf. */
+void sbx__plugin_import_name(const struct wasm_import *imp, char *buf, size_t len);
+
+/* ---- completion.c -------------------------------------------------------------------------- */
+
+/* Calls a host function and waits for its completion, the stop reason, or the deadline.
+ * Returns 0 with results set, or -1 after recording a trap on call. */
+int sbx__plugin_call_host(struct sbx__cap_func *f, struct wasm_call *call, const wasm_value *args,
+                          wasm_value *results);
+/* Wakes the call blocked on a completion, if any (abort, timeout). Any thread. */
+void sbx__plugin_wake_pending(struct sbx_wasm_sandbox *sb);
+/* Converts between the engine's raw values and the public typed ones. */
+void sbx__plugin_to_public(uint8_t type, wasm_value v, sbx_wasm_value *out);
+bool sbx__plugin_from_public(uint8_t type, const sbx_wasm_value *v, wasm_value *out);
+
+/* ---- sandbox.c ------------------------------------------------------------------------------- */
+
+struct sbx_wasm_sandbox {
+    struct sbx_policy *policy;
+    struct wasm_module *module;
+    struct wasm_store *store;
+    struct sbx__wasi *wasi;
+    struct wasm_instance *inst;
+    struct sbx__caps caps;
+    struct sbx__buf out_buf, err_buf;
+    bool inherit_stdio;
+    bool is_disposed;
+    bool emit_span;         /* false when core's sbx_sandbox_run already made the span */
+    atomic_int stop_reason; /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */
+    atomic_bool is_running;
+    _Atomic uint64_t denied;
+    uint64_t deadline_ns;       /* of the current call, for waits on completions */
+    pthread_mutex_t pending_mu; /* guards pending */
+    struct sbx_wasm_completion *pending;
+    struct sbx__watchdog watchdog;
+    struct sbx__throttle throttle;
+};
+
+/* Counts one denial (handle counter + plugin.permission_denied_total). Any thread. */
+void sbx__plugin_denied(struct sbx_wasm_sandbox *sb, const char *capability);
+/* Arms the watchdog and clears the stop state for one call into the guest; end_call disarms. */
+sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb);
+void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb);
+/* Fills out from a finished call (rc and trap from the engine): error, limit, exit code. */
+void sbx__plugin_set_outcome(struct sbx_wasm_sandbox *sb, sbx_err rc, const struct wasm_trap *trap,
+                             sbx_result *out);
+/* Creates a handle without emitting telemetry spans for its runs (the backend's case). */
+sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_policy *policy,
+                           const sbx_wasm_options *opt, bool emit_span, sbx_wasm_sandbox **out,
+                           char *err, size_t errlen);
+
+/* ---- encode.c: a minimal module encoder for the conformance probes ------------------------ */
+
+struct sbx__enc {
+    struct sbx__buf types, imports, funcs, exports, code, data;
+    uint32_t type_count, import_count, func_count, export_count, data_count;
+    bool has_memory, is_oom;
+};
+
+void sbx__enc_init(struct sbx__enc *e);
+void sbx__enc_free(struct sbx__enc *e);
+/* Each returns the new index (type, imported function, defined function). */
+uint32_t sbx__enc_type(struct sbx__enc *e, const char *params, const char *results);
+uint32_t sbx__enc_import(struct sbx__enc *e, const char *module, const char *name, uint32_t type);
+uint32_t sbx__enc_func(struct sbx__enc *e, uint32_t type, const uint8_t *body, size_t len);
+void sbx__enc_memory(struct sbx__enc *e, uint32_t min_pages);
+void sbx__enc_export_func(struct sbx__enc *e, const char *name, uint32_t func);
+void sbx__enc_data(struct sbx__enc *e, uint32_t offset, const void *bytes, size_t len);
+/* Returns the module bytes (caller frees with sbx__free) or NULL on NOMEM. */
+uint8_t *sbx__enc_finish(struct sbx__enc *e, size_t *len);
+
+#endif

@@ -1,0 +1,203 @@
+/* plugin/watchdog.c: one thread per run that enforces timeoutMs and cpuPercent. The throttle
+ * measures the guest thread's CPU clock and, when it runs ahead of its share, queues a signal
+ * whose handler sleeps on the guest thread until the share is met again (sbx's interpreter
+ * cannot be paused and resumed from outside, and a sleeping thread uses no CPU). */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/backend.h"
+#include "plugin/plugin.h"
+
+#define THROTTLE_MAGIC  0x54484c54u
+#define TICK_NS         2000000ull  /* watchdog period while throttling */
+#define MAX_PAUSE_NS    50000000ull /* one pause; the next tick renews it */
+#define PAUSE_SLICE_NS  1000000ull  /* the handler rechecks stop_reason this often */
+#define THROTTLE_SIGNAL (SIGRTMAX - 2)
+
+static pthread_once_t throttle_once = PTHREAD_ONCE_INIT;
+static sbx_err throttle_status = SBX_E_UNAVAILABLE;
+
+static uint64_t clock_ns(clockid_t clk)
+{
+    struct timespec ts;
+    if (clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs on the guest thread. Only async-signal-safe calls: clock_gettime, nanosleep. */
+static void on_throttle(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    if (si->si_code != SI_QUEUE || !si->si_value.sival_ptr)
+        return;
+    struct sbx__throttle *t = si->si_value.sival_ptr;
+    if (t->magic != THROTTLE_MAGIC)
+        return;
+    int saved_errno = errno;
+    uint64_t start = clock_ns(CLOCK_MONOTONIC), now = start;
+    uint64_t until = atomic_load(&t->pause_until_ns);
+    while (now < until && atomic_load(t->stop_reason) == SBX_OK) {
+        uint64_t left = until - now;
+        if (left > PAUSE_SLICE_NS)
+            left = PAUSE_SLICE_NS;
+        struct timespec ts = {0, (long)left};
+        nanosleep(&ts, NULL);
+        now = clock_ns(CLOCK_MONOTONIC);
+    }
+    atomic_fetch_add(&t->paused_ns, now - start);
+    atomic_store(&t->is_pausing, false);
+    errno = saved_errno;
+}
+
+static void install_throttle(void)
+{
+    struct sigaction old;
+    if (sigaction(THROTTLE_SIGNAL, NULL, &old) != 0)
+        return;
+    /* Never take a signal the embedder already handles. */
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL)
+        return;
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction != on_throttle)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_throttle;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(THROTTLE_SIGNAL, &sa, NULL) == 0)
+        throttle_status = SBX_OK;
+}
+
+sbx_err sbx__plugin_throttle_init(void)
+{
+    pthread_once(&throttle_once, install_throttle);
+    return throttle_status;
+}
+
+/* Queues a pause when the guest used more CPU than cpu_percent of the wall time so far. */
+static void throttle_tick(struct sbx__watchdog *wd, uint64_t now)
+{
+    struct sbx__throttle *t = wd->throttle;
+    if (atomic_load(&t->is_pausing))
+        return;
+    uint64_t used = clock_ns(wd->guest_clock);
+    uint64_t wall = now - wd->start_ns;
+    /* The wall time at which `used` is exactly the share; ahead of it means pause. */
+    uint64_t due = used / wd->cpu_percent * 100;
+    if (due <= wall + PAUSE_SLICE_NS)
+        return;
+    uint64_t pause = due - wall;
+    if (pause > MAX_PAUSE_NS)
+        pause = MAX_PAUSE_NS;
+    uint64_t until = now + pause;
+    if (until > wd->deadline_ns)
+        until = wd->deadline_ns;
+    atomic_store(&t->pause_until_ns, until);
+    atomic_store(&t->is_pausing, true);
+    union sigval v = {.sival_ptr = t};
+    if (pthread_sigqueue(wd->guest, THROTTLE_SIGNAL, v) != 0)
+        atomic_store(&t->is_pausing, false);
+}
+
+static void *watch(void *arg)
+{
+    struct sbx__watchdog *wd = arg;
+    bool is_throttled = wd->cpu_percent < 100;
+    pthread_mutex_lock(&wd->mu);
+    while (!wd->is_stopping) {
+        uint64_t now = sbx__now_ns();
+        if (now >= wd->deadline_ns) {
+            pthread_mutex_unlock(&wd->mu);
+            wd->on_timeout(wd->user);
+            return NULL;
+        }
+        if (is_throttled)
+            throttle_tick(wd, now);
+        uint64_t wake = is_throttled ? now + TICK_NS : wd->deadline_ns;
+        if (wake > wd->deadline_ns)
+            wake = wd->deadline_ns;
+        /* The condition variable runs on CLOCK_MONOTONIC (see start). */
+        struct timespec ts = {(time_t)(wake / 1000000000ull), (long)(wake % 1000000000ull)};
+        pthread_cond_timedwait(&wd->cond, &wd->mu, &ts);
+    }
+    pthread_mutex_unlock(&wd->mu);
+    return NULL;
+}
+
+static sbx_err init_sync(struct sbx__watchdog *wd)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return SBX_E_NOMEM;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&wd->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc != 0)
+        return SBX_E_NOMEM;
+    if (pthread_mutex_init(&wd->mu, NULL) != 0) {
+        pthread_cond_destroy(&wd->cond);
+        return SBX_E_NOMEM;
+    }
+    return SBX_OK;
+}
+
+sbx_err sbx__plugin_watchdog_start(struct sbx__watchdog *wd, uint32_t timeout_ms,
+                                   uint32_t cpu_percent, struct sbx__throttle *throttle)
+{
+    wd->is_started = false;
+    wd->is_stopping = false;
+    wd->start_ns = sbx__now_ns();
+    wd->deadline_ns = wd->start_ns + (uint64_t)timeout_ms * 1000000ull;
+    wd->cpu_percent = cpu_percent == 0 || cpu_percent > 100 ? 100 : cpu_percent;
+    wd->guest = pthread_self();
+    wd->throttle = throttle;
+    throttle->magic = THROTTLE_MAGIC;
+    atomic_store(&throttle->is_pausing, false);
+    if (wd->cpu_percent < 100) {
+        if (sbx__plugin_throttle_init() != SBX_OK ||
+            pthread_getcpuclockid(wd->guest, &wd->guest_clock) != 0)
+            return SBX_E_UNAVAILABLE;
+        /* Charge only this run's CPU time: shift the wall origin by what was used before. */
+        wd->start_ns -= clock_ns(wd->guest_clock) / wd->cpu_percent * 100;
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, THROTTLE_SIGNAL);
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    }
+    sbx_err e = init_sync(wd);
+    if (e != SBX_OK)
+        return e;
+    if (pthread_create(&wd->thread, NULL, watch, wd) != 0) {
+        pthread_cond_destroy(&wd->cond);
+        pthread_mutex_destroy(&wd->mu);
+        return SBX_E_NOMEM;
+    }
+    wd->is_started = true;
+    return SBX_OK;
+}
+
+void sbx__plugin_watchdog_stop(struct sbx__watchdog *wd)
+{
+    if (!wd->is_started)
+        return;
+    pthread_mutex_lock(&wd->mu);
+    wd->is_stopping = true;
+    pthread_cond_signal(&wd->cond);
+    pthread_mutex_unlock(&wd->mu);
+    pthread_join(wd->thread, NULL);
+    pthread_cond_destroy(&wd->cond);
+    pthread_mutex_destroy(&wd->mu);
+    wd->is_started = false;
+    if (wd->cpu_percent < 100) {
+        /* A signal queued just before the join is delivered on this syscall's return
+         * (it is unblocked on this thread), so none can reach the handler later. */
+        sigset_t pending;
+        sigpending(&pending);
+        while (atomic_load(&wd->throttle->is_pausing) && sigismember(&pending, THROTTLE_SIGNAL))
+            sigpending(&pending);
+    }
+}
