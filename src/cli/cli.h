@@ -29,6 +29,10 @@ int cli_policy_set(sbx_policy **policy, const char *key, const char *json_value)
 char *cli_json_string(const char *s);
 /* Parses a decimal unsigned integer option value; prints a usage error and returns -1 if bad. */
 int cli_parse_u64(const char *opt, const char *value, unsigned long long *out);
+/* Handles `--metrics FILE` (removed from argv) and OTEL_EXPORTER_OTLP_ENDPOINT; -1 on error. */
+int cli_telemetry_start(int *argc, char **argv);
+/* Writes the metrics file and flushes OTLP (telemetry.c). */
+void cli_telemetry_finish(void);
 /* Prints "sbx: <cmd>: <msg>" to stderr and returns 2 (a usage error). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

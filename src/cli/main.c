@@ -28,7 +28,9 @@ static void usage(FILE *out)
             fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     }
     fprintf(out, "\n`sbx COMMAND --help` describes each command. Exit status: the command's own,\n"
-                 "2 for usage errors; see README.md.\n");
+                 "2 for usage errors; see README.md.\n\n"
+                 "Telemetry: `--metrics FILE` (any command) writes Prometheus text at exit;\n"
+                 "OTEL_EXPORTER_OTLP_ENDPOINT set exports spans and metrics over OTLP/HTTP.\n");
 }
 
 int main(int argc, char **argv)
@@ -46,8 +48,15 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(argv[1], commands[i].name) == 0)
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        if (!commands[i].summary) /* hidden commands run inside the jail: no exporters */
             return commands[i].run(argc - 1, argv + 1);
+        if (cli_telemetry_start(&argc, argv))
+            return 2;
+        int status = commands[i].run(argc - 1, argv + 1);
+        cli_telemetry_finish();
+        return status;
     }
     fprintf(stderr, "sbx: unknown command '%s' (try 'sbx --help')\n", argv[1]);
     return 2;

@@ -1,0 +1,128 @@
+/* cli/telemetry.c: `--metrics FILE` (Prometheus text written at exit) and OTLP export when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set. With both, one hook table feeds the two exporters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static sbx_prometheus *prom;
+static sbx_otlp *otlp;
+static const char *metrics_path;
+
+struct tee_span {
+    void *a, *b;
+};
+
+static const sbx_telemetry_hooks *hook_a(void)
+{
+    return sbx_prometheus_hooks(prom);
+}
+
+static const sbx_telemetry_hooks *hook_b(void)
+{
+    return sbx_otlp_hooks(otlp);
+}
+
+static void *tee_span_start(void *user, const char *name, const sbx_attr *attrs, size_t n)
+{
+    (void)user;
+    struct tee_span *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    if (hook_a()->span_start)
+        s->a = hook_a()->span_start(hook_a()->user, name, attrs, n);
+    if (hook_b()->span_start)
+        s->b = hook_b()->span_start(hook_b()->user, name, attrs, n);
+    return s;
+}
+
+static void tee_span_end(void *user, void *span, const sbx_attr *attrs, size_t n, bool is_error,
+                         const char *msg)
+{
+    (void)user;
+    struct tee_span *s = span;
+    if (!s)
+        return;
+    if (hook_a()->span_end)
+        hook_a()->span_end(hook_a()->user, s->a, attrs, n, is_error, msg);
+    if (hook_b()->span_end)
+        hook_b()->span_end(hook_b()->user, s->b, attrs, n, is_error, msg);
+    free(s);
+}
+
+static void tee_counter(void *user, const char *name, uint64_t v, const sbx_attr *attrs, size_t n)
+{
+    (void)user;
+    if (hook_a()->counter_add)
+        hook_a()->counter_add(hook_a()->user, name, v, attrs, n);
+    if (hook_b()->counter_add)
+        hook_b()->counter_add(hook_b()->user, name, v, attrs, n);
+}
+
+static void tee_histogram(void *user, const char *name, double v, const sbx_attr *attrs, size_t n)
+{
+    (void)user;
+    if (hook_a()->histogram_record)
+        hook_a()->histogram_record(hook_a()->user, name, v, attrs, n);
+    if (hook_b()->histogram_record)
+        hook_b()->histogram_record(hook_b()->user, name, v, attrs, n);
+}
+
+/* Removes "--metrics FILE" (before any "--") from argv. Returns -1 on a usage error. */
+static int take_metrics_flag(int *argc, char **argv)
+{
+    for (int i = 1; i < *argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--metrics") != 0)
+            continue;
+        if (i + 1 >= *argc) {
+            fprintf(stderr, "sbx: --metrics needs a FILE\n");
+            return -1;
+        }
+        metrics_path = argv[i + 1];
+        memmove(&argv[i], &argv[i + 2], (size_t)(*argc - i - 1) * sizeof(*argv));
+        *argc -= 2;
+        return 0;
+    }
+    return 0;
+}
+
+int cli_telemetry_start(int *argc, char **argv)
+{
+    if (take_metrics_flag(argc, argv))
+        return -1;
+    if (metrics_path && sbx_prometheus_create(&prom) != SBX_OK) {
+        fprintf(stderr, "sbx: --metrics: out of memory\n");
+        return -1;
+    }
+    const char *endpoint = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+    if (endpoint && *endpoint) {
+        sbx_err e = sbx_otlp_create_from_env(&otlp);
+        if (e) {
+            fprintf(stderr, "sbx: OTLP exporter: %s (%s)\n", sbx_err_message(e), sbx_err_name(e));
+            return -1;
+        }
+    }
+    static sbx_telemetry_hooks tee = {NULL, tee_span_start, tee_span_end, tee_counter,
+                                      tee_histogram};
+    if (prom && otlp)
+        sbx_telemetry_set_hooks(&tee);
+    else if (prom)
+        sbx_telemetry_set_hooks(sbx_prometheus_hooks(prom));
+    else if (otlp)
+        sbx_telemetry_set_hooks(sbx_otlp_hooks(otlp));
+    return 0;
+}
+
+void cli_telemetry_finish(void)
+{
+    sbx_telemetry_set_hooks(NULL);
+    if (prom && sbx_prometheus_write_file(prom, metrics_path) != SBX_OK)
+        fprintf(stderr, "sbx: --metrics: cannot write %s\n", metrics_path);
+    if (otlp && sbx_otlp_flush(otlp) != SBX_OK)
+        fprintf(stderr, "sbx: OTLP export failed: %s\n", sbx_otlp_last_error(otlp));
+    sbx_prometheus_destroy(prom);
+    sbx_otlp_destroy(otlp);
+    prom = NULL;
+    otlp = NULL;
+}
