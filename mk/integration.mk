@@ -7,3 +7,14 @@ $(BUILD)/tests/integration/tiers: tests/integration/tiers.c $(BUILD)/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 TEST_DEPS   += $(BUILD)/tests/integration/tiers
 TEST_SUITES += integration/tiers=env,SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx),$(BUILD)/tests/integration/tiers
+
+# Soak: `make soak` runs the full counts; `make test` a short form (counts / SOAK_SCALE).
+SOAK_SCALE ?= 20
+$(BUILD)/tests/soak/soak: tests/soak/soak.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+TEST_DEPS   += $(BUILD)/tests/soak/soak
+TEST_SUITES += integration/soak=env,SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx),$(BUILD)/tests/soak/soak,$(SOAK_SCALE)
+.PHONY: soak
+soak: $(BUILD)/tests/soak/soak
+	SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx) $(BUILD)/tests/soak/soak 1

@@ -1,0 +1,230 @@
+/* Soak: many runs of every tier from 8 host threads, with timeouts, traps and output caps mixed
+ * in. Afterwards the host's fds, threads, children, temp files and cgroups are back where they
+ * started, RSS has not grown without bound, and no run was lost or misreported.
+ * Usage: soak [SCALE]  (SCALE divides the counts: 10,000 worker, 1,000 process, 10,000 wasm). */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sbx.h>
+
+/* A WASI command that writes "hello from wasm\n" (examples/embed/embed.c has its source). */
+static const unsigned char hello_wasm[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60, 0x04, 0x7f, 0x7f, 0x7f,
+    0x7f, 0x01, 0x7f, 0x60, 0x00, 0x00, 0x02, 0x23, 0x01, 0x16, 0x77, 0x61, 0x73, 0x69, 0x5f, 0x73,
+    0x6e, 0x61, 0x70, 0x73, 0x68, 0x6f, 0x74, 0x5f, 0x70, 0x72, 0x65, 0x76, 0x69, 0x65, 0x77, 0x31,
+    0x08, 0x66, 0x64, 0x5f, 0x77, 0x72, 0x69, 0x74, 0x65, 0x00, 0x00, 0x03, 0x02, 0x01, 0x01, 0x05,
+    0x03, 0x01, 0x00, 0x01, 0x07, 0x13, 0x02, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x00,
+    0x06, 0x5f, 0x73, 0x74, 0x61, 0x72, 0x74, 0x00, 0x01, 0x0a, 0x1d, 0x01, 0x1b, 0x00, 0x41, 0x00,
+    0x41, 0x10, 0x36, 0x02, 0x00, 0x41, 0x04, 0x41, 0x10, 0x36, 0x02, 0x00, 0x41, 0x01, 0x41, 0x00,
+    0x41, 0x01, 0x41, 0x08, 0x10, 0x00, 0x1a, 0x0b, 0x0b, 0x16, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x10,
+    0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x66, 0x72, 0x6f, 0x6d, 0x20, 0x77, 0x61, 0x73, 0x6d, 0x0a,
+};
+
+/* (module (func (export "_start") unreachable)): traps on every run. */
+static const unsigned char trap_wasm[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60, 0x00,
+    0x00, 0x03, 0x02, 0x01, 0x00, 0x07, 0x0a, 0x01, 0x06, 0x5f, 0x73, 0x74, 0x61,
+    0x72, 0x74, 0x00, 0x00, 0x0a, 0x05, 0x01, 0x03, 0x00, 0x00, 0x0b,
+};
+
+#define THREADS 8
+
+struct job {
+    sbx_backend backend;
+    int kind; /* which input of the tier, chosen by the run number */
+};
+
+struct counts {
+    atomic_int ok, timeout, trap, truncated, wrong;
+};
+
+static struct counts counts;
+static sbx_policy *policy;
+static sbx_policy *tight; /* 100 ms timeout, 64-byte output cap */
+static atomic_int next_run;
+static int totals[3];
+
+struct snapshot {
+    long fds, threads, children, rss_kb, tmp_entries, cgroups;
+};
+
+static long count_dir(const char *path, const char *prefix)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    long n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] != '.' && (!prefix || strncmp(e->d_name, prefix, strlen(prefix)) == 0))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static long status_field(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, key, strlen(key)) == 0)
+            v = strtol(line + strlen(key), NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static long children(void)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/children", getpid(), getpid());
+    FILE *f = fopen(path, "r");
+    long n = 0;
+    int c, in_word = 0;
+    while (f && (c = fgetc(f)) != EOF) {
+        if (c != ' ' && !in_word)
+            n++;
+        in_word = c != ' ';
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static void snap(struct snapshot *s)
+{
+    s->fds = count_dir("/proc/self/fd", NULL);
+    s->threads = status_field("Threads:");
+    s->children = children();
+    s->rss_kb = status_field("VmRSS:");
+    s->tmp_entries = count_dir("/tmp", "sbx");
+    s->cgroups = count_dir("/sys/fs/cgroup/memory", "sbx") + count_dir("/sys/fs/cgroup", "sbx") +
+                 count_dir("/sys/fs/cgroup/pids", "sbx");
+}
+
+static void classify(const sbx_result *r, int expect)
+{
+    /* expect: 0 ok, 1 timeout, 2 trap, 3 truncated-but-ok */
+    int got = r->ok                         ? (r->stdout_truncated ? 3 : 0)
+              : r->error == SBX_E_TIMEOUT   ? 1
+              : r->error == SBX_E_WASM_TRAP ? 2
+                                            : -1;
+    if (got != expect) {
+        atomic_fetch_add(&counts.wrong, 1);
+        fprintf(stderr, "misreported: backend %s expected %d, got %s (%s)\n",
+                sbx_backend_name(r->backend), expect, sbx_err_name(r->error),
+                r->error_message ? r->error_message : "");
+        return;
+    }
+    atomic_int *c[] = {&counts.ok, &counts.timeout, &counts.trap, &counts.truncated};
+    atomic_fetch_add(c[expect], 1);
+}
+
+static void one_run(sbx_backend backend, int n)
+{
+    static const char *const loop_argv[] = {"/bin/sh", "-c", "while :; do :; done", NULL};
+    static const char *const echo_argv[] = {"/bin/echo", "soak", NULL};
+    static const char *const yes_argv[] = {"/usr/bin/yes", NULL};
+    int kind = n % 10; /* 1 in 10 hits a limit, 1 in 10 another */
+    const sbx_policy *p = (kind == 1 || kind == 2) ? tight : policy;
+    sbx_run_input in = {0};
+    int expect = 0;
+    if (backend == SBX_BACKEND_WORKER) {
+        const char *code = kind == 1   ? "while (true) {}"
+                           : kind == 2 ? "for (var i = 0; i < 100; i++) console.log(i); return 1;"
+                                       : "return context.n + 1;";
+        expect = kind == 1 ? 1 : kind == 2 ? 3 : 0;
+        in.code = code;
+        in.code_len = strlen(code);
+        in.context_json = "{\"n\": 41}";
+    } else if (backend == SBX_BACKEND_PROCESS) {
+        in.argv = kind == 1 ? loop_argv : kind == 2 ? yes_argv : echo_argv;
+        expect = kind == 1 ? 1 : kind == 2 ? 1 : 0; /* yes(1) fills the cap, then times out */
+    } else {
+        in.module = kind == 1 ? trap_wasm : hello_wasm;
+        in.module_len = kind == 1 ? sizeof(trap_wasm) : sizeof(hello_wasm);
+        expect = kind == 1 ? 2 : 0;
+    }
+    sbx_sandbox *sb = NULL;
+    if (sbx_sandbox_create(backend, p, &sb) != SBX_OK) {
+        atomic_fetch_add(&counts.wrong, 1);
+        return;
+    }
+    sbx_result r;
+    sbx_sandbox_run(sb, &in, &r);
+    if (backend == SBX_BACKEND_PROCESS && kind == 2 && r.error == SBX_E_TIMEOUT &&
+        !r.stdout_truncated)
+        atomic_fetch_add(&counts.wrong, 1); /* the cap must have been hit first */
+    classify(&r, expect);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    int all = totals[0] + totals[1] + totals[2];
+    for (int n; (n = atomic_fetch_add(&next_run, 1)) < all;) {
+        sbx_backend b = n < totals[0]               ? SBX_BACKEND_WORKER
+                        : n < totals[0] + totals[1] ? SBX_BACKEND_PROCESS
+                                                    : SBX_BACKEND_WASM;
+        one_run(b, n);
+    }
+    return NULL;
+}
+
+static int check(const char *what, long before, long after, long slack)
+{
+    int ok = after <= before + slack;
+    printf("%-4s %-12s before %-8ld after %-8ld\n", ok ? "ok" : "FAIL", what, before, after);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    int scale = argc > 1 ? atoi(argv[1]) : 1;
+    if (scale < 1)
+        scale = 1;
+    totals[0] = 10000 / scale;
+    totals[1] = 1000 / scale;
+    totals[2] = 10000 / scale;
+    const char *tight_text = "{\"timeoutMs\": 100, \"maxOutputBytes\": 64}";
+    if (sbx_policy_parse("{}", 2, &policy, NULL, 0) ||
+        sbx_policy_parse(tight_text, strlen(tight_text), &tight, NULL, 0))
+        return 2;
+    one_run(SBX_BACKEND_WORKER, 0); /* warm up lazily created pools before the baseline */
+    struct snapshot before, after;
+    snap(&before);
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    usleep(200 * 1000); /* abandoned workers are reaped in the background */
+    snap(&after);
+    int all = totals[0] + totals[1] + totals[2];
+    int seen = counts.ok + counts.timeout + counts.trap + counts.truncated + counts.wrong;
+    printf("runs: %d (worker %d, process %d, wasm %d); ok %d, timeout %d, trap %d, "
+           "truncated %d, misreported %d\n",
+           all, totals[0], totals[1], totals[2], counts.ok, counts.timeout, counts.trap,
+           counts.truncated, counts.wrong);
+    int failed = (seen != all) + (counts.wrong != 0);
+    failed += check("fds", before.fds, after.fds, 0);
+    failed += check("threads", before.threads, after.threads, 0);
+    failed += check("children", before.children, after.children, 0);
+    failed += check("tmp files", before.tmp_entries, after.tmp_entries, 0);
+    failed += check("cgroups", before.cgroups, after.cgroups, 0);
+    failed += check("rss (KiB)", before.rss_kb, after.rss_kb, 64 * 1024);
+    sbx_policy_destroy(policy);
+    sbx_policy_destroy(tight);
+    printf("soak: %d passed, %d failed\n", 8 - failed, failed);
+    return failed ? 1 : 0;
+}
