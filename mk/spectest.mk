@@ -1,0 +1,23 @@
+# mk/spectest.mk: the WebAssembly spec-test runner over ../shared/wasm-testsuite (wast2json JSON).
+# `make spectest` runs every top-level script; SPECTEST_FILES picks others (e.g. simd/*.json) and
+# SPECTEST_SUMMARY writes failures grouped by likely owner to a file.
+
+SPECTEST_DIR     ?= ../shared/wasm-testsuite
+SPECTEST_TIMEOUT ?= 1200
+SPECTEST_FILES   ?=
+SPECTEST_SUMMARY ?=
+SPECTEST_SRC := $(wildcard tests/wasm/spectest*.c)
+SPECTEST_OBJ := $(SPECTEST_SRC:%.c=$(BUILD)/%.o)
+
+$(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(SPECTEST_OBJ) $(BUILD)/libsbx.a $(LDLIBS)
+
+$(SPECTEST_OBJ): tests/wasm/spectest.h
+
+TEST_DEPS   += $(BUILD)/sbx-spectest
+TEST_SUITES += wasm/spectest=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest
+
+.PHONY: spectest
+spectest: $(BUILD)/sbx-spectest
+	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
+		$(if $(SPECTEST_SUMMARY),--summary $(SPECTEST_SUMMARY)) $(SPECTEST_FILES)
