@@ -1,0 +1,300 @@
+/* wasi/fs_path.c: the path_* calls. Each resolves beneath its directory fd with path.c (the
+ * whole path, or the parent plus one final name for calls that act on a directory entry)
+ * and only then touches the host, with *at syscalls on that single name. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "wasi/internal.h"
+
+/* A directory fd with the given rights, plus the guest path copied out of memory. */
+static uint32_t dir_and_path(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t gaddr,
+                             uint32_t glen, struct wasi_fd **dir, char **path)
+{
+    uint32_t err;
+    *path = NULL;
+    *dir = sbx__wasi_fd_get(e->w, num, &err);
+    if (!*dir)
+        return err;
+    if ((*dir)->kind != FDK_HOST || (*dir)->filetype != FT_DIR)
+        return WASI_ENOTDIR;
+    err = sbx__wasi_rights_check(e->w, *dir, need);
+    if (err)
+        return err;
+    return sbx__wasi_path_copy(e, gaddr, glen, path);
+}
+
+/* The parent of a path and its last name; on success *parent must be closed. */
+struct entry {
+    int parent;
+    const char *name;
+    bool has_slash;
+    char *path;
+};
+
+static uint32_t entry_get(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t gaddr,
+                          uint32_t glen, struct entry *en)
+{
+    struct wasi_fd *dir;
+    en->parent = -1;
+    uint32_t err = dir_and_path(e, num, need, gaddr, glen, &dir, &en->path);
+    if (err)
+        return err;
+    return sbx__wasi_path_parent(e->w, dir->host_fd, en->path, &en->parent, &en->name,
+                                 &en->has_slash);
+}
+
+static void entry_free(struct entry *en)
+{
+    if (en->parent >= 0)
+        close(en->parent);
+    sbx__free(en->path);
+}
+
+static uint32_t host_rc(int rc)
+{
+    return rc == 0 ? WASI_ESUCCESS : sbx__wasi_errno(errno);
+}
+
+/* A name given with a trailing slash must be a directory (if it exists). */
+static uint32_t check_slash(const struct entry *en)
+{
+    struct stat st;
+    if (!en->has_slash || fstatat(en->parent, en->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return WASI_ESUCCESS;
+    return S_ISDIR(st.st_mode) ? WASI_ESUCCESS : WASI_ENOTDIR;
+}
+
+WASI_FN(path_create_directory)
+{
+    struct entry en;
+    uint32_t err = entry_get(e, a[0].i32, R_PATH_CREATE_DIRECTORY, a[1].i32, a[2].i32, &en);
+    if (!err)
+        err = host_rc(mkdirat(en.parent, en.name, 0777));
+    entry_free(&en);
+    return err;
+}
+
+WASI_FN(path_remove_directory)
+{
+    struct entry en;
+    uint32_t err = entry_get(e, a[0].i32, R_PATH_REMOVE_DIRECTORY, a[1].i32, a[2].i32, &en);
+    if (!err)
+        err = host_rc(unlinkat(en.parent, en.name, AT_REMOVEDIR));
+    entry_free(&en);
+    return err;
+}
+
+WASI_FN(path_unlink_file)
+{
+    struct entry en;
+    uint32_t err = entry_get(e, a[0].i32, R_PATH_UNLINK_FILE, a[1].i32, a[2].i32, &en);
+    struct stat st;
+    if (!err && en.has_slash && fstatat(en.parent, en.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        err = S_ISDIR(st.st_mode) ? WASI_EISDIR : WASI_ENOTDIR;
+    if (!err)
+        err = host_rc(unlinkat(en.parent, en.name, 0));
+    entry_free(&en);
+    return err;
+}
+
+WASI_FN(path_readlink)
+{
+    struct entry en;
+    uint32_t err = entry_get(e, a[0].i32, R_PATH_READLINK, a[1].i32, a[2].i32, &en);
+    uint8_t *buf = err ? NULL : g_span(e, a[3].i32, a[4].i32);
+    if (!err && (!buf || !g_span(e, a[5].i32, 4)))
+        err = WASI_EFAULT;
+    if (!err) {
+        char tmp[4096];
+        ssize_t n = readlinkat(en.parent, en.name, tmp, sizeof(tmp));
+        if (n < 0) {
+            err = sbx__wasi_errno(errno);
+        } else {
+            uint32_t k = (uint32_t)n < a[4].i32 ? (uint32_t)n : a[4].i32; /* truncated */
+            memcpy(buf, tmp, k);
+            err = g_put_u32(e, a[5].i32, k);
+        }
+    }
+    entry_free(&en);
+    return err;
+}
+
+WASI_FN(path_filestat_get)
+{
+    struct wasi_fd *dir;
+    char *path;
+    uint32_t err = dir_and_path(e, a[0].i32, R_PATH_FILESTAT_GET, a[2].i32, a[3].i32, &dir, &path);
+    uint8_t *p = err ? NULL : g_span(e, a[4].i32, 64);
+    if (!err && !p)
+        err = WASI_EFAULT;
+    int fd = -1;
+    if (!err)
+        err = sbx__wasi_path_resolve(e->w, dir->host_fd, path, a[1].i32 & LOOKUP_SYMLINK_FOLLOW,
+                                     O_PATH, 0, &fd);
+    struct stat st;
+    if (!err)
+        err = host_rc(fstat(fd, &st));
+    if (!err)
+        sbx__wasi_put_filestat(p, &st);
+    if (fd >= 0)
+        close(fd);
+    sbx__free(path);
+    return err;
+}
+
+WASI_FN(path_filestat_set_times)
+{
+    struct wasi_fd *dir;
+    char *path;
+    struct timespec ts[2];
+    uint32_t err = sbx__wasi_times(a[4].i64, a[5].i64, a[6].i32, ts);
+    if (err)
+        return err;
+    err = dir_and_path(e, a[0].i32, R_PATH_FILESTAT_SET_TIMES, a[2].i32, a[3].i32, &dir, &path);
+    int fd = -1;
+    if (!err)
+        err = sbx__wasi_path_resolve(e->w, dir->host_fd, path, a[1].i32 & LOOKUP_SYMLINK_FOLLOW,
+                                     O_PATH, 0, &fd);
+    if (!err)
+        err = sbx__wasi_fd_set_times(fd, ts);
+    if (fd >= 0)
+        close(fd);
+    sbx__free(path);
+    return err;
+}
+
+WASI_FN(path_link)
+{
+    if (a[1].i32 & LOOKUP_SYMLINK_FOLLOW) /* wasmtime does not follow here either */
+        return WASI_EINVAL;
+    struct entry from, to = {.parent = -1};
+    uint32_t err = entry_get(e, a[0].i32, R_PATH_LINK_SOURCE, a[2].i32, a[3].i32, &from);
+    if (!err)
+        err = entry_get(e, a[4].i32, R_PATH_LINK_TARGET, a[5].i32, a[6].i32, &to);
+    if (!err && (from.has_slash || to.has_slash))
+        err = check_slash(&from) ? WASI_ENOTDIR : WASI_ENOENT;
+    if (!err)
+        err = host_rc(linkat(from.parent, from.name, to.parent, to.name, 0));
+    entry_free(&from);
+    entry_free(&to);
+    return err;
+}
+
+WASI_FN(path_rename)
+{
+    struct entry from, to = {.parent = -1};
+    uint32_t err = entry_get(e, a[0].i32, R_PATH_RENAME_SOURCE, a[1].i32, a[2].i32, &from);
+    if (!err)
+        err = entry_get(e, a[3].i32, R_PATH_RENAME_TARGET, a[4].i32, a[5].i32, &to);
+    if (!err && to.has_slash)
+        from.has_slash = true;
+    if (!err)
+        err = check_slash(&from);
+    if (!err)
+        err = host_rc(renameat(from.parent, from.name, to.parent, to.name));
+    entry_free(&from);
+    entry_free(&to);
+    return err;
+}
+
+WASI_FN(path_symlink)
+{
+    char *target = NULL;
+    struct entry en = {.parent = -1};
+    uint32_t err = sbx__wasi_path_copy(e, a[0].i32, a[1].i32, &target);
+    if (!err && target[0] == '/') { /* could only ever point outside the preopen */
+        sbx__wasi_deny(e->w, "fs.escape");
+        err = WASI_ENOTCAPABLE;
+    }
+    if (!err)
+        err = entry_get(e, a[2].i32, R_PATH_SYMLINK, a[3].i32, a[4].i32, &en);
+    struct stat st;
+    if (!err && en.has_slash)
+        err =
+            fstatat(en.parent, en.name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? WASI_EEXIST : WASI_ENOENT;
+    if (!err)
+        err = host_rc(symlinkat(target, en.parent, en.name));
+    entry_free(&en);
+    sbx__free(target);
+    return err;
+}
+
+/* Host open(2) flags for a path_open: the access mode follows the rights asked for, as
+ * wasi-libc derives those from O_RDONLY / O_WRONLY / O_RDWR. */
+static int open_flags(uint32_t oflags, uint64_t base, uint32_t fdflags)
+{
+    bool is_read = base & (R_FD_READ | R_FD_READDIR);
+    bool is_write = base & (R_FD_WRITE | R_FD_ALLOCATE | R_FD_FILESTAT_SET_SIZE);
+    int fl = is_write ? (is_read ? O_RDWR : O_WRONLY) : O_RDONLY;
+    if (oflags & OF_DIRECTORY)
+        fl = O_RDONLY | O_DIRECTORY;
+    fl |= (oflags & OF_CREAT) ? O_CREAT : 0;
+    fl |= (oflags & OF_EXCL) ? O_EXCL : 0;
+    fl |= (oflags & OF_TRUNC) ? O_TRUNC : 0;
+    fl |= (fdflags & FDF_APPEND) ? O_APPEND : 0;
+    fl |= (fdflags & FDF_NONBLOCK) ? O_NONBLOCK : 0;
+    fl |= (fdflags & FDF_DSYNC) ? O_DSYNC : 0;
+    fl |= (fdflags & FDF_SYNC) ? O_SYNC : 0;
+    fl |= (fdflags & FDF_RSYNC) ? O_RSYNC : 0;
+    return fl;
+}
+
+static uint32_t path_open_rights(struct sbx__wasi *w, struct wasi_fd *dir, uint32_t oflags,
+                                 uint64_t base, uint64_t inh)
+{
+    uint64_t need = R_PATH_OPEN | ((oflags & OF_CREAT) ? R_PATH_CREATE_FILE : 0) |
+                    ((oflags & OF_TRUNC) ? R_PATH_FILESTAT_SET_SIZE : 0);
+    uint32_t err = sbx__wasi_rights_check(w, dir, need);
+    if (err)
+        return err;
+    /* a new fd gets at most what the directory passes down */
+    if ((base | inh) & ~dir->inheriting) {
+        if (dir->is_read_only)
+            sbx__wasi_deny(w, "fs.write");
+        return WASI_ENOTCAPABLE;
+    }
+    return WASI_ESUCCESS;
+}
+
+/* a: dirfd, dirflags, path, path_len, oflags, base, inheriting, fdflags, result fd */
+WASI_FN(path_open)
+{
+    struct wasi_fd *dir;
+    char *path;
+    uint32_t oflags = a[4].i32, fdflags = a[7].i32;
+    uint32_t err = dir_and_path(e, a[0].i32, 0, a[2].i32, a[3].i32, &dir, &path);
+    if (!err)
+        err = path_open_rights(e->w, dir, oflags, a[5].i64, a[6].i64);
+    if (!err && !g_span(e, a[8].i32, 4))
+        err = WASI_EFAULT;
+    int fd = -1;
+    if (!err)
+        err = sbx__wasi_path_resolve(e->w, dir->host_fd, path, a[1].i32 & LOOKUP_SYMLINK_FOLLOW,
+                                     open_flags(oflags, a[5].i64, fdflags), 0666, &fd);
+    sbx__free(path);
+    struct stat st;
+    if (!err)
+        err = host_rc(fstat(fd, &st));
+    uint32_t num;
+    struct wasi_fd *f = err ? NULL : sbx__wasi_fd_alloc(e->w, &num, &err);
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        return err;
+    }
+    dir = &e->w->fds[a[0].i32]; /* the table may have moved */
+    f->kind = FDK_HOST;
+    f->host_fd = fd;
+    f->filetype = sbx__wasi_filetype_of_mode(st.st_mode);
+    f->is_read_only = dir->is_read_only;
+    f->fdflags = (uint16_t)fdflags;
+    uint64_t tb, ti;
+    sbx__wasi_rights_for(f->filetype, f->is_read_only, &tb, &ti);
+    f->base = a[5].i64 & tb;
+    f->inheriting = a[6].i64 & ti;
+    return g_put_u32(e, a[8].i32, num);
+}

@@ -1,0 +1,316 @@
+/* wasi/path.c: guest path -> host fd, never leaving the directory fd it starts from.
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) where the kernel has it; otherwise a walk
+ * that opens one component at a time with O_NOFOLLOW, expands symlinks itself and answers
+ * ".." from its own stack of fds, so a directory swapped for a symlink (or renamed away)
+ * mid-walk cannot take it outside. Absolute paths and symlinks are escapes: ENOTCAPABLE. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "wasi/internal.h"
+
+#define MAX_SYMLINKS 40 /* Linux's limit (path_resolution(7)) */
+#define MAX_PATH     4096
+
+bool sbx__wasi_have_openat2(void)
+{
+    static atomic_int probed; /* 0 unknown, 1 yes, 2 no */
+    int v = atomic_load(&probed);
+    if (v == 0) {
+        struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_BENEATH};
+        long fd = syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof(how));
+        v = fd >= 0 ? 1 : 2;
+        if (fd >= 0)
+            close((int)fd);
+        atomic_store(&probed, v);
+    }
+    return v == 1;
+}
+
+static uint32_t escape(struct sbx__wasi *w)
+{
+    sbx__wasi_deny(w, "fs.escape");
+    return WASI_ENOTCAPABLE;
+}
+
+static uint32_t open_beneath(struct sbx__wasi *w, int dirfd, const char *path, bool follow,
+                             int flags, unsigned mode, int *out)
+{
+    struct open_how how = {
+        .flags = (uint64_t)(unsigned)(flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)),
+        .mode = (flags & O_CREAT) ? mode : 0,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    };
+    for (int tries = 0; tries < 16; tries++) {
+        long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+        if (fd >= 0) {
+            *out = (int)fd;
+            return WASI_ESUCCESS;
+        }
+        if (errno == EXDEV) /* the path (or a symlink in it) pointed outside */
+            return escape(w);
+        if (errno != EAGAIN && errno != EINTR) /* EAGAIN: a concurrent rename, retry */
+            return sbx__wasi_errno(errno);
+    }
+    return WASI_EAGAIN;
+}
+
+/* The walk's state: a stack of directory fds (stack[0] is the borrowed start) and the path
+ * still to resolve, rebuilt whenever a symlink is spliced in. */
+struct walk {
+    int stack[MAX_PATH / 2 + 2];
+    int depth;
+    char *rest; /* owned */
+    size_t pos;
+    int links;
+};
+
+static void walk_free(struct walk *wk)
+{
+    for (int i = 1; i <= wk->depth; i++)
+        close(wk->stack[i]);
+    sbx__free(wk->rest);
+}
+
+/* Replaces the unresolved path with target + "/" + what followed the link. */
+static uint32_t splice_link(struct walk *wk, const char *target, size_t tlen)
+{
+    if (++wk->links > MAX_SYMLINKS)
+        return WASI_ELOOP;
+    const char *tail = wk->rest + wk->pos;
+    size_t tail_len = strlen(tail);
+    if (tlen + tail_len + 2 > MAX_PATH)
+        return WASI_ENAMETOOLONG;
+    char *next = sbx__mallocn(tlen + tail_len + 2, 1);
+    if (!next)
+        return WASI_ENOMEM;
+    memcpy(next, target, tlen);
+    next[tlen] = '/';
+    memcpy(next + tlen + 1, tail, tail_len + 1);
+    sbx__free(wk->rest);
+    wk->rest = next;
+    wk->pos = 0;
+    return WASI_ESUCCESS;
+}
+
+/* Reads the symlink fd (opened O_PATH | O_NOFOLLOW) and splices it in; absolute -> escape. */
+static uint32_t follow_link(struct sbx__wasi *w, struct walk *wk, int linkfd)
+{
+    char target[MAX_PATH];
+    ssize_t n = readlinkat(linkfd, "", target, sizeof(target));
+    int e = errno;
+    close(linkfd);
+    if (n < 0)
+        return sbx__wasi_errno(e);
+    if (n == 0 || (size_t)n >= sizeof(target))
+        return n == 0 ? WASI_ENOENT : WASI_ENAMETOOLONG;
+    if (target[0] == '/')
+        return escape(w);
+    return splice_link(wk, target, (size_t)n);
+}
+
+/* Takes the next component into name (NUL-terminated); *is_last when nothing but slashes
+ * follows it. Returns false at the end. A trailing slash yields a final "." component. */
+static bool next_component(struct walk *wk, char *name, bool *is_last)
+{
+    const char *p = wk->rest + wk->pos;
+    while (*p == '/')
+        p++;
+    if (!*p)
+        return false;
+    size_t n = 0;
+    while (p[n] && p[n] != '/')
+        n++;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    const char *q = p + n;
+    bool has_slash = *q == '/';
+    while (*q == '/')
+        q++;
+    wk->pos = (size_t)(q - wk->rest);
+    if (has_slash && !*q && !(n == 1 && name[0] == '.')) {
+        /* "dir/": resolve dir as an intermediate, then open "." of it */
+        wk->pos = (size_t)(q - wk->rest) - 1;
+        *is_last = false;
+        wk->rest[wk->pos] = '.';
+        return true;
+    }
+    *is_last = !*q;
+    return true;
+}
+
+/* One intermediate component: push it if a directory, splice it if a symlink. */
+static uint32_t walk_step(struct sbx__wasi *w, struct walk *wk, const char *name)
+{
+    if (strcmp(name, ".") == 0)
+        return WASI_ESUCCESS;
+    if (strcmp(name, "..") == 0) {
+        if (wk->depth == 0)
+            return escape(w);
+        close(wk->stack[wk->depth--]);
+        return WASI_ESUCCESS;
+    }
+    int fd = openat(wk->stack[wk->depth], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return sbx__wasi_errno(errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sbx__wasi_errno(e);
+    }
+    if (S_ISLNK(st.st_mode))
+        return follow_link(w, wk, fd);
+    if (!S_ISDIR(st.st_mode)) {
+        close(fd);
+        return WASI_ENOTDIR;
+    }
+    if (wk->depth + 1 >= (int)(sizeof(wk->stack) / sizeof(wk->stack[0]))) {
+        close(fd);
+        return WASI_ENAMETOOLONG;
+    }
+    wk->stack[++wk->depth] = fd;
+    return WASI_ESUCCESS;
+}
+
+/* The last component: open it with the caller's flags, expanding a symlink when following. */
+static uint32_t walk_final(struct sbx__wasi *w, struct walk *wk, const char *name, bool follow,
+                           int flags, unsigned mode, int *out, bool *again)
+{
+    *again = false;
+    if (strcmp(name, "..") == 0) {
+        uint32_t r = walk_step(w, wk, name);
+        if (r)
+            return r;
+        name = ".";
+    }
+    int cur = wk->stack[wk->depth];
+    if (follow && strcmp(name, ".") != 0) {
+        int lfd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (lfd >= 0 && fstat(lfd, &st) == 0 && S_ISLNK(st.st_mode)) {
+            *again = true;
+            return follow_link(w, wk, lfd);
+        }
+        if (lfd >= 0)
+            close(lfd);
+    }
+    int fd = openat(cur, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return sbx__wasi_errno(errno);
+    *out = fd;
+    return WASI_ESUCCESS;
+}
+
+static uint32_t walk_open(struct sbx__wasi *w, int dirfd, const char *path, bool follow, int flags,
+                          unsigned mode, int *out)
+{
+    static _Thread_local char name[MAX_PATH];
+    struct walk wk = {.depth = 0, .pos = 0, .links = 0};
+    wk.stack[0] = dirfd;
+    wk.rest = sbx__strdup(path);
+    if (!wk.rest)
+        return WASI_ENOMEM;
+    uint32_t r = WASI_ENOENT;
+    bool is_last = false;
+    while (next_component(&wk, name, &is_last)) {
+        if (!is_last) {
+            r = walk_step(w, &wk, name);
+            if (r)
+                break;
+            continue;
+        }
+        bool again;
+        r = walk_final(w, &wk, name, follow, flags, mode, out, &again);
+        if (r || !again)
+            break;
+        r = WASI_ENOENT; /* a spliced link that reduces to nothing */
+    }
+    walk_free(&wk);
+    return r;
+}
+
+uint32_t sbx__wasi_path_resolve(struct sbx__wasi *w, int dirfd, const char *path, bool follow,
+                                int flags, unsigned mode, int *out)
+{
+    *out = -1;
+    if (!path[0])
+        return WASI_ENOENT;
+    if (path[0] == '/')
+        return escape(w);
+    bool use_openat2 = w->resolver == SBX_WASI_RESOLVE_OPENAT2 ||
+                       (w->resolver == SBX_WASI_RESOLVE_AUTO && sbx__wasi_have_openat2());
+    if (use_openat2)
+        return open_beneath(w, dirfd, path, follow, flags, mode, out);
+    return walk_open(w, dirfd, path, follow, flags, mode, out);
+}
+
+uint32_t sbx__wasi_path_parent(struct sbx__wasi *w, int dirfd, char *path, int *parent,
+                               const char **name, bool *has_trailing_slash)
+{
+    *parent = -1;
+    size_t len = strlen(path);
+    if (len == 0)
+        return WASI_ENOENT;
+    if (path[0] == '/')
+        return escape(w);
+    *has_trailing_slash = path[len - 1] == '/';
+    while (len > 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    char *slash = strrchr(path, '/');
+    const char *last = slash ? slash + 1 : path;
+    if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0) {
+        /* the directory itself: resolve all of it, then act on "." of it */
+        *name = ".";
+        return sbx__wasi_path_resolve(w, dirfd, path, true, O_PATH | O_DIRECTORY, 0, parent);
+    }
+    *name = last;
+    if (!slash)
+        return sbx__wasi_path_resolve(w, dirfd, ".", true, O_PATH | O_DIRECTORY, 0, parent);
+    *slash = '\0';
+    uint32_t r = sbx__wasi_path_resolve(w, dirfd, path, true, O_PATH | O_DIRECTORY, 0, parent);
+    *slash = '/';
+    return r;
+}
+
+/* True when s[0..len) is valid UTF-8 without NUL (WASI strings are UTF-8; wasmtime rejects
+ * the rest with EILSEQ). */
+static bool is_utf8(const uint8_t *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        uint8_t c = s[i];
+        size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (c == 0 || n == 0 || i + n > len)
+            return false;
+        uint32_t cp = n == 1 ? c : (uint32_t)(c & (0x7f >> n));
+        for (size_t k = 1; k < n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3fu);
+        }
+        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+uint32_t sbx__wasi_path_copy(const struct wasi_env *e, uint32_t gaddr, uint32_t glen, char **out)
+{
+    *out = NULL;
+    const uint8_t *p = g_span(e, gaddr, glen);
+    if (!p)
+        return WASI_EFAULT;
+    if (glen >= MAX_PATH)
+        return WASI_ENAMETOOLONG;
+    if (!is_utf8(p, glen))
+        return WASI_EILSEQ;
+    *out = sbx__strndup((const char *)p, glen);
+    return *out ? WASI_ESUCCESS : WASI_ENOMEM;
+}
