@@ -153,7 +153,7 @@ sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_po
 
 struct sbx__enc {
     struct sbx__buf types, imports, funcs, exports, code, data;
-    uint32_t type_count, import_count, func_count, export_count, data_count;
+    uint32_t type_count, import_count, func_count, export_count, data_count, mem_pages;
     bool has_memory, is_oom;
 };
 
@@ -168,5 +168,26 @@ void sbx__enc_export_func(struct sbx__enc *e, const char *name, uint32_t func);
 void sbx__enc_data(struct sbx__enc *e, uint32_t offset, const void *bytes, size_t len);
 /* Returns the module bytes (caller frees with sbx__free) or NULL on NOMEM. */
 uint8_t *sbx__enc_finish(struct sbx__enc *e, size_t *len);
+
+/* ---- probes.c: the conformance probe module ------------------------------------------ */
+
+/* Guest memory layout of the probe module (2 pages). */
+enum {
+    PROBE_FDOUT = 0,     /* fd from path_open / sock_open */
+    PROBE_NOUT = 8,      /* bytes read or written */
+    PROBE_IOV = 16,      /* one iovec {buf, len} */
+    PROBE_SIZES = 32,    /* count, size from *_sizes_get */
+    PROBE_CLOCK = 40,    /* 8-byte timestamp */
+    PROBE_ADDR = 48,     /* the socket extension's address {buf, buf_len} */
+    PROBE_IP = 64,       /* address bytes for PROBE_ADDR */
+    PROBE_STRINGS = 512, /* probe_strings[i] at PROBE_STRINGS + 64 * i */
+    PROBE_PTRS = 4096,   /* argv / environ pointer arrays */
+    PROBE_BUF = 65536,   /* page 2: argv / environ / read data */
+};
+
+/* Builds the probe reactor: exports open_read, read, open_write, write, create, dotdot,
+ * symlink, abs_symlink, env, args, clock, random, sock_open, connect, and cap0..capN-1 calling
+ * the imports caps[i] ("module.name", type () -> i32). Returns sbx__free-able bytes or NULL. */
+uint8_t *sbx__probe_module(const char *const *caps, size_t cap_count, uint16_t port, size_t *len);
 
 #endif
