@@ -1,0 +1,948 @@
+/* wasm/compile.c: translates validated function bodies into code.h's form in one pass:
+ * operand-stack bookkeeping, locals, control flow and calls (compile_ops.c does the rest).
+ * Branch targets are resolved here (forward ones through a patch chain), so the interpreter
+ * never scans for an end. Input is validated, so typing is trusted; bounds are still checked. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/compile.h"
+#include "wasm/compile_impl.h"
+#include "wasm/leb.h"
+#include "wasm/opcodes.h"
+
+#define MAX_WORDS (1u << 28)
+#define MAX_SLOTS (1u << 24)
+
+/* Inverse of each fused compare (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u). */
+static const uint8_t cmp_inverse[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
+
+void sbx__wasm_c_fail(struct compiler *c, sbx_err rc, const char *msg)
+{
+    if (c->has_failed)
+        return;
+    c->has_failed = true;
+    c->rc = rc;
+    if (c->err && c->errlen)
+        snprintf(c->err, c->errlen, "%s", msg);
+}
+
+void sbx__wasm_c_emit(struct compiler *c, uint32_t word)
+{
+    if (c->wlen == c->wcap) {
+        if (c->has_failed)
+            return;
+        uint32_t cap = c->wcap ? c->wcap * 2 : 256;
+        if (cap > MAX_WORDS) {
+            sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: code too large");
+            return;
+        }
+        uint32_t *w = sbx__reallocn(c->w, cap, sizeof(*w));
+        if (!w) {
+            sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
+            return;
+        }
+        c->w = w;
+        c->wcap = cap;
+    }
+    c->w[c->wlen++] = word;
+}
+
+void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op)
+{
+    c->last_dst = 0;
+    c->last_cmp = 0;
+    sbx__wasm_c_emit(c, (uint32_t)c->ops[op]);
+}
+
+uint32_t sbx__wasm_c_u32(struct compiler *c)
+{
+    uint32_t v = 0;
+    if (sbx__wasm_leb_u32(&c->p, c->end, &v) != WASM_LEB_OK)
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed code");
+    return v;
+}
+
+static uint8_t read_u8(struct compiler *c)
+{
+    if (c->p >= c->end) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed code");
+        return 0x0B;
+    }
+    return *c->p++;
+}
+
+struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type)
+{
+    if (c->sp == c->stcap) { /* cannot happen for valid code: one entry per instruction */
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: operand stack");
+        c->sp--;
+    }
+    struct centry *e = &c->st[c->sp++];
+    e->type = type;
+    e->kind = K_SLOT;
+    e->slot = c->slot_top;
+    e->local = 0;
+    e->k = 0;
+    c->slot_top += sbx__wasm_type_slots(type);
+    if (c->slot_top > c->max_slot)
+        c->max_slot = c->slot_top;
+    return e;
+}
+
+struct centry sbx__wasm_c_pop(struct compiler *c)
+{
+    if (c->sp == 0) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "operand stack underflow");
+        struct centry none = {.type = WASM_I32, .slot = c->slot_top};
+        return none;
+    }
+    struct centry e = c->st[--c->sp];
+    c->slot_top = e.slot;
+    return e;
+}
+
+static void emit_const(struct compiler *c, uint32_t dst, uint64_t k)
+{
+    if (k <= UINT32_MAX) {
+        sbx__wasm_c_op(c, IOP_const32);
+        sbx__wasm_c_emit(c, dst);
+        sbx__wasm_c_emit(c, (uint32_t)k);
+        return;
+    }
+    sbx__wasm_c_op(c, IOP_const64);
+    sbx__wasm_c_emit(c, dst);
+    sbx__wasm_c_emit(c, (uint32_t)k);
+    sbx__wasm_c_emit(c, (uint32_t)(k >> 32));
+}
+
+static void emit_mov(struct compiler *c, uint8_t type, uint32_t dst, uint32_t src)
+{
+    if (dst == src)
+        return;
+    sbx__wasm_c_op(c, type == WASM_V128 ? IOP_mov2 : IOP_mov);
+    sbx__wasm_c_emit(c, dst);
+    sbx__wasm_c_emit(c, src);
+}
+
+/* Puts e's value into dst without changing what the compile-time stack believes. */
+static void emit_copy(struct compiler *c, const struct centry *e, uint32_t dst)
+{
+    if (e->kind == K_CONST)
+        emit_const(c, dst, e->k);
+    else
+        emit_mov(c, e->type, dst, e->kind == K_LOCAL ? e->local : e->slot);
+}
+
+/* Returns the slot holding e's value, writing a constant into e's own slot first. Never
+ * changes stack state, so it is safe on paths that only some executions take. */
+uint32_t sbx__wasm_c_operand(struct compiler *c, const struct centry *e)
+{
+    if (e->kind == K_LOCAL)
+        return e->local;
+    if (e->kind == K_CONST)
+        emit_const(c, e->slot, e->k);
+    return e->slot;
+}
+
+static void flush_entry(struct compiler *c, struct centry *e)
+{
+    if (e->kind == K_SLOT)
+        return;
+    emit_copy(c, e, e->slot);
+    e->kind = K_SLOT;
+}
+
+void sbx__wasm_c_flush_top(struct compiler *c, uint32_t n)
+{
+    for (uint32_t i = c->sp - n; i < c->sp; i++)
+        flush_entry(c, &c->st[i]);
+}
+
+static void flush_local(struct compiler *c, uint32_t lslot)
+{
+    for (uint32_t i = 0; i < c->sp; i++)
+        if (c->st[i].kind == K_LOCAL && c->st[i].local == lslot)
+            flush_entry(c, &c->st[i]);
+}
+
+void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
+                        uint32_t n)
+{
+    sbx__wasm_c_op(c, op);
+    struct centry *e = sbx__wasm_c_push(c, type);
+    uint32_t dpos = c->wlen;
+    sbx__wasm_c_emit(c, e->slot);
+    for (uint32_t i = 0; i < n; i++)
+        sbx__wasm_c_emit(c, opnds[i]);
+    c->last_dst = dpos + 1;
+}
+
+static void label_here(struct compiler *c)
+{
+    c->last_dst = 0;
+    c->last_cmp = 0;
+}
+
+/* --- blocks and branches ---------------------------------------------------------------- */
+
+static void read_blocktype(struct compiler *c, struct cblock *b, uint8_t *single)
+{
+    int64_t v = 0;
+    if (sbx__wasm_leb_s33(&c->p, c->end, &v) != WASM_LEB_OK)
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed block type");
+    b->nparams = b->nresults = 0;
+    b->ptypes = b->rtypes = single;
+    if (v == -64)
+        return;
+    if (v < 0) {
+        *single = (uint8_t)(v & 0x7F);
+        b->nresults = 1;
+        return;
+    }
+    if ((uint64_t)v >= c->m->type_count) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown type");
+        return;
+    }
+    const struct wasm_functype *ft = &c->m->types[v];
+    b->nparams = ft->param_count;
+    b->nresults = ft->result_count;
+    b->ptypes = ft->types;
+    b->rtypes = ft->types + ft->param_count;
+}
+
+static struct cblock *label(struct compiler *c, uint32_t depth)
+{
+    if (depth >= c->nbl) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown label");
+        return &c->bl[0];
+    }
+    return &c->bl[c->nbl - 1 - depth];
+}
+
+static uint32_t label_arity(const struct cblock *b)
+{
+    return b->kind == B_LOOP ? b->nparams : b->nresults;
+}
+
+static bool needs_moves(const struct compiler *c, const struct cblock *b)
+{
+    uint32_t n = label_arity(b), target = b->base_slot;
+    for (uint32_t i = c->sp - n; i < c->sp; i++) {
+        const struct centry *e = &c->st[i];
+        if (e->kind != K_SLOT || e->slot != target)
+            return true;
+        target += sbx__wasm_type_slots(e->type);
+    }
+    return false;
+}
+
+/* Copies the label's values into its slots (ascending: sources never sit below targets). */
+static void emit_moves(struct compiler *c, const struct cblock *b)
+{
+    uint32_t n = label_arity(b), target = b->base_slot;
+    for (uint32_t i = c->sp - n; i < c->sp; i++) {
+        const struct centry *e = &c->st[i];
+        if (e->kind != K_SLOT || e->slot != target)
+            emit_copy(c, e, target);
+        target += sbx__wasm_type_slots(e->type);
+    }
+}
+
+static void link(struct compiler *c, struct cblock *b, uint32_t word)
+{
+    if (word >= c->wlen)
+        return;
+    if (b->kind == B_LOOP) {
+        c->w[word] = (uint32_t)(b->loop_pos - word);
+        return;
+    }
+    c->w[word] = b->fixups;
+    b->fixups = word + 1;
+}
+
+static void patch_chain(struct compiler *c, uint32_t head, uint32_t target)
+{
+    while (head && head - 1 < c->wlen) {
+        uint32_t word = head - 1;
+        head = c->w[word];
+        c->w[word] = target - word;
+    }
+}
+
+static void patch_one(struct compiler *c, uint32_t word, uint32_t target)
+{
+    if (word < c->wlen)
+        c->w[word] = target - word;
+}
+
+/* Results go to slots 0...; the values are copied into their own slots first when needed. */
+static void emit_return(struct compiler *c)
+{
+    uint32_t n = c->ft->result_count;
+    if (n == 0) {
+        sbx__wasm_c_op(c, IOP_ret0);
+        return;
+    }
+    const struct centry *first = &c->st[c->sp - n];
+    if (n == 1 && first->type != WASM_V128) {
+        uint32_t src = sbx__wasm_c_operand(c, first);
+        sbx__wasm_c_op(c, IOP_ret1);
+        sbx__wasm_c_emit(c, src);
+        return;
+    }
+    uint32_t slots = 0;
+    for (uint32_t i = c->sp - n; i < c->sp; i++) {
+        if (c->st[i].kind != K_SLOT)
+            emit_copy(c, &c->st[i], c->st[i].slot);
+        slots += sbx__wasm_type_slots(c->st[i].type);
+    }
+    sbx__wasm_c_op(c, IOP_retn);
+    sbx__wasm_c_emit(c, first->slot);
+    sbx__wasm_c_emit(c, slots);
+}
+
+/* Pops a branch condition, fusing the compare that produced it when it was the last
+ * instruction (its code is taken back and folded into the branch). */
+static struct ccond pop_cond(struct compiler *c)
+{
+    struct ccond cd = {.kind = C_NZ};
+    const struct centry *top = c->sp ? &c->st[c->sp - 1] : NULL;
+    if (c->last_cmp && top && top->kind == K_SLOT && c->last_cmp < c->wlen &&
+        c->w[c->last_cmp] == top->slot) {
+        uint32_t start = c->last_cmp - 1;
+        cd.kind = c->last_cmp_kind;
+        cd.cmp = c->last_cmp_op;
+        cd.is_imm = c->last_cmp_imm;
+        cd.a = c->w[start + 2];
+        cd.b = cd.kind == C_CMP ? c->w[start + 3] : 0;
+        c->wlen = start;
+        sbx__wasm_c_pop(c);
+        label_here(c);
+        return cd;
+    }
+    struct centry e = sbx__wasm_c_pop(c);
+    cd.a = sbx__wasm_c_operand(c, &e);
+    return cd;
+}
+
+/* Emits a conditional jump; returns the word holding its target. */
+static uint32_t emit_cond_br(struct compiler *c, const struct ccond *cd, bool invert)
+{
+    uint8_t kind = cd->kind, cmp = cd->cmp;
+    if (invert) {
+        if (kind == C_CMP)
+            cmp = cmp_inverse[cmp];
+        else
+            kind = kind == C_NZ ? C_Z : C_NZ;
+    }
+    if (kind == C_CMP) {
+        sbx__wasm_c_op(c, (enum wasm_iop)((cd->is_imm ? IOP_br_eq_i : IOP_br_eq) + cmp));
+        sbx__wasm_c_emit(c, cd->a);
+        sbx__wasm_c_emit(c, cd->b);
+    } else {
+        sbx__wasm_c_op(c, kind == C_NZ ? IOP_br_if : IOP_br_unless);
+        sbx__wasm_c_emit(c, cd->a);
+    }
+    uint32_t word = c->wlen;
+    sbx__wasm_c_emit(c, 0);
+    return word;
+}
+
+/* An unconditional branch from the current stack to label b. */
+static void emit_br(struct compiler *c, struct cblock *b)
+{
+    if (b->kind == B_FUNC) {
+        emit_return(c);
+        return;
+    }
+    emit_moves(c, b);
+    sbx__wasm_c_op(c, IOP_br);
+    uint32_t word = c->wlen;
+    sbx__wasm_c_emit(c, 0);
+    link(c, b, word);
+}
+
+static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t kind)
+{
+    if (c->nbl == c->blcap || c->sp < tmpl->nparams) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: block nesting");
+        return;
+    }
+    struct cblock *b = &c->bl[c->nbl++];
+    *b = *tmpl;
+    b->kind = kind;
+    b->height = c->sp - b->nparams;
+    b->base_slot = b->nparams ? c->st[b->height].slot : c->slot_top;
+    b->fixups = 0;
+    b->else_fix = 0;
+}
+
+static void do_block(struct compiler *c, uint8_t kind)
+{
+    struct cblock tmpl;
+    uint8_t single = 0;
+    read_blocktype(c, &tmpl, &single);
+    if (c->is_dead) {
+        c->skip_depth++;
+        return;
+    }
+    struct ccond cd = {0};
+    if (kind == B_IF)
+        cd = pop_cond(c);
+    sbx__wasm_c_flush_top(c, c->sp);
+    open_block(c, &tmpl, kind);
+    if (c->has_failed)
+        return;
+    struct cblock *b = &c->bl[c->nbl - 1];
+    if (tmpl.ptypes == &single || tmpl.rtypes == &single) {
+        b->single_type = single;
+        b->ptypes = b->rtypes = &b->single_type;
+    }
+    label_here(c);
+    if (kind == B_IF) {
+        b->else_fix = emit_cond_br(c, &cd, true) + 1;
+    } else if (kind == B_LOOP) {
+        b->loop_pos = c->wlen;
+        sbx__wasm_c_op(c, IOP_loop_check);
+        b->fuel_word = c->wlen;
+        sbx__wasm_c_emit(c, 1);
+        b->outer_fuel = c->fuel;
+        c->fuel = 0;
+    }
+}
+
+/* Resets the stack to the block's base plus the given types, all in their slots. */
+static void reset_stack(struct compiler *c, const struct cblock *b, const uint8_t *types,
+                        uint32_t n)
+{
+    c->sp = b->height;
+    c->slot_top = b->base_slot;
+    for (uint32_t i = 0; i < n; i++)
+        sbx__wasm_c_push(c, types[i]);
+}
+
+static void do_else(struct compiler *c)
+{
+    if (c->skip_depth)
+        return;
+    struct cblock *b = &c->bl[c->nbl - 1];
+    if (!c->is_dead) {
+        sbx__wasm_c_flush_top(c, b->nresults);
+        sbx__wasm_c_op(c, IOP_br);
+        uint32_t word = c->wlen;
+        sbx__wasm_c_emit(c, 0);
+        link(c, b, word);
+    }
+    if (b->else_fix)
+        patch_one(c, b->else_fix - 1, c->wlen);
+    b->else_fix = 0;
+    b->kind = B_ELSE;
+    reset_stack(c, b, b->ptypes, b->nparams);
+    c->is_dead = false;
+    label_here(c);
+}
+
+/* Returns true at the function's final end. */
+static bool do_end(struct compiler *c)
+{
+    if (c->skip_depth) {
+        c->skip_depth--;
+        return false;
+    }
+    struct cblock *b = &c->bl[c->nbl - 1];
+    if (!c->is_dead)
+        sbx__wasm_c_flush_top(c, b->nresults);
+    if (b->kind == B_FUNC) {
+        if (!c->is_dead)
+            emit_return(c);
+        return true;
+    }
+    if (b->else_fix)
+        patch_one(c, b->else_fix - 1, c->wlen);
+    if (b->kind == B_LOOP) {
+        if (b->fuel_word < c->wlen)
+            c->w[b->fuel_word] = c->fuel ? c->fuel : 1;
+        c->fuel = b->outer_fuel;
+    }
+    patch_chain(c, b->fixups, c->wlen);
+    reset_stack(c, b, b->rtypes, b->nresults);
+    c->nbl--;
+    c->is_dead = false;
+    label_here(c);
+    return false;
+}
+
+static void do_br(struct compiler *c)
+{
+    uint32_t depth = sbx__wasm_c_u32(c);
+    if (c->is_dead)
+        return;
+    emit_br(c, label(c, depth));
+    c->is_dead = true;
+}
+
+static void do_br_if(struct compiler *c)
+{
+    uint32_t depth = sbx__wasm_c_u32(c);
+    if (c->is_dead)
+        return;
+    struct ccond cd = pop_cond(c);
+    struct cblock *b = label(c, depth);
+    if (b->kind != B_FUNC && !needs_moves(c, b)) {
+        link(c, b, emit_cond_br(c, &cd, false));
+        return;
+    }
+    uint32_t skip = emit_cond_br(c, &cd, true);
+    emit_br(c, b);
+    patch_one(c, skip, c->wlen);
+    label_here(c);
+}
+
+static void br_table_targets(struct compiler *c, const uint32_t *depths, uint32_t n, uint32_t tpos)
+{
+    for (uint32_t i = 0; i <= n; i++) {
+        struct cblock *b = label(c, depths[i]);
+        if (b->kind != B_FUNC && !needs_moves(c, b))
+            link(c, b, tpos + i);
+    }
+    for (uint32_t i = 0; i <= n; i++) {
+        struct cblock *b = label(c, depths[i]);
+        if (b->kind != B_FUNC && !needs_moves(c, b))
+            continue;
+        patch_one(c, tpos + i, c->wlen);
+        emit_br(c, b);
+    }
+}
+
+static void do_br_table(struct compiler *c)
+{
+    uint32_t n = sbx__wasm_c_u32(c);
+    if ((size_t)n > (size_t)(c->end - c->p)) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed br_table");
+        return;
+    }
+    uint32_t *depths = sbx__mallocn((size_t)n + 1, sizeof(uint32_t));
+    if (!depths) {
+        sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i <= n; i++)
+        depths[i] = sbx__wasm_c_u32(c);
+    if (!c->is_dead && !c->has_failed) {
+        struct centry e = sbx__wasm_c_pop(c);
+        uint32_t idx = sbx__wasm_c_operand(c, &e);
+        sbx__wasm_c_op(c, IOP_br_table);
+        sbx__wasm_c_emit(c, idx);
+        sbx__wasm_c_emit(c, n);
+        uint32_t tpos = c->wlen;
+        for (uint32_t i = 0; i <= n; i++)
+            sbx__wasm_c_emit(c, 0);
+        br_table_targets(c, depths, n, tpos);
+        c->is_dead = true;
+    }
+    sbx__free(depths);
+}
+
+/* --- calls ------------------------------------------------------------------------------ */
+
+/* Puts the args in consecutive slots and pops them; returns the first arg's slot. */
+static uint32_t call_args(struct compiler *c, const struct wasm_functype *ft)
+{
+    uint32_t n = ft->param_count;
+    if (c->sp < n) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "operand stack underflow");
+        return c->slot_top;
+    }
+    sbx__wasm_c_flush_top(c, n);
+    uint32_t base = n ? c->st[c->sp - n].slot : c->slot_top;
+    c->sp -= n;
+    c->slot_top = base;
+    return base;
+}
+
+static void push_results(struct compiler *c, const struct wasm_functype *ft)
+{
+    for (uint32_t i = 0; i < ft->result_count; i++)
+        sbx__wasm_c_push(c, ft->types[ft->param_count + i]);
+}
+
+static void do_call(struct compiler *c)
+{
+    uint32_t fidx = sbx__wasm_c_u32(c);
+    if (c->is_dead)
+        return;
+    if (fidx >= c->m->func_count) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown function");
+        return;
+    }
+    const struct wasm_functype *ft = &c->m->types[c->m->func_type_idx[fidx]];
+    uint32_t base = call_args(c, ft);
+    bool is_import = fidx < c->m->func_import_count;
+    sbx__wasm_c_op(c, is_import ? IOP_call_func : IOP_call);
+    sbx__wasm_c_emit(c, is_import ? fidx : fidx - c->m->func_import_count);
+    sbx__wasm_c_emit(c, base);
+    push_results(c, ft);
+}
+
+static void do_call_indirect(struct compiler *c)
+{
+    uint32_t tidx = sbx__wasm_c_u32(c);
+    uint32_t table = sbx__wasm_c_u32(c);
+    if (c->is_dead)
+        return;
+    if (tidx >= c->m->type_count) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown type");
+        return;
+    }
+    const struct wasm_functype *ft = &c->m->types[tidx];
+    struct centry e = sbx__wasm_c_pop(c);
+    uint32_t idx = sbx__wasm_c_operand(c, &e);
+    uint32_t base = call_args(c, ft);
+    sbx__wasm_c_op(c, IOP_call_indirect);
+    sbx__wasm_c_emit(c, tidx);
+    sbx__wasm_c_emit(c, table);
+    sbx__wasm_c_emit(c, idx);
+    sbx__wasm_c_emit(c, base);
+    push_results(c, ft);
+}
+
+/* --- locals, drop, select ----------------------------------------------------------------- */
+
+static bool has_local_refs(const struct compiler *c, uint32_t lslot, uint32_t below)
+{
+    for (uint32_t i = 0; i < below; i++)
+        if (c->st[i].kind == K_LOCAL && c->st[i].local == lslot)
+            return true;
+    return false;
+}
+
+static void set_local(struct compiler *c, uint32_t x)
+{
+    uint32_t ls = c->local_slot[x];
+    const struct centry *top = &c->st[c->sp - 1];
+    /* The value was just computed into its slot: compute it into the local instead. */
+    if (top->kind == K_SLOT && c->last_dst && c->last_dst - 1 < c->wlen &&
+        c->w[c->last_dst - 1] == top->slot && !has_local_refs(c, ls, c->sp - 1)) {
+        c->w[c->last_dst - 1] = ls;
+        sbx__wasm_c_pop(c);
+        label_here(c);
+        return;
+    }
+    struct centry e = sbx__wasm_c_pop(c);
+    if (e.kind == K_LOCAL && e.local == ls)
+        return;
+    flush_local(c, ls);
+    emit_copy(c, &e, ls);
+}
+
+static void do_local(struct compiler *c, uint8_t op)
+{
+    uint32_t x = sbx__wasm_c_u32(c);
+    if (c->is_dead)
+        return;
+    if (x >= c->local_count) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown local");
+        return;
+    }
+    if (op != 0x20) {
+        if (c->sp == 0) {
+            sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "operand stack underflow");
+            return;
+        }
+        set_local(c, x);
+        if (op == 0x21)
+            return;
+    }
+    struct centry *e = sbx__wasm_c_push(c, c->local_type[x]);
+    e->kind = K_LOCAL;
+    e->local = c->local_slot[x];
+}
+
+static void do_select(struct compiler *c, uint8_t op)
+{
+    if (op == 0x1C) {
+        uint32_t n = sbx__wasm_c_u32(c);
+        for (uint32_t i = 0; i < n && !c->has_failed; i++)
+            read_u8(c);
+    }
+    if (c->is_dead)
+        return;
+    struct centry cond = sbx__wasm_c_pop(c), b = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
+    if (a.type == WASM_V128) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unsupported: v128 select");
+        return;
+    }
+    uint32_t opnds[3];
+    opnds[0] = sbx__wasm_c_operand(c, &a);
+    opnds[1] = sbx__wasm_c_operand(c, &b);
+    opnds[2] = sbx__wasm_c_operand(c, &cond);
+    sbx__wasm_c_result(c, IOP_select, a.type, opnds, 3);
+}
+
+/* --- the driver ------------------------------------------------------------------------- */
+
+/* Skips an instruction's immediates in dead code (after br, return, unreachable). */
+static void skip_imm(struct compiler *c, uint8_t op)
+{
+    unsigned prefix = op == 0xFC || op == 0xFD ? op : 0;
+    unsigned code = prefix ? sbx__wasm_c_u32(c) : op;
+    if (code > 0xFF) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
+        return;
+    }
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[WASM_OP_ID(prefix, code)];
+    int64_t s;
+    switch (info->imm) {
+    case WASM_IMM_I32:
+    case WASM_IMM_I64:
+        sbx__wasm_leb_s64(&c->p, c->end, &s);
+        break;
+    case WASM_IMM_F32:
+        c->p += c->end - c->p >= 4 ? 4 : 0;
+        break;
+    case WASM_IMM_F64:
+        c->p += c->end - c->p >= 8 ? 8 : 0;
+        break;
+    case WASM_IMM_V128:
+    case WASM_IMM_SHUFFLE:
+        c->p += c->end - c->p >= 16 ? 16 : 0;
+        break;
+    case WASM_IMM_MEMIDX:
+    case WASM_IMM_REFTYPE:
+    case WASM_IMM_LANE:
+        read_u8(c);
+        break;
+    case WASM_IMM_MEM_MEM:
+        read_u8(c);
+        read_u8(c);
+        break;
+    case WASM_IMM_DATA_MEM:
+        sbx__wasm_c_u32(c);
+        read_u8(c);
+        break;
+    case WASM_IMM_MEMARG_LANE:
+        sbx__wasm_c_u32(c);
+        sbx__wasm_c_u32(c);
+        read_u8(c);
+        break;
+    case WASM_IMM_MEMARG:
+    case WASM_IMM_ELEM_TABLE:
+    case WASM_IMM_TABLE_TABLE:
+        sbx__wasm_c_u32(c);
+        sbx__wasm_c_u32(c);
+        break;
+    case WASM_IMM_NONE:
+        break;
+    default:
+        sbx__wasm_c_u32(c);
+        break;
+    }
+}
+
+/* Returns true at the function's final end. */
+static bool step(struct compiler *c)
+{
+    uint8_t op = read_u8(c);
+    if (!c->is_dead)
+        c->fuel++;
+    switch (op) {
+    case 0x00:
+        if (!c->is_dead) {
+            sbx__wasm_c_op(c, IOP_unreachable);
+            c->is_dead = true;
+        }
+        return false;
+    case 0x01:
+        return false;
+    case 0x02:
+        do_block(c, B_BLOCK);
+        return false;
+    case 0x03:
+        do_block(c, B_LOOP);
+        return false;
+    case 0x04:
+        do_block(c, B_IF);
+        return false;
+    case 0x05:
+        do_else(c);
+        return false;
+    case 0x0B:
+        return do_end(c);
+    case 0x0C:
+        do_br(c);
+        return false;
+    case 0x0D:
+        do_br_if(c);
+        return false;
+    case 0x0E:
+        do_br_table(c);
+        return false;
+    case 0x0F:
+        if (!c->is_dead) {
+            emit_return(c);
+            c->is_dead = true;
+        }
+        return false;
+    case 0x10:
+        do_call(c);
+        return false;
+    case 0x11:
+        do_call_indirect(c);
+        return false;
+    case 0x1A:
+        if (!c->is_dead)
+            sbx__wasm_c_pop(c);
+        return false;
+    case 0x1B:
+    case 0x1C:
+        do_select(c, op);
+        return false;
+    case 0x20:
+    case 0x21:
+    case 0x22:
+        do_local(c, op);
+        return false;
+    default:
+        break;
+    }
+    if (c->is_dead)
+        skip_imm(c, op);
+    else if (op == 0xFC)
+        sbx__wasm_c_prefixed(c, sbx__wasm_c_u32(c));
+    else if (!sbx__wasm_c_simple(c, op) && !sbx__wasm_c_variable(c, op))
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE,
+                         op == 0xFD ? "unsupported: SIMD instruction" : "unknown opcode");
+    return false;
+}
+
+static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
+{
+    const struct wasm_functype *ft = c->ft;
+    c->local_count = ft->param_count + fd->local_count;
+    c->local_slot = sbx__mallocn((size_t)c->local_count + 1, sizeof(uint32_t));
+    c->local_type = sbx__mallocn((size_t)c->local_count + 1, 1);
+    if (!c->local_slot || !c->local_type)
+        return false;
+    uint32_t slot = 0;
+    for (uint32_t i = 0; i < c->local_count; i++) {
+        uint8_t t = i < ft->param_count ? ft->types[i] : fd->local_types[i - ft->param_count];
+        c->local_type[i] = t;
+        c->local_slot[i] = slot;
+        slot += sbx__wasm_type_slots(t);
+        if (slot > MAX_SLOTS)
+            return false;
+    }
+    c->frame_base = slot;
+    c->slot_top = c->max_slot = slot;
+    return true;
+}
+
+static void open_func_block(struct compiler *c)
+{
+    struct cblock *b = &c->bl[c->nbl++];
+    memset(b, 0, sizeof(*b));
+    b->kind = B_FUNC;
+    b->nresults = c->ft->result_count;
+    b->rtypes = c->ft->types + c->ft->param_count;
+    b->base_slot = c->frame_base;
+}
+
+static uint32_t types_slots(const uint8_t *types, uint32_t n)
+{
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s += sbx__wasm_type_slots(types[i]);
+    return s;
+}
+
+static void finish(struct compiler *c, struct wasm_code *out, uint32_t func_index)
+{
+    const struct wasm_functype *ft = c->ft;
+    uint32_t *w = sbx__reallocn(c->w, c->wlen ? c->wlen : 1, sizeof(*w));
+    out->words = w ? w : c->w;
+    c->w = NULL;
+    out->word_count = c->wlen;
+    out->func_index = func_index;
+    out->param_slots = types_slots(ft->types, ft->param_count);
+    out->result_slots = types_slots(ft->types + ft->param_count, ft->result_count);
+    out->local_slots = c->frame_base - out->param_slots;
+    out->frame_slots = c->max_slot > out->result_slots ? c->max_slot : out->result_slots;
+    out->entry_fuel = c->fuel ? c->fuel : 1;
+    out->type = ft;
+}
+
+static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out)
+{
+    const struct wasm_func_def *fd = &c->m->funcs[def];
+    c->ft = &c->m->types[fd->type_index];
+    c->p = fd->code;
+    c->end = fd->code + fd->code_len;
+    c->stcap = c->blcap = fd->code_len + 2;
+    c->st = sbx__calloc(c->stcap, sizeof(*c->st));
+    c->bl = sbx__calloc(c->blcap, sizeof(*c->bl));
+    if (!c->st || !c->bl || !setup_locals(c, fd)) {
+        sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory or too many locals");
+        return;
+    }
+    open_func_block(c);
+    while (!c->has_failed && !step(c))
+        ;
+    if (!c->has_failed && c->max_slot > MAX_SLOTS)
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: frame too large");
+    if (!c->has_failed)
+        finish(c, out, c->m->func_import_count + def);
+}
+
+static void compiler_reset(struct compiler *c)
+{
+    sbx__free(c->w);
+    sbx__free(c->st);
+    sbx__free(c->bl);
+    sbx__free(c->local_slot);
+    sbx__free(c->local_type);
+    const struct wasm_module *m = c->m;
+    const int32_t *ops = c->ops;
+    char *err = c->err;
+    size_t errlen = c->errlen;
+    memset(c, 0, sizeof(*c));
+    c->m = m;
+    c->ops = ops;
+    c->err = err;
+    c->errlen = errlen;
+}
+
+sbx_err sbx__wasm_compile(struct wasm_module *m, char *err, size_t errlen)
+{
+    m->compiled = sbx__calloc(m->func_def_count ? m->func_def_count : 1, sizeof(*m->compiled));
+    if (!m->compiled)
+        return SBX_E_NOMEM;
+    struct compiler c = {.m = m, .ops = sbx__wasm_interp_ops(), .err = err, .errlen = errlen};
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        compiler_reset(&c);
+        compile_func(&c, i, &m->compiled[i]);
+        if (c.has_failed) {
+            sbx_err rc = c.rc;
+            if (err && errlen && rc != SBX_E_NOMEM) {
+                char msg[200];
+                snprintf(msg, sizeof(msg), "%s", err);
+                snprintf(err, errlen, "%s in function %u", msg, m->func_import_count + i);
+            }
+            compiler_reset(&c);
+            sbx__wasm_compile_free(m);
+            return rc;
+        }
+    }
+    compiler_reset(&c);
+    return SBX_OK;
+}
+
+void sbx__wasm_compile_free(struct wasm_module *m)
+{
+    if (!m || !m->compiled)
+        return;
+    for (uint32_t i = 0; i < m->func_def_count; i++)
+        sbx__free(m->compiled[i].words);
+    sbx__free(m->compiled);
+    m->compiled = NULL;
+}

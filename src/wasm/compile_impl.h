@@ -1,0 +1,99 @@
+/* wasm/compile_impl.h: the translator's state, shared by compile*.c. The operand stack is
+ * tracked at compile time: each entry has a canonical slot (locals + its stack position), but
+ * a value may stay in a local or be a constant until something needs it in its slot. */
+#ifndef SBX_WASM_COMPILE_IMPL_H
+#define SBX_WASM_COMPILE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sbx/error.h>
+
+#include "wasm/code.h"
+
+enum { K_SLOT = 0, K_LOCAL, K_CONST };
+enum { B_FUNC = 0, B_BLOCK, B_LOOP, B_IF, B_ELSE };
+enum { C_NZ = 0, C_Z, C_CMP };
+
+struct centry {
+    uint8_t type;
+    uint8_t kind;   /* K_* */
+    uint32_t slot;  /* canonical slot */
+    uint32_t local; /* K_LOCAL: the local's slot */
+    uint64_t k;     /* K_CONST: the bits */
+};
+
+struct cblock {
+    uint8_t kind;       /* B_* */
+    uint32_t height;    /* operand entries below the block's params */
+    uint32_t base_slot; /* canonical slot of the first param / result */
+    uint32_t nparams, nresults;
+    const uint8_t *ptypes, *rtypes;
+    uint32_t loop_pos;   /* B_LOOP: the header's word index */
+    uint32_t fixups;     /* chain of forward-branch words to patch at end, +1; 0 = none */
+    uint32_t else_fix;   /* B_IF: the false-jump's word, +1; 0 = none */
+    uint32_t outer_fuel; /* B_LOOP: the enclosing region's count */
+    uint32_t fuel_word;  /* B_LOOP: the loop_check's fuel word */
+    uint8_t single_type; /* storage for a one-valtype block type */
+};
+
+/* A branch condition: slot != 0, slot == 0, or a fused i32 compare of a and b (b an
+ * immediate when is_imm). */
+struct ccond {
+    uint8_t kind; /* C_* */
+    uint8_t cmp;  /* 0..9: eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u */
+    bool is_imm;
+    uint32_t a, b;
+};
+
+struct compiler {
+    const struct wasm_module *m;
+    const struct wasm_functype *ft;
+    const int32_t *ops;
+    const uint8_t *p, *end;
+    uint32_t *local_slot;
+    uint8_t *local_type;
+    uint32_t local_count;
+    uint32_t frame_base; /* slots of params + locals: where the operand stack starts */
+
+    uint32_t *w;
+    uint32_t wlen, wcap;
+    struct centry *st;
+    uint32_t sp, stcap;
+    uint32_t slot_top, max_slot;
+    struct cblock *bl;
+    uint32_t nbl, blcap;
+
+    bool is_dead;        /* after br/return/unreachable until the block's end or else */
+    uint32_t skip_depth; /* blocks opened inside dead code */
+    uint32_t fuel;       /* instructions in the current metering region */
+    uint32_t last_dst;   /* +1: dst word of the last instruction when its result is on top */
+    uint32_t last_cmp;   /* +1: start of the last instruction when it is a fusable compare */
+    uint8_t last_cmp_kind, last_cmp_op;
+    bool last_cmp_imm;
+    bool has_failed;
+    sbx_err rc;
+    char *err;
+    size_t errlen;
+};
+
+/* compile.c */
+void sbx__wasm_c_fail(struct compiler *c, sbx_err rc, const char *msg);
+void sbx__wasm_c_emit(struct compiler *c, uint32_t word);
+void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op);
+uint32_t sbx__wasm_c_u32(struct compiler *c);
+struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type);
+struct centry sbx__wasm_c_pop(struct compiler *c);
+uint32_t sbx__wasm_c_operand(struct compiler *c, const struct centry *e);
+void sbx__wasm_c_flush_top(struct compiler *c, uint32_t n);
+/* Emits the op with [dst] first, then the given operand words; pushes the result. */
+void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
+                        uint32_t n);
+
+/* compile_ops.c: opcodes without control flow. Returns false if op is not one of them. */
+bool sbx__wasm_c_simple(struct compiler *c, uint8_t op);
+bool sbx__wasm_c_prefixed(struct compiler *c, uint32_t op);
+bool sbx__wasm_c_variable(struct compiler *c, uint8_t op);
+
+#endif

@@ -1,0 +1,689 @@
+/* wasm/interp.c: the dispatch loop over the code of code.h. Threaded with computed goto: each
+ * handler ends by jumping to the next word's label. wasm-to-wasm calls push struct wasm_frame
+ * records instead of recursing, so guest recursion never grows the C stack. Operands are slot
+ * indices into the frame fp; every handler reads all operands before writing its result. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "wasm/code.h"
+#include "wasm/interp_num.h"
+
+#define LIKELY(x)   __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+static int32_t op_offsets[IOP_COUNT_];
+static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
+
+static enum wasm_trap_kind run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp);
+
+static void init_ops(void)
+{
+    run(NULL, NULL, NULL);
+}
+
+const int32_t *sbx__wasm_interp_ops(void)
+{
+    pthread_once(&ops_once, init_ops);
+    return op_offsets;
+}
+
+enum wasm_trap_kind sbx__wasm_interp_run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
+{
+    return run(ex, f, fp);
+}
+
+/* Charges fuel and reports an interrupt: the slow half of POLL. */
+static enum wasm_trap_kind poll_slow(struct wasm_store *store, uint32_t n)
+{
+    if (atomic_load_explicit(&store->is_interrupted, memory_order_relaxed))
+        return WASM_TRAP_INTERRUPTED;
+    if (store->is_metered) {
+        if (store->fuel < n) {
+            store->fuel = 0;
+            return WASM_TRAP_FUEL_EXHAUSTED;
+        }
+        store->fuel -= n;
+    }
+    return WASM_TRAP_NONE;
+}
+
+static bool call_indirect_ok(const struct wasm_func *f, const struct wasm_functype *want)
+{
+    return f->type == want || sbx__wasm_functype_eq(f->type, want);
+}
+
+/* memory.init / table.init / copy bounds: [a, a + n) within size, in 64 bits. */
+static inline bool in_range(uint32_t a, uint32_t n, uint64_t size)
+{
+    return (uint64_t)a + n <= size;
+}
+
+static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d, uint32_t s,
+                       uint32_t n)
+{
+    memmove(dt->elems + d, st->elems + s, (size_t)n * sizeof(void *));
+}
+
+/* clang-format off */
+#define NEXT()      goto *(void *)(lbase + (int32_t)ip[0])
+#define S(k)        fp[ip[k]]
+#define U32(k)      ((uint32_t)fp[ip[k]])
+#define B(x)        ((uint64_t)((x) ? 1u : 0u))
+#define TRAP(kind)  do { tk = (kind); goto trap; } while (0)
+#define TARGET(k)   (ip + (k) + (int32_t)ip[k])
+#define POLL(n)                                                                                    \
+    if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
+                 store->is_metered)) {                                                             \
+        tk = poll_slow(store, (n));                                                                \
+        if (tk != WASM_TRAP_NONE)                                                                  \
+            goto trap;                                                                             \
+    }
+#define SWITCH_INST(ni)                                                                            \
+    do {                                                                                           \
+        inst = (ni);                                                                               \
+        mem = inst->mem0;                                                                          \
+        mbase = mem ? mem->data : NULL;                                                            \
+        msize = mem ? mem->size : 0;                                                               \
+        globals = inst->globals;                                                                   \
+        codes = inst->module->compiled;                                                            \
+    } while (0)
+
+/* i32 binary op in slot and immediate form; body sees a, b and writes S(1). */
+#define BIN32(name, body)                                                                          \
+    op_i32_##name : { uint32_t a = U32(2), b = U32(3); body; ip += 4; NEXT(); }                    \
+    op_i32_##name##_i : { uint32_t a = U32(2), b = ip[3]; body; ip += 4; NEXT(); }
+#define BIN64(name, body)                                                                          \
+    op_i64_##name : { uint64_t a = S(2), b = S(3); body; ip += 4; NEXT(); }                        \
+    op_i64_##name##_i : { uint64_t a = S(2), b = (uint64_t)(int64_t)(int32_t)ip[3]; body;          \
+                          ip += 4; NEXT(); }
+#define FBIN(T, name, expr)                                                                        \
+    op_##T##_##name : { T##_t a = T##_of(S(2)), b = T##_of(S(3)); S(1) = T##_bits(expr);            \
+                        ip += 4; NEXT(); }
+#define FCMP(T, name, expr)                                                                        \
+    op_##T##_##name : { T##_t a = T##_of(S(2)), b = T##_of(S(3)); S(1) = B(expr); ip += 4; NEXT(); }
+#define FUN(T, name, expr)                                                                         \
+    op_##T##_##name : { T##_t a = T##_of(S(2)); S(1) = T##_bits(expr); ip += 3; NEXT(); }
+#define UN(name, expr)                                                                             \
+    op_##name : { uint64_t a = S(2); S(1) = (uint64_t)(expr); ip += 3; NEXT(); }
+#define BRCMP(name, expr)                                                                          \
+    op_br_##name : { uint32_t a = U32(1), b = U32(2); ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }  \
+    op_br_##name##_i : { uint32_t a = U32(1), b = ip[2]; ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }
+#define LOAD(name, T, conv)                                                                        \
+    op_##name : {                                                                                  \
+        uint64_t ea = (uint64_t)U32(2) + ip[3];                                                    \
+        if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
+            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
+        T v;                                                                                       \
+        memcpy(&v, mbase + ea, sizeof(T));                                                         \
+        S(1) = conv;                                                                               \
+        ip += 4;                                                                                   \
+        NEXT();                                                                                    \
+    }
+#define STORE(name, T)                                                                             \
+    op_##name : {                                                                                  \
+        uint64_t ea = (uint64_t)U32(1) + ip[3];                                                    \
+        if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
+            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
+        T v = (T)S(2);                                                                             \
+        memcpy(mbase + ea, &v, sizeof(T));                                                         \
+        ip += 4;                                                                                   \
+        NEXT();                                                                                    \
+    }
+#define TRUNC(name, T, fits, conv)                                                                 \
+    op_##name : {                                                                                  \
+        double x = (double)T##_of(S(2));                                                           \
+        if (UNLIKELY(!fits(x)))                                                                    \
+            TRAP(x != x ? WASM_TRAP_INVALID_CONVERSION : WASM_TRAP_INT_OVERFLOW);                  \
+        S(1) = conv;                                                                               \
+        ip += 3;                                                                                   \
+        NEXT();                                                                                    \
+    }
+/* clang-format on */
+
+typedef float f32_t;
+typedef double f64_t;
+
+static enum wasm_trap_kind run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
+{
+    const char *lbase = (const char *)&&op_unreachable;
+    if (UNLIKELY(ex == NULL)) {
+#define SET_OFFSET(name) op_offsets[IOP_##name] = (int32_t)((const char *)&&op_##name - lbase);
+        WASM_ALL_OPS(SET_OFFSET)
+#undef SET_OFFSET
+        return WASM_TRAP_NONE;
+    }
+    struct wasm_store *store = ex->store;
+    struct wasm_frame *frames = ex->frames;
+    uint64_t *stack_end = ex->stack_end;
+    uint32_t depth = ex->depth, entry_depth = ex->depth, max_depth = ex->max_depth;
+    struct wasm_instance *inst;
+    struct wasm_memory *mem;
+    uint8_t *mbase;
+    uint64_t msize;
+    struct wasm_global **globals;
+    const struct wasm_code *codes;
+    SWITCH_INST(f->inst);
+    const struct wasm_code *code = &codes[f->def_index];
+    const uint32_t *ip = NULL;
+    enum wasm_trap_kind tk = WASM_TRAP_NONE;
+    /* Scratch for calls, set before jumping to do_call_func / do_call_wasm. */
+    struct wasm_func *callf;
+    const struct wasm_code *callee = code;
+    struct wasm_instance *cinst = inst;
+    uint64_t *nfp = fp;
+    const uint32_t *ret = NULL;
+    goto do_call_wasm;
+
+    /* [h] */
+op_unreachable:
+    TRAP(WASM_TRAP_UNREACHABLE);
+    /* [h][target] */
+op_br:
+    ip = TARGET(1);
+    NEXT();
+    /* [h][cond][target] */
+op_br_if:
+    ip = U32(1) ? TARGET(2) : ip + 3;
+    NEXT();
+op_br_unless:
+    ip = U32(1) ? ip + 3 : TARGET(2);
+    NEXT();
+    /* [h][index][n][target_0 .. target_n-1][default] */
+op_br_table : {
+    uint32_t i = U32(1), n = ip[2];
+    if (i > n)
+        i = n;
+    ip = TARGET(3 + i);
+    NEXT();
+}
+    /* [h][fuel]: at every loop header */
+op_loop_check:
+    POLL(ip[1]);
+    ip += 2;
+    NEXT();
+    BRCMP(eq, a == b)
+    BRCMP(ne, a != b)
+    BRCMP(lt_s, (int32_t)a < (int32_t)b)
+    BRCMP(lt_u, a < b)
+    BRCMP(gt_s, (int32_t)a > (int32_t)b)
+    BRCMP(gt_u, a > b)
+    BRCMP(le_s, (int32_t)a <= (int32_t)b)
+    BRCMP(le_u, a <= b)
+    BRCMP(ge_s, (int32_t)a >= (int32_t)b)
+    BRCMP(ge_u, a >= b)
+
+    /* [h] / [h][src] / [h][first][slot count]: results go to fp[0...] */
+op_ret1:
+    fp[0] = S(1);
+    goto do_return;
+op_retn : {
+    uint32_t src = ip[1], n = ip[2];
+    for (uint32_t i = 0; i < n; i++)
+        fp[i] = fp[src + i];
+    goto do_return;
+}
+op_ret0:
+do_return : {
+    struct wasm_frame *fr = &frames[--depth];
+    if (UNLIKELY(fr->ip == NULL)) {
+        ex->depth = depth;
+        return WASM_TRAP_NONE;
+    }
+    ip = fr->ip;
+    fp = fr->fp;
+    code = fr->code;
+    if (fr->inst != inst)
+        SWITCH_INST(fr->inst);
+    msize = mem ? mem->size : 0;
+    NEXT();
+}
+    /* [h][defined func index][arg slot] */
+op_call:
+    callee = &codes[ip[1]];
+    cinst = inst;
+    nfp = fp + ip[2];
+    ret = ip + 3;
+    goto do_call_wasm;
+    /* [h][func index][arg slot] */
+op_call_func:
+    callf = inst->funcs[ip[1]];
+    nfp = fp + ip[2];
+    ret = ip + 3;
+    goto do_call_func;
+    /* [h][type index][table][elem index slot][arg slot] */
+op_call_indirect : {
+    struct wasm_table *t = inst->tables[ip[2]];
+    uint32_t i = U32(3);
+    if (UNLIKELY(i >= t->size))
+        TRAP(WASM_TRAP_UNDEFINED_ELEMENT);
+    callf = t->elems[i];
+    if (UNLIKELY(callf == NULL))
+        TRAP(WASM_TRAP_UNINITIALIZED_ELEMENT);
+    if (UNLIKELY(!call_indirect_ok(callf, &inst->module->types[ip[1]])))
+        TRAP(WASM_TRAP_INDIRECT_TYPE);
+    nfp = fp + ip[4];
+    ret = ip + 5;
+    goto do_call_func;
+}
+do_call_func:
+    if (LIKELY(callf->inst != NULL)) {
+        cinst = callf->inst;
+        callee = &cinst->module->compiled[callf->def_index];
+        goto do_call_wasm;
+    }
+    if (UNLIKELY(depth >= max_depth))
+        TRAP(WASM_TRAP_STACK_EXHAUSTED);
+    POLL(1);
+    ex->depth = depth;
+    ex->sp = fp + code->frame_slots;
+    tk = sbx__wasm_call_host(ex, callf, inst, nfp);
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap_host;
+    msize = mem ? mem->size : 0;
+    ip = ret;
+    NEXT();
+do_call_wasm:
+    if (UNLIKELY(depth >= max_depth || (size_t)(stack_end - nfp) < callee->frame_slots))
+        TRAP(WASM_TRAP_STACK_EXHAUSTED);
+    POLL(callee->entry_fuel);
+    frames[depth].ip = ret;
+    frames[depth].fp = fp;
+    frames[depth].code = code;
+    frames[depth].inst = inst;
+    depth++;
+    memset(nfp + callee->param_slots, 0, (size_t)callee->local_slots * sizeof(uint64_t));
+    fp = nfp;
+    code = callee;
+    ip = callee->words;
+    if (cinst != inst)
+        SWITCH_INST(cinst);
+    NEXT();
+
+    /* [h][dst][src] */
+op_mov:
+    S(1) = S(2);
+    ip += 3;
+    NEXT();
+op_mov2:
+    fp[ip[1]] = fp[ip[2]];
+    fp[ip[1] + 1] = fp[ip[2] + 1];
+    ip += 3;
+    NEXT();
+    /* [h][dst][k] / [h][dst][lo][hi] */
+op_const32:
+    S(1) = ip[2];
+    ip += 3;
+    NEXT();
+op_const64:
+    S(1) = (uint64_t)ip[2] | ((uint64_t)ip[3] << 32);
+    ip += 4;
+    NEXT();
+    /* [h][dst][a][b][cond] */
+op_select : {
+    uint64_t v = U32(4) ? S(2) : S(3);
+    S(1) = v;
+    ip += 5;
+    NEXT();
+}
+    /* [h][dst][global] / [h][global][src] */
+op_global_get:
+    S(1) = globals[ip[2]]->value.i64;
+    ip += 3;
+    NEXT();
+op_global_set:
+    globals[ip[1]]->value.i64 = S(2);
+    ip += 3;
+    NEXT();
+    /* [h][dst][func] */
+op_ref_func:
+    S(1) = (uint64_t)(uintptr_t)inst->funcs[ip[2]];
+    ip += 3;
+    NEXT();
+
+    BIN32(add, S(1) = a + b)
+    BIN32(sub, S(1) = a - b)
+    BIN32(mul, S(1) = a * b)
+    BIN32(div_s, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        if (UNLIKELY(a == 0x80000000u && b == 0xFFFFFFFFu))
+            TRAP(WASM_TRAP_INT_OVERFLOW);
+        S(1) = (uint32_t)((int32_t)a / (int32_t)b);
+    })
+    BIN32(div_u, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        S(1) = a / b;
+    })
+    BIN32(rem_s, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        S(1) = b == 0xFFFFFFFFu ? 0u : (uint32_t)((int32_t)a % (int32_t)b);
+    })
+    BIN32(rem_u, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        S(1) = a % b;
+    })
+    BIN32(and, S(1) = a & b)
+    BIN32(or, S(1) = a | b)
+    BIN32(xor, S(1) = a ^ b)
+    BIN32(shl, S(1) = a << (b & 31))
+    BIN32(shr_s, S(1) = (uint32_t)((int32_t)a >> (b & 31)))
+    BIN32(shr_u, S(1) = a >> (b & 31))
+    BIN32(rotl, S(1) = rotl32(a, b))
+    BIN32(rotr, S(1) = rotr32(a, b))
+    BIN32(eq, S(1) = B(a == b))
+    BIN32(ne, S(1) = B(a != b))
+    BIN32(lt_s, S(1) = B((int32_t)a < (int32_t)b))
+    BIN32(lt_u, S(1) = B(a < b))
+    BIN32(gt_s, S(1) = B((int32_t)a > (int32_t)b))
+    BIN32(gt_u, S(1) = B(a > b))
+    BIN32(le_s, S(1) = B((int32_t)a <= (int32_t)b))
+    BIN32(le_u, S(1) = B(a <= b))
+    BIN32(ge_s, S(1) = B((int32_t)a >= (int32_t)b))
+    BIN32(ge_u, S(1) = B(a >= b))
+
+    BIN64(add, S(1) = a + b)
+    BIN64(sub, S(1) = a - b)
+    BIN64(mul, S(1) = a * b)
+    BIN64(div_s, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        if (UNLIKELY(a == 0x8000000000000000u && b == UINT64_MAX))
+            TRAP(WASM_TRAP_INT_OVERFLOW);
+        S(1) = (uint64_t)((int64_t)a / (int64_t)b);
+    })
+    BIN64(div_u, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        S(1) = a / b;
+    })
+    BIN64(rem_s, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        S(1) = b == UINT64_MAX ? 0u : (uint64_t)((int64_t)a % (int64_t)b);
+    })
+    BIN64(rem_u, {
+        if (UNLIKELY(b == 0))
+            TRAP(WASM_TRAP_DIV_ZERO);
+        S(1) = a % b;
+    })
+    BIN64(and, S(1) = a & b)
+    BIN64(or, S(1) = a | b)
+    BIN64(xor, S(1) = a ^ b)
+    BIN64(shl, S(1) = a << (b & 63))
+    BIN64(shr_s, S(1) = (uint64_t)((int64_t)a >> (b & 63)))
+    BIN64(shr_u, S(1) = a >> (b & 63))
+    BIN64(rotl, S(1) = rotl64(a, b))
+    BIN64(rotr, S(1) = rotr64(a, b))
+    BIN64(eq, S(1) = B(a == b))
+    BIN64(ne, S(1) = B(a != b))
+    BIN64(lt_s, S(1) = B((int64_t)a < (int64_t)b))
+    BIN64(lt_u, S(1) = B(a < b))
+    BIN64(gt_s, S(1) = B((int64_t)a > (int64_t)b))
+    BIN64(gt_u, S(1) = B(a > b))
+    BIN64(le_s, S(1) = B((int64_t)a <= (int64_t)b))
+    BIN64(le_u, S(1) = B(a <= b))
+    BIN64(ge_s, S(1) = B((int64_t)a >= (int64_t)b))
+    BIN64(ge_u, S(1) = B(a >= b))
+
+    UN(i32_clz, (uint32_t)a == 0 ? 32 : __builtin_clz((uint32_t)a))
+    UN(i32_ctz, (uint32_t)a == 0 ? 32 : __builtin_ctz((uint32_t)a))
+    UN(i32_popcnt, __builtin_popcount((uint32_t)a))
+    UN(i32_eqz, (uint32_t)a == 0)
+    UN(i32_extend8_s, (uint32_t)(int32_t)(int8_t)a)
+    UN(i32_extend16_s, (uint32_t)(int32_t)(int16_t)a)
+    UN(i64_clz, a == 0 ? 64 : __builtin_clzll(a))
+    UN(i64_ctz, a == 0 ? 64 : __builtin_ctzll(a))
+    UN(i64_popcnt, __builtin_popcountll(a))
+    UN(i64_eqz, a == 0)
+    UN(i64_extend8_s, (int64_t)(int8_t)a)
+    UN(i64_extend16_s, (int64_t)(int16_t)a)
+    UN(i64_extend32_s, (int64_t)(int32_t)a)
+    UN(i64_extend_i32_s, (int64_t)(int32_t)a)
+    UN(i64_extend_i32_u, (uint32_t)a)
+
+    FBIN(f32, add, a + b)
+    FBIN(f32, sub, a - b)
+    FBIN(f32, mul, a * b)
+    FBIN(f32, div, a / b)
+    FBIN(f32, min, f32_min(a, b))
+    FBIN(f32, max, f32_max(a, b))
+    FCMP(f32, eq, a == b)
+    FCMP(f32, ne, a != b)
+    FCMP(f32, lt, a < b)
+    FCMP(f32, gt, a > b)
+    FCMP(f32, le, a <= b)
+    FCMP(f32, ge, a >= b)
+    FUN(f32, ceil, a != a ? a + a : ceilf(a))
+    FUN(f32, floor, a != a ? a + a : floorf(a))
+    FUN(f32, trunc, a != a ? a + a : truncf(a))
+    FUN(f32, nearest, nearbyintf(a))
+    FUN(f32, sqrt, __builtin_sqrtf(a))
+op_f32_copysign:
+    S(1) = (S(2) & 0x7FFFFFFFu) | (S(3) & 0x80000000u);
+    ip += 4;
+    NEXT();
+op_f32_abs:
+    S(1) = S(2) & 0x7FFFFFFFu;
+    ip += 3;
+    NEXT();
+op_f32_neg:
+    S(1) = (S(2) ^ 0x80000000u) & 0xFFFFFFFFu;
+    ip += 3;
+    NEXT();
+
+    FBIN(f64, add, a + b)
+    FBIN(f64, sub, a - b)
+    FBIN(f64, mul, a * b)
+    FBIN(f64, div, a / b)
+    FBIN(f64, min, f64_min(a, b))
+    FBIN(f64, max, f64_max(a, b))
+    FCMP(f64, eq, a == b)
+    FCMP(f64, ne, a != b)
+    FCMP(f64, lt, a < b)
+    FCMP(f64, gt, a > b)
+    FCMP(f64, le, a <= b)
+    FCMP(f64, ge, a >= b)
+    FUN(f64, ceil, a != a ? a + a : ceil(a))
+    FUN(f64, floor, a != a ? a + a : floor(a))
+    FUN(f64, trunc, a != a ? a + a : trunc(a))
+    FUN(f64, nearest, nearbyint(a))
+    FUN(f64, sqrt, __builtin_sqrt(a))
+op_f64_copysign:
+    S(1) = (S(2) & 0x7FFFFFFFFFFFFFFFu) | (S(3) & 0x8000000000000000u);
+    ip += 4;
+    NEXT();
+op_f64_abs:
+    S(1) = S(2) & 0x7FFFFFFFFFFFFFFFu;
+    ip += 3;
+    NEXT();
+op_f64_neg:
+    S(1) = S(2) ^ 0x8000000000000000u;
+    ip += 3;
+    NEXT();
+
+    TRUNC(i32_trunc_f32_s, f32, f_fits_i32, (uint32_t)(int32_t)x)
+    TRUNC(i32_trunc_f32_u, f32, f_fits_u32, (uint32_t)x)
+    TRUNC(i32_trunc_f64_s, f64, f_fits_i32, (uint32_t)(int32_t)x)
+    TRUNC(i32_trunc_f64_u, f64, f_fits_u32, (uint32_t)x)
+    TRUNC(i64_trunc_f32_s, f32, f_fits_i64, (uint64_t)(int64_t)x)
+    TRUNC(i64_trunc_f32_u, f32, f_fits_u64, (uint64_t)x)
+    TRUNC(i64_trunc_f64_s, f64, f_fits_i64, (uint64_t)(int64_t)x)
+    TRUNC(i64_trunc_f64_u, f64, f_fits_u64, (uint64_t)x)
+    UN(i32_trunc_sat_f32_s, sat_i32((double)f32_of(a)))
+    UN(i32_trunc_sat_f32_u, sat_u32((double)f32_of(a)))
+    UN(i32_trunc_sat_f64_s, sat_i32(f64_of(a)))
+    UN(i32_trunc_sat_f64_u, sat_u32(f64_of(a)))
+    UN(i64_trunc_sat_f32_s, sat_i64((double)f32_of(a)))
+    UN(i64_trunc_sat_f32_u, sat_u64((double)f32_of(a)))
+    UN(i64_trunc_sat_f64_s, sat_i64(f64_of(a)))
+    UN(i64_trunc_sat_f64_u, sat_u64(f64_of(a)))
+    UN(f32_convert_i32_s, f32_bits((float)(int32_t)a))
+    UN(f32_convert_i32_u, f32_bits((float)(uint32_t)a))
+    UN(f32_convert_i64_s, f32_bits((float)(int64_t)a))
+    UN(f32_convert_i64_u, f32_bits((float)a))
+    UN(f64_convert_i32_s, f64_bits((double)(int32_t)a))
+    UN(f64_convert_i32_u, f64_bits((double)(uint32_t)a))
+    UN(f64_convert_i64_s, f64_bits((double)(int64_t)a))
+    UN(f64_convert_i64_u, f64_bits((double)a))
+    UN(f32_demote_f64, f32_bits((float)f64_of(a)))
+    UN(f64_promote_f32, f64_bits((double)f32_of(a)))
+
+    /* loads [h][dst][addr][offset], stores [h][addr][value][offset] */
+    LOAD(i32_load, uint32_t, v)
+    LOAD(i64_load, uint64_t, v)
+    LOAD(i32_load8_s, int8_t, (uint64_t)(uint32_t)(int32_t)v)
+    LOAD(i32_load8_u, uint8_t, v)
+    LOAD(i32_load16_s, int16_t, (uint64_t)(uint32_t)(int32_t)v)
+    LOAD(i32_load16_u, uint16_t, v)
+    LOAD(i64_load8_s, int8_t, (uint64_t)(int64_t)v)
+    LOAD(i64_load8_u, uint8_t, v)
+    LOAD(i64_load16_s, int16_t, (uint64_t)(int64_t)v)
+    LOAD(i64_load16_u, uint16_t, v)
+    LOAD(i64_load32_s, int32_t, (uint64_t)(int64_t)v)
+    LOAD(i64_load32_u, uint32_t, v)
+    STORE(i32_store, uint32_t)
+    STORE(i64_store, uint64_t)
+    STORE(i32_store8, uint8_t)
+    STORE(i32_store16, uint16_t)
+    STORE(i64_store32, uint32_t)
+
+    /* [h][dst] */
+op_memory_size:
+    S(1) = mem ? mem->pages : 0u;
+    ip += 2;
+    NEXT();
+    /* [h][dst][delta] */
+op_memory_grow : {
+    int64_t r = mem ? sbx__wasm_memory_grow(mem, U32(2)) : -1;
+    S(1) = (uint32_t)r;
+    msize = mem ? mem->size : 0;
+    ip += 3;
+    NEXT();
+}
+    /* [h][dst addr][src addr][n] */
+op_memory_copy : {
+    uint32_t d = U32(1), s = U32(2), n = U32(3);
+    if (UNLIKELY(!in_range(d, n, msize) || !in_range(s, n, msize)))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    memmove(mbase + d, mbase + s, n);
+    ip += 4;
+    NEXT();
+}
+    /* [h][dst addr][byte][n] */
+op_memory_fill : {
+    uint32_t d = U32(1), n = U32(3);
+    if (UNLIKELY(!in_range(d, n, msize)))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    memset(mbase + d, (int)(uint8_t)S(2), n);
+    ip += 4;
+    NEXT();
+}
+    /* [h][segment][dst addr][src offset][n] */
+op_memory_init : {
+    const struct wasm_data_seg *seg = &inst->module->datas[ip[1]];
+    uint32_t d = U32(2), s = U32(3), n = U32(4);
+    uint32_t len = inst->data_dropped[ip[1]] ? 0 : seg->len;
+    if (UNLIKELY(!in_range(s, n, len) || !in_range(d, n, msize)))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    if (n)
+        memcpy(mbase + d, seg->bytes + s, n);
+    ip += 5;
+    NEXT();
+}
+    /* [h][segment] */
+op_data_drop:
+    inst->data_dropped[ip[1]] = true;
+    ip += 2;
+    NEXT();
+
+    /* [h][dst][table][index] */
+op_table_get : {
+    struct wasm_table *t = inst->tables[ip[2]];
+    uint32_t i = U32(3);
+    if (UNLIKELY(i >= t->size))
+        TRAP(WASM_TRAP_TABLE_OOB);
+    S(1) = (uint64_t)(uintptr_t)t->elems[i];
+    ip += 4;
+    NEXT();
+}
+    /* [h][table][index][value] */
+op_table_set : {
+    struct wasm_table *t = inst->tables[ip[1]];
+    uint32_t i = U32(2);
+    if (UNLIKELY(i >= t->size))
+        TRAP(WASM_TRAP_TABLE_OOB);
+    t->elems[i] = (void *)(uintptr_t)S(3);
+    ip += 4;
+    NEXT();
+}
+    /* [h][dst][table] */
+op_table_size:
+    S(1) = inst->tables[ip[2]]->size;
+    ip += 3;
+    NEXT();
+    /* [h][dst][table][init][delta] */
+op_table_grow : {
+    wasm_value init;
+    init.ref = (void *)(uintptr_t)S(3);
+    int64_t r = sbx__wasm_table_grow(inst->tables[ip[2]], U32(4), init);
+    S(1) = (uint32_t)r;
+    ip += 5;
+    NEXT();
+}
+    /* [h][table][index][value][n] */
+op_table_fill : {
+    struct wasm_table *t = inst->tables[ip[1]];
+    uint32_t i = U32(2), n = U32(4);
+    if (UNLIKELY(!in_range(i, n, t->size)))
+        TRAP(WASM_TRAP_TABLE_OOB);
+    for (uint32_t k = 0; k < n; k++)
+        t->elems[i + k] = (void *)(uintptr_t)S(3);
+    ip += 5;
+    NEXT();
+}
+    /* [h][dst table][src table][dst][src][n] */
+op_table_copy : {
+    struct wasm_table *dt = inst->tables[ip[1]], *st = inst->tables[ip[2]];
+    uint32_t d = U32(3), s = U32(4), n = U32(5);
+    if (UNLIKELY(!in_range(d, n, dt->size) || !in_range(s, n, st->size)))
+        TRAP(WASM_TRAP_TABLE_OOB);
+    table_copy(dt, st, d, s, n);
+    ip += 6;
+    NEXT();
+}
+    /* [h][table][segment][dst][src][n] */
+op_table_init : {
+    struct wasm_table *t = inst->tables[ip[1]];
+    uint32_t seg = ip[2], d = U32(3), s = U32(4), n = U32(5);
+    if (UNLIKELY(!in_range(s, n, inst->elem_sizes[seg]) || !in_range(d, n, t->size)))
+        TRAP(WASM_TRAP_TABLE_OOB);
+    if (n)
+        memcpy(t->elems + d, inst->elem_refs[seg] + s, (size_t)n * sizeof(void *));
+    ip += 6;
+    NEXT();
+}
+    /* [h][segment] */
+op_elem_drop:
+    inst->elem_sizes[ip[1]] = 0;
+    ip += 2;
+    NEXT();
+
+trap_host:
+    ex->depth = entry_depth;
+    ex->trap_inst = inst;
+    ex->trap_func = code->func_index;
+    ex->has_trap_func = false;
+    return tk;
+trap:
+    ex->depth = entry_depth;
+    ex->trap.kind = tk;
+    ex->trap.message[0] = '\0';
+    ex->trap_inst = inst;
+    ex->trap_func = code->func_index;
+    ex->has_trap_func = true;
+    return tk;
+}

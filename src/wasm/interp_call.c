@@ -1,0 +1,307 @@
+/* wasm/interp_call.c: entering and leaving the interpreter: sbx__wasm_func_call(), host
+ * functions and their struct wasm_call, the per-store stacks and trap reports. Host functions may
+ * call back in; each such entry nests one C frame, bounded by MAX_NEST. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/code.h"
+
+#define MAX_NEST           200
+#define DEFAULT_DEPTH      10000
+#define DEFAULT_STACK      (8u << 20)
+#define HOST_INLINE_VALUES 16
+
+bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_functype *b)
+{
+    if (a->param_count != b->param_count || a->result_count != b->result_count)
+        return false;
+    return memcmp(a->types, b->types, (size_t)a->param_count + a->result_count) == 0;
+}
+
+static sbx_err exec_get(struct wasm_store *store, struct wasm_exec **out)
+{
+    if (store->exec) {
+        *out = store->exec;
+        return SBX_OK;
+    }
+    struct wasm_exec *ex = sbx__calloc(1, sizeof(*ex));
+    if (!ex)
+        return SBX_E_NOMEM;
+    size_t bytes = store->limits.max_stack_bytes ? store->limits.max_stack_bytes : DEFAULT_STACK;
+    size_t slots = bytes / sizeof(uint64_t) < 1024 ? 1024 : bytes / sizeof(uint64_t);
+    ex->max_depth = store->limits.max_call_depth ? store->limits.max_call_depth : DEFAULT_DEPTH;
+    ex->stack = sbx__mallocn(slots, sizeof(uint64_t));
+    ex->frames = sbx__mallocn((size_t)ex->max_depth + 1, sizeof(struct wasm_frame));
+    if (!ex->stack || !ex->frames) {
+        sbx__wasm_exec_destroy(ex);
+        return SBX_E_NOMEM;
+    }
+    ex->stack_end = ex->stack + slots;
+    ex->sp = ex->stack;
+    ex->store = store;
+    store->exec = ex;
+    *out = ex;
+    return SBX_OK;
+}
+
+void sbx__wasm_exec_destroy(struct wasm_exec *exec)
+{
+    if (!exec)
+        return;
+    sbx__free(exec->stack);
+    sbx__free(exec->frames);
+    sbx__free(exec);
+}
+
+static uint32_t types_slots(const uint8_t *types, uint32_t count)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        n += sbx__wasm_type_slots(types[i]);
+    return n;
+}
+
+/* Writes values into slots per their types; returns slots used. */
+static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        switch (types[i]) {
+        case WASM_I32:
+        case WASM_F32:
+            *slots++ = vals[i].i32;
+            break;
+        case WASM_V128:
+            memcpy(slots, vals[i].v128, 16);
+            slots += 2;
+            break;
+        case WASM_FUNCREF:
+        case WASM_EXTERNREF:
+            *slots++ = (uint64_t)(uintptr_t)vals[i].ref;
+            break;
+        default:
+            *slots++ = vals[i].i64;
+            break;
+        }
+    }
+}
+
+static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        memset(&vals[i], 0, sizeof(vals[i]));
+        switch (types[i]) {
+        case WASM_I32:
+        case WASM_F32:
+            vals[i].i32 = (uint32_t)*slots++;
+            break;
+        case WASM_V128:
+            memcpy(vals[i].v128, slots, 16);
+            slots += 2;
+            break;
+        case WASM_FUNCREF:
+        case WASM_EXTERNREF:
+            vals[i].ref = (void *)(uintptr_t)*slots++;
+            break;
+        default:
+            vals[i].i64 = *slots++;
+            break;
+        }
+    }
+}
+
+static void set_trap(struct wasm_trap *trap, enum wasm_trap_kind kind, const char *msg)
+{
+    trap->kind = kind;
+    trap->exit_code = 0;
+    snprintf(trap->message, sizeof(trap->message), "%s", msg);
+}
+
+/* Runs a host function with a wasm_call context; fills ex->trap on failure. */
+static enum wasm_trap_kind invoke_host(struct wasm_exec *ex, struct wasm_func *f,
+                                       struct wasm_instance *caller, const wasm_value *args,
+                                       wasm_value *results)
+{
+    struct wasm_call call = {.exec = ex, .inst = caller, .has_trap = false};
+    if (f->host_fn(&call, f->host_user, args, results) == 0)
+        return WASM_TRAP_NONE;
+    if (!call.has_trap)
+        set_trap(&ex->trap, WASM_TRAP_HOST, sbx__wasm_trap_text(WASM_TRAP_HOST));
+    ex->has_trap_func = false;
+    return ex->trap.kind;
+}
+
+enum wasm_trap_kind sbx__wasm_call_host(struct wasm_exec *ex, struct wasm_func *f,
+                                        struct wasm_instance *caller, uint64_t *slots)
+{
+    const struct wasm_functype *t = f->type;
+    wasm_value inline_vals[2 * HOST_INLINE_VALUES];
+    wasm_value *args = inline_vals, *results = inline_vals + HOST_INLINE_VALUES;
+    bool is_heap = t->param_count > HOST_INLINE_VALUES || t->result_count > HOST_INLINE_VALUES;
+    if (is_heap) {
+        uint32_t most = t->param_count > t->result_count ? t->param_count : t->result_count;
+        args = sbx__calloc(2 * (size_t)most, sizeof(wasm_value));
+        if (!args) {
+            set_trap(&ex->trap, WASM_TRAP_HOST, "host function failed: out of memory");
+            return WASM_TRAP_HOST;
+        }
+        results = args + most;
+    }
+    unpack(args, slots, t->types, t->param_count);
+    memset(results, 0, (size_t)t->result_count * sizeof(wasm_value));
+    ex->nest++;
+    enum wasm_trap_kind tk = invoke_host(ex, f, caller, args, results);
+    ex->nest--;
+    if (tk == WASM_TRAP_NONE)
+        pack(slots, results, t->types + t->param_count, t->result_count);
+    if (is_heap)
+        sbx__free(args);
+    return tk;
+}
+
+/* Turns the interpreter's trap record into the caller's, adding "in <name>" for guest traps. */
+static void report_trap(const struct wasm_exec *ex, struct wasm_trap *trap)
+{
+    if (!ex->has_trap_func) {
+        *trap = ex->trap;
+        return;
+    }
+    const char *text = sbx__wasm_trap_text(ex->trap.kind);
+    const struct wasm_module *m = ex->trap_inst ? ex->trap_inst->module : NULL;
+    const char *name = NULL;
+    if (m && m->func_names && ex->trap_func < m->func_count)
+        name = m->func_names[ex->trap_func];
+    trap->kind = ex->trap.kind;
+    trap->exit_code = 0;
+    if (name)
+        snprintf(trap->message, sizeof(trap->message), "%s in %s", text, name);
+    else
+        snprintf(trap->message, sizeof(trap->message), "%s", text);
+}
+
+static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
+                                      const wasm_value *args, wasm_value *results)
+{
+    const struct wasm_functype *t = f->type;
+    uint32_t ps = types_slots(t->types, t->param_count);
+    uint32_t rs = types_slots(t->types + t->param_count, t->result_count);
+    uint64_t *fp = ex->sp;
+    if ((size_t)(ex->stack_end - fp) < (ps > rs ? ps : rs)) {
+        set_trap(&ex->trap, WASM_TRAP_STACK_EXHAUSTED, "call stack exhausted");
+        ex->has_trap_func = false;
+        return WASM_TRAP_STACK_EXHAUSTED;
+    }
+    pack(fp, args, t->types, t->param_count);
+    ex->nest++;
+    enum wasm_trap_kind tk = sbx__wasm_interp_run(ex, f, fp);
+    ex->nest--;
+    ex->sp = fp;
+    if (tk == WASM_TRAP_NONE)
+        unpack(results, fp, t->types + t->param_count, t->result_count);
+    return tk;
+}
+
+sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const wasm_value *args,
+                            wasm_value *results, struct wasm_trap *trap)
+{
+    struct wasm_trap local;
+    if (!trap)
+        trap = &local;
+    memset(trap, 0, sizeof(*trap));
+    struct wasm_exec *ex;
+    sbx_err rc = exec_get(store, &ex);
+    if (rc != SBX_OK)
+        return rc;
+    enum wasm_trap_kind tk;
+    if (atomic_load(&store->is_interrupted)) {
+        set_trap(&ex->trap, WASM_TRAP_INTERRUPTED, "interrupted");
+        ex->has_trap_func = false;
+        tk = WASM_TRAP_INTERRUPTED;
+    } else if (ex->nest >= MAX_NEST) {
+        set_trap(&ex->trap, WASM_TRAP_STACK_EXHAUSTED, "call stack exhausted");
+        ex->has_trap_func = false;
+        tk = WASM_TRAP_STACK_EXHAUSTED;
+    } else if (f->inst == NULL) {
+        ex->nest++;
+        tk = invoke_host(ex, f, NULL, args, results);
+        ex->nest--;
+    } else {
+        tk = call_guest(ex, f, args, results);
+    }
+    if (tk == WASM_TRAP_NONE)
+        return SBX_OK;
+    report_trap(ex, trap);
+    return SBX_E_WASM_TRAP;
+}
+
+static void host_func_free(void *p)
+{
+    struct wasm_func *f = p;
+    sbx__free(f->host_type.types);
+    sbx__free(f);
+}
+
+struct wasm_func *sbx__wasm_func_new_host(struct wasm_store *store,
+                                          const struct wasm_functype *type, wasm_host_fn fn,
+                                          void *user)
+{
+    struct wasm_func *f = sbx__calloc(1, sizeof(*f));
+    if (!f)
+        return NULL;
+    size_t n = (size_t)type->param_count + type->result_count;
+    f->host_type.types = sbx__mallocn(n ? n : 1, 1);
+    if (!f->host_type.types) {
+        sbx__free(f);
+        return NULL;
+    }
+    if (n)
+        memcpy(f->host_type.types, type->types, n);
+    f->host_type.param_count = type->param_count;
+    f->host_type.result_count = type->result_count;
+    f->type = &f->host_type;
+    f->host_fn = fn;
+    f->host_user = user;
+    if (!sbx__wasm_store_own(store, f, host_func_free)) {
+        host_func_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+const struct wasm_functype *sbx__wasm_func_type(const struct wasm_func *f)
+{
+    return f->type;
+}
+
+struct wasm_memory *sbx__wasm_call_memory(struct wasm_call *call)
+{
+    return call->inst ? call->inst->mem0 : NULL;
+}
+
+struct wasm_store *sbx__wasm_call_store(struct wasm_call *call)
+{
+    return call->exec->store;
+}
+
+void sbx__wasm_call_trap(struct wasm_call *call, enum wasm_trap_kind kind, const char *fmt, ...)
+{
+    struct wasm_trap *trap = &call->exec->trap;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(trap->message, sizeof(trap->message), fmt, ap);
+    va_end(ap);
+    trap->kind = kind;
+    trap->exit_code = 0;
+    call->has_trap = true;
+}
+
+void sbx__wasm_call_exit(struct wasm_call *call, int exit_code)
+{
+    struct wasm_trap *trap = &call->exec->trap;
+    trap->kind = WASM_TRAP_EXIT;
+    trap->exit_code = exit_code;
+    snprintf(trap->message, sizeof(trap->message), "exit with code %d", exit_code);
+    call->has_trap = true;
+}
