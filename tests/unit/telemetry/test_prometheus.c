@@ -81,8 +81,8 @@ START_TEST(test_names_and_values)
     assert_has(t, "sandbox_duration_seconds_bucket{backend=\"worker\",le=\"5\"} 2\n");
     assert_has(t, "sandbox_duration_seconds_bucket{backend=\"worker\",le=\"10\"} 3\n");
     assert_has(t, "sandbox_duration_seconds_bucket{backend=\"worker\",le=\"+Inf\"} 3\n");
-    ck_assert_double_eq_tol(value_of(t, "sandbox_duration_seconds_sum{backend=\"worker\"} "), 7.00305,
-                            1e-9);
+    ck_assert_double_eq_tol(value_of(t, "sandbox_duration_seconds_sum{backend=\"worker\"} "),
+                            7.00305, 1e-9);
     assert_has(t, "sandbox_duration_seconds_count{backend=\"worker\"} 3\n");
     /* upper bounds are inclusive: 5000 ms lands in le="5" */
     assert_has(t, "sandbox_duration_seconds_bucket{backend=\"wasm\",le=\"2.5\"} 0\n");
@@ -125,13 +125,14 @@ START_TEST(test_escaping_and_translation)
     counter(h, "plugin.permission_denied_total", 1, "capability", "bad\xff\xc3(utf8", NULL, NULL);
     counter(h, "my.custom-metric", 5, "weird key!", "v", "dup", "first");
     counter(h, "my.custom-metric", 1, "dup", "first", "weird key!", "v"); /* same series */
-    counter(h, "x.dups", 1, "dup", "first", "dup", "second");               /* first one wins */
+    counter(h, "x.dups", 1, "dup", "first", "dup", "second");             /* first one wins */
     record(h, "queue.wait_us", 250, NULL, NULL);
     record(h, "9lives", 1, NULL, NULL);
     record(h, "sandbox.duration_ms", NAN, "backend", "worker");
     char *t = sbx_prometheus_render(p);
     assert_has(t, "plugin_permission_denied_total{capability=\"a\\\"b\\\\c\\nd\"} 1\n");
-    assert_has(t, "plugin_permission_denied_total{capability=\"bad\xef\xbf\xbd\xef\xbf\xbd(utf8\"} 1");
+    assert_has(t,
+               "plugin_permission_denied_total{capability=\"bad\xef\xbf\xbd\xef\xbf\xbd(utf8\"} 1");
     assert_has(t, "# HELP my_custom_metric_total sbx metric my.custom-metric\n");
     assert_has(t, "my_custom_metric_total{dup=\"first\",weird_key_=\"v\"} 6\n");
     ck_assert_double_eq_tol(value_of(t, "queue_wait_seconds_sum "), 0.00025, 1e-12);
@@ -163,7 +164,7 @@ START_TEST(test_series_limit)
 }
 END_TEST
 
-#define THREADS 8
+#define THREADS    8
 #define PER_THREAD 20000
 
 static void *writer(void *arg)

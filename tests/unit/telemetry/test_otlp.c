@@ -1,0 +1,512 @@
+/* tests/unit/telemetry/test_otlp.c: the OTLP/HTTP JSON exporter against a real receiver
+ * (tests/telemetry/otlp_receiver.js on 127.0.0.1): payload shape, IDs, 64-bit integers as
+ * strings, headers, HTTP failures, the bounded span buffer, env validation, 8 concurrent threads.
+ */
+#include <check.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sbx.h>
+
+#define TIMEOUT_S 60
+#define RECEIVER  "tests/telemetry/otlp_receiver.js"
+
+extern char **environ;
+
+struct receiver {
+    pid_t pid;
+    int port;
+    char dir[64];
+    char out[128];
+};
+
+/* Starts the node receiver answering status to count requests; returns false if node is absent. */
+static bool receiver_start(struct receiver *r, int count, int status)
+{
+    if (system("command -v node >/dev/null 2>&1") != 0)
+        return false;
+    snprintf(r->dir, sizeof(r->dir), "/tmp/sbx-otlp-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(r->dir));
+    snprintf(r->out, sizeof(r->out), "%s/requests.jsonl", r->dir);
+    char count_s[16], status_s[16];
+    snprintf(count_s, sizeof(count_s), "%d", count);
+    snprintf(status_s, sizeof(status_s), "%d", status);
+    char *argv[] = {"node",     RECEIVER, "--out",        r->out,  "--count", count_s,
+                    "--status", status_s, "--timeout-ms", "20000", NULL};
+    int fds[2];
+    ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    ck_assert_int_eq(posix_spawnp(&r->pid, "node", &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    char line[32] = {0};
+    size_t n = 0;
+    while (n < sizeof(line) - 1 && read(fds[0], line + n, 1) == 1 && line[n] != '\n')
+        n++;
+    close(fds[0]);
+    r->port = (int)strtol(line, NULL, 10);
+    ck_assert_msg(r->port > 0, "receiver gave no port: '%s'", line);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", r->port);
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
+    return true;
+}
+
+/* Waits for the receiver to exit and returns its requests, one JSON object each. */
+static json_t *receiver_finish(struct receiver *r)
+{
+    int st;
+    ck_assert_int_eq(waitpid(r->pid, &st, 0), r->pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "receiver status %d", st);
+    FILE *f = fopen(r->out, "r");
+    ck_assert_ptr_nonnull(f);
+    json_t *all = json_array();
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_error_t err;
+        json_t *rec = json_loads(line, 0, &err);
+        ck_assert_msg(rec != NULL, "bad record: %s", err.text);
+        json_array_append_new(all, rec);
+    }
+    free(line);
+    fclose(f);
+    unlink(r->out);
+    rmdir(r->dir);
+    return all;
+}
+
+static bool node_missing(const char *test)
+{
+    printf("SKIP %s: node not found (Debian package nodejs)\n", test);
+    return true;
+}
+
+/* Points the exporter at a port nothing listens on. */
+static void endpoint_refused(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(a);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    close(fd);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
+}
+
+static json_t *request_body(json_t *all, const char *path)
+{
+    size_t i;
+    json_t *rec;
+    json_array_foreach(all, i, rec)
+    {
+        if (strcmp(json_string_value(json_object_get(rec, "path")), path) == 0)
+            return json_object_get(rec, "body");
+    }
+    ck_abort_msg("no request to %s", path);
+    return NULL;
+}
+
+static bool is_hex(const char *s, size_t len)
+{
+    if (!s || strlen(s) != len)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+            return false;
+    }
+    return strspn(s, "0") != len; /* all-zero IDs are invalid */
+}
+
+/* A 64-bit integer in OTLP/JSON: a string of decimal digits. Returns its value. */
+static unsigned long long u64_string(json_t *v, const char *what)
+{
+    const char *s = json_string_value(v);
+    ck_assert_msg(s && s[0] && strspn(s, "0123456789") == strlen(s), "%s is not a decimal string",
+                  what);
+    return strtoull(s, NULL, 10);
+}
+
+static const char *attr(json_t *attrs, const char *key)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(attrs, i, a)
+    {
+        if (strcmp(json_string_value(json_object_get(a, "key")), key) == 0)
+            return json_string_value(json_object_get(json_object_get(a, "value"), "stringValue"));
+    }
+    return NULL;
+}
+
+static json_t *only(json_t *arr, const char *what)
+{
+    ck_assert_msg(json_is_array(arr) && json_array_size(arr) == 1, "%s: want one element", what);
+    return json_array_get(arr, 0);
+}
+
+static void emit_run(const sbx_telemetry_hooks *h, const char *backend, bool is_error)
+{
+    sbx_attr start[] = {{"backend", backend}};
+    void *span = h->span_start(h->user, "sandbox.run", start, 1);
+    const char *outcome = is_error ? "SAND_WASM_TRAP" : "ok";
+    sbx_attr end[] = {{"backend", backend}, {"outcome", outcome}, {"error.code", outcome}};
+    h->span_end(h->user, span, end, 3, is_error,
+                is_error ? "guest trapped: \"unreachable\"" : NULL);
+    h->counter_add(h->user, "sandbox.runs_total", 1, end, 2);
+    h->histogram_record(h->user, "sandbox.duration_ms", is_error ? 12.5 : 0.3, start, 1);
+}
+
+static void check_resource(json_t *resource_list, const char *what)
+{
+    json_t *res = json_object_get(only(resource_list, what), "resource");
+    ck_assert_str_eq(attr(json_object_get(res, "attributes"), "service.name"), "sbx-test");
+    ck_assert_str_eq(attr(json_object_get(res, "attributes"), "telemetry.sdk.name"), "sbx");
+}
+
+static void check_spans(json_t *body)
+{
+    json_t *rs = json_object_get(body, "resourceSpans");
+    check_resource(rs, "resourceSpans");
+    json_t *ss = only(json_object_get(json_array_get(rs, 0), "scopeSpans"), "scopeSpans");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(ss, "scope"), "name")),
+                     "sbx");
+    json_t *spans = json_object_get(ss, "spans");
+    ck_assert_int_eq(json_array_size(spans), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *sp = json_array_get(spans, i);
+        ck_assert(is_hex(json_string_value(json_object_get(sp, "traceId")), 32));
+        ck_assert(is_hex(json_string_value(json_object_get(sp, "spanId")), 16));
+        ck_assert_str_eq(json_string_value(json_object_get(sp, "name")), "sandbox.run");
+        unsigned long long t0 = u64_string(json_object_get(sp, "startTimeUnixNano"), "start");
+        unsigned long long t1 = u64_string(json_object_get(sp, "endTimeUnixNano"), "end");
+        ck_assert(t0 > 1600000000ull * 1000000000ull && t1 >= t0);
+        ck_assert_str_eq(attr(json_object_get(sp, "attributes"), "backend"), "wasm");
+    }
+    json_t *ok = json_array_get(spans, 0), *bad = json_array_get(spans, 1);
+    ck_assert_str_ne(json_string_value(json_object_get(ok, "traceId")),
+                     json_string_value(json_object_get(bad, "traceId")));
+    ck_assert_str_eq(attr(json_object_get(ok, "attributes"), "outcome"), "ok");
+    ck_assert_ptr_null(json_object_get(json_object_get(ok, "status"), "code"));
+    json_t *st = json_object_get(bad, "status");
+    ck_assert_int_eq(json_integer_value(json_object_get(st, "code")), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(st, "message")),
+                     "guest trapped: \"unreachable\"");
+}
+
+static json_t *metric(json_t *metrics, const char *name)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(metrics, i, m)
+    {
+        if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0)
+            return m;
+    }
+    ck_abort_msg("no metric %s", name);
+    return NULL;
+}
+
+static void check_sum(json_t *m, const char *key, const char *value, unsigned long long want)
+{
+    json_t *sum = json_object_get(m, "sum");
+    ck_assert(json_is_true(json_object_get(sum, "isMonotonic")));
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "aggregationTemporality")), 2);
+    size_t i;
+    json_t *dp;
+    json_array_foreach(json_object_get(sum, "dataPoints"), i, dp)
+    {
+        u64_string(json_object_get(dp, "startTimeUnixNano"), "startTimeUnixNano");
+        u64_string(json_object_get(dp, "timeUnixNano"), "timeUnixNano");
+        const char *v = attr(json_object_get(dp, "attributes"), key);
+        if (v && strcmp(v, value) == 0) {
+            ck_assert_int_eq(u64_string(json_object_get(dp, "asInt"), "asInt"), want);
+            return;
+        }
+    }
+    ck_abort_msg("no data point %s=%s", key, value);
+}
+
+static void check_histogram(json_t *m)
+{
+    ck_assert_str_eq(json_string_value(json_object_get(m, "unit")), "ms");
+    json_t *h = json_object_get(m, "histogram");
+    ck_assert_int_eq(json_integer_value(json_object_get(h, "aggregationTemporality")), 2);
+    json_t *dp = only(json_object_get(h, "dataPoints"), "histogram dataPoints");
+    ck_assert_str_eq(attr(json_object_get(dp, "attributes"), "backend"), "wasm");
+    ck_assert_int_eq(u64_string(json_object_get(dp, "count"), "count"), 2);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(dp, "sum")), 12.8, 1e-9);
+    json_t *counts = json_object_get(dp, "bucketCounts");
+    json_t *bounds = json_object_get(dp, "explicitBounds");
+    ck_assert_int_gt(json_array_size(bounds), 0);
+    ck_assert_int_eq(json_array_size(counts), json_array_size(bounds) + 1);
+    unsigned long long total = 0;
+    for (size_t i = 0; i < json_array_size(counts); i++)
+        total += u64_string(json_array_get(counts, i), "bucketCounts[]");
+    ck_assert_int_eq(total, 2);
+    for (size_t i = 1; i < json_array_size(bounds); i++)
+        ck_assert(json_number_value(json_array_get(bounds, i)) >
+                  json_number_value(json_array_get(bounds, i - 1)));
+}
+
+static void check_metrics(json_t *body)
+{
+    json_t *rm = json_object_get(body, "resourceMetrics");
+    check_resource(rm, "resourceMetrics");
+    json_t *sm = only(json_object_get(json_array_get(rm, 0), "scopeMetrics"), "scopeMetrics");
+    json_t *metrics = json_object_get(sm, "metrics");
+    ck_assert_int_eq(json_array_size(metrics), 3);
+    check_sum(metric(metrics, "sandbox.runs_total"), "outcome", "ok", 1);
+    check_sum(metric(metrics, "sandbox.runs_total"), "outcome", "SAND_WASM_TRAP", 1);
+    check_sum(metric(metrics, "plugin.permission_denied_total"), "capability", "fs.write",
+              5000000000ull);
+    check_histogram(metric(metrics, "sandbox.duration_ms"));
+}
+
+START_TEST(test_payload_shape)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 2, 200) && node_missing("test_payload_shape"))
+        return;
+    setenv("OTEL_SERVICE_NAME", "sbx-test", 1);
+    setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=abc%20def , x-tenant = t1", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
+    emit_run(h, "wasm", false);
+    emit_run(h, "wasm", true);
+    sbx_attr cap = {"capability", "fs.write"};
+    h->counter_add(h->user, "plugin.permission_denied_total", 5000000000ull, &cap, 1);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    ck_assert_str_eq(sbx_otlp_last_error(o), "");
+    json_t *all = receiver_finish(&r);
+    ck_assert_int_eq(json_array_size(all), 2);
+    json_t *rec = json_array_get(all, 0);
+    json_t *hdrs = json_object_get(rec, "headers");
+    ck_assert_str_eq(json_string_value(json_object_get(rec, "method")), "POST");
+    ck_assert_str_eq(json_string_value(json_object_get(hdrs, "content-type")), "application/json");
+    ck_assert_str_eq(json_string_value(json_object_get(hdrs, "x-api-key")), "abc def");
+    ck_assert_str_eq(json_string_value(json_object_get(hdrs, "x-tenant")), "t1");
+    check_spans(request_body(all, "/v1/traces"));
+    check_metrics(request_body(all, "/v1/metrics"));
+    json_decref(all);
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
+    sbx_otlp_destroy(o); /* its final flush fails: the receiver has exited */
+}
+END_TEST
+
+START_TEST(test_http_error_status)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 2, 500) && node_missing("test_http_error_status"))
+        return;
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    for (int i = 0; i < 3; i++)
+        emit_run(sbx_otlp_hooks(o), "worker", false);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    ck_assert_ptr_nonnull(strstr(sbx_otlp_last_error(o), "HTTP 500"));
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 3);
+    json_decref(receiver_finish(&r));
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+START_TEST(test_connection_refused)
+{
+    endpoint_refused();
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK); /* nothing buffered: nothing sent */
+    emit_run(sbx_otlp_hooks(o), "process", true);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    ck_assert_ptr_nonnull(strstr(sbx_otlp_last_error(o), "POST http://127.0.0.1:"));
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 1);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+START_TEST(test_bounded_span_buffer)
+{
+    endpoint_refused();
+    setenv("OTEL_BSP_MAX_QUEUE_SIZE", "4", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
+    for (int i = 0; i < 10; i++)
+        h->span_end(h->user, h->span_start(h->user, "s", NULL, 0), NULL, 0, false, NULL);
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 6);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 10);
+    void *open[5];
+    for (int i = 0; i < 5; i++)
+        open[i] = h->span_start(h->user, "in-flight", NULL, 0);
+    ck_assert_ptr_nonnull(open[3]);
+    ck_assert_ptr_null(open[4]); /* spans in flight count against the bound too */
+    for (int i = 0; i < 5; i++)
+        h->span_end(h->user, open[i], NULL, 0, false, NULL);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+static const struct {
+    const char *var, *value;
+    sbx_err want;
+} ENV_CASES[] = {
+    {"OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://collector:21", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "localhost:4318", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "file:///etc/passwd", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_TIMEOUT", "abc", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_TIMEOUT", "-5", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_TIMEOUT", "0", SBX_E_INVALID_OPTIONS},
+    {"OTEL_BSP_MAX_QUEUE_SIZE", "0", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "novalue", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "=v", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "a=b%0d%0aX-Evil: 1", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "a=b%00c", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "a=b,,c=d,", SBX_OK},
+    {"OTEL_EXPORTER_OTLP_TIMEOUT", "250", SBX_OK},
+    {"OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318/", SBX_OK},
+};
+
+START_TEST(test_env_validation)
+{
+    sbx_otlp *o = (sbx_otlp *)&o;
+    setenv(ENV_CASES[_i].var, ENV_CASES[_i].value, 1);
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), ENV_CASES[_i].want);
+    if (ENV_CASES[_i].want != SBX_OK) {
+        ck_assert_ptr_null(o);
+        return;
+    }
+    sbx_otlp_destroy(o); /* nothing buffered: sends nothing */
+}
+END_TEST
+
+START_TEST(test_null_arguments)
+{
+    ck_assert_int_eq(sbx_otlp_create_from_env(NULL), SBX_E_INVALID_ARGUMENT);
+    ck_assert_int_eq(sbx_otlp_flush(NULL), SBX_E_INVALID_ARGUMENT);
+    ck_assert_ptr_null(sbx_otlp_hooks(NULL));
+    ck_assert_int_eq(sbx_otlp_dropped_spans(NULL), 0);
+    sbx_otlp_destroy(NULL);
+}
+END_TEST
+
+START_TEST(test_signal_endpoints)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 2, 200) && node_missing("test_signal_endpoints"))
+        return;
+    char url[96];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/custom/traces", r.port);
+    setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url, 1);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d//", r.port);
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "worker", false);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    json_t *all = receiver_finish(&r);
+    ck_assert_ptr_nonnull(request_body(all, "/custom/traces"));
+    json_t *rm = json_object_get(request_body(all, "/v1/metrics"), "resourceMetrics");
+    json_t *res = json_object_get(json_array_get(rm, 0), "resource");
+    const char *svc = attr(json_object_get(res, "attributes"), "service.name");
+    ck_assert_str_eq(svc, "unknown_service:test_otlp"); /* the specification's default */
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+#define THREADS    8
+#define PER_THREAD 500
+
+static void *writer(void *arg)
+{
+    static const char *const backends[] = {"worker", "process", "wasm"};
+    for (int i = 0; i < PER_THREAD; i++)
+        emit_run(arg, backends[i % 3], i % 5 == 0);
+    return NULL;
+}
+
+START_TEST(test_concurrent_threads)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 2, 200) && node_missing("test_concurrent_threads"))
+        return;
+    setenv("OTEL_BSP_MAX_QUEUE_SIZE", "100000", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, writer, (void *)sbx_otlp_hooks(o)), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    json_t *all = receiver_finish(&r);
+    json_t *rs = json_object_get(request_body(all, "/v1/traces"), "resourceSpans");
+    json_t *ss = json_array_get(json_object_get(json_array_get(rs, 0), "scopeSpans"), 0);
+    ck_assert_int_eq(json_array_size(json_object_get(ss, "spans")), THREADS * PER_THREAD);
+    json_t *rm = json_object_get(request_body(all, "/v1/metrics"), "resourceMetrics");
+    json_t *sm = json_array_get(json_object_get(json_array_get(rm, 0), "scopeMetrics"), 0);
+    json_t *runs =
+        json_object_get(metric(json_object_get(sm, "metrics"), "sandbox.runs_total"), "sum");
+    unsigned long long total = 0;
+    size_t i;
+    json_t *dp;
+    json_array_foreach(json_object_get(runs, "dataPoints"), i, dp) total +=
+        u64_string(json_object_get(dp, "asInt"), "asInt");
+    ck_assert_int_eq(total, THREADS * PER_THREAD);
+    ck_assert_int_eq(json_array_size(json_object_get(runs, "dataPoints")), 6);
+    json_decref(all);
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+int main(void)
+{
+    /* Tests set OTEL_* in their forked child; start each from a clean environment. */
+    static const char *const vars[] = {"OTEL_EXPORTER_OTLP_ENDPOINT",
+                                       "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                                       "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                                       "OTEL_EXPORTER_OTLP_HEADERS",
+                                       "OTEL_EXPORTER_OTLP_TIMEOUT",
+                                       "OTEL_SERVICE_NAME",
+                                       "OTEL_BSP_MAX_QUEUE_SIZE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        unsetenv(vars[i]);
+    signal(SIGPIPE, SIG_IGN);
+    Suite *s = suite_create("telemetry_otlp");
+    TCase *tc = tcase_create("otlp");
+    tcase_set_timeout(tc, TIMEOUT_S);
+    tcase_add_test(tc, test_payload_shape);
+    tcase_add_test(tc, test_http_error_status);
+    tcase_add_test(tc, test_connection_refused);
+    tcase_add_test(tc, test_bounded_span_buffer);
+    tcase_add_loop_test(tc, test_env_validation, 0,
+                        (int)(sizeof(ENV_CASES) / sizeof(ENV_CASES[0])));
+    tcase_add_test(tc, test_null_arguments);
+    tcase_add_test(tc, test_signal_endpoints);
+    tcase_add_test(tc, test_concurrent_threads);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
