@@ -23,6 +23,7 @@ struct wasm_reader {
     char *err;
     size_t errlen;
     bool is_failed;
+    bool is_in_section; /* running out of bytes is then "unexpected end of section ..." */
 };
 
 /* Records "malformed: <fmt> at offset <at - base>" unless an error is already recorded.
@@ -38,8 +39,15 @@ bool sbx__wasm_rd_u32(struct wasm_reader *r, uint32_t *out);
 bool sbx__wasm_rd_s32(struct wasm_reader *r, int32_t *out);
 bool sbx__wasm_rd_s64(struct wasm_reader *r, int64_t *out);
 /* Reads a vector length and checks that count elements of at least min_size bytes each can
- * fit in what is left, so no count makes the caller allocate more than the input justifies. */
+ * fit in what is left. */
 bool sbx__wasm_rd_count(struct wasm_reader *r, uint32_t min_size, uint32_t *out);
+/* Reads a vector length *count; *cap is how many elements the caller may need room for:
+ * count, or fewer when count elements of at least min_size bytes cannot fit in what is left
+ * (reading them then fails before element *cap). So no count allocates more than the input
+ * justifies, while the error is still found where the spec's decoder finds it. */
+bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count, uint32_t *cap);
+/* Fails with "unexpected end ..." when element i would pass the room *cap gave. */
+bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap);
 /* Reads a name (u32 length + UTF-8 bytes); *out points into the input. */
 bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len);
 bool sbx__wasm_rd_valtype(struct wasm_reader *r, uint8_t *out);

@@ -44,7 +44,7 @@ bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *
 
 static bool fail_end(struct wasm_reader *r)
 {
-    if (r->end == r->file_end)
+    if (r->end == r->file_end && !r->is_in_section)
         return sbx__wasm_rd_fail(r, r->p, "unexpected end");
     return sbx__wasm_rd_fail(r, r->p, "unexpected end of section or function");
 }
@@ -106,17 +106,31 @@ bool sbx__wasm_rd_s64(struct wasm_reader *r, int64_t *out)
 
 bool sbx__wasm_rd_count(struct wasm_reader *r, uint32_t min_size, uint32_t *out)
 {
-    const uint8_t *at = r->p;
     if (!sbx__wasm_rd_u32(r, out))
         return false;
     /* Each element takes at least min_size bytes: a larger count cannot be honest. */
     if ((uint64_t)*out * min_size > (uint64_t)(r->end - r->p)) {
-        if (r->end == r->file_end || (uint64_t)*out * min_size > (uint64_t)(r->file_end - r->p))
-            return sbx__wasm_rd_fail(r, at, "length out of bounds");
         r->p = r->end;
         return fail_end(r);
     }
     return true;
+}
+
+bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count, uint32_t *cap)
+{
+    if (!sbx__wasm_rd_u32(r, count))
+        return false;
+    uint64_t fit = (uint64_t)(r->end - r->p) / min_size + 1;
+    *cap = *count < fit ? *count : (uint32_t)fit;
+    return true;
+}
+
+bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap)
+{
+    if (i < cap)
+        return true;
+    r->p = r->end;
+    return fail_end(r);
 }
 
 bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len)

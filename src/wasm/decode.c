@@ -1,0 +1,422 @@
+/* wasm/decode.c: the binary module decoder (spec 5.5): header, section order and sizes, and
+ * the sections that declare things (types, imports, functions, tables, memories, globals,
+ * exports, start). Segments, code and custom sections are in decode_segs.c. Every count is
+ * checked against the bytes left before anything is allocated. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/decode_internal.h"
+
+void *sbx__wasm_dec_alloc(struct wasm_dec *d, size_t count, size_t size)
+{
+    void *p = sbx__calloc(count, size);
+    if (p == NULL) {
+        d->is_nomem = true;
+        sbx__wasm_rd_fail(&d->r, d->r.p, "out of memory");
+    }
+    return p;
+}
+
+char *sbx__wasm_dec_strndup(struct wasm_dec *d, const uint8_t *s, uint32_t len)
+{
+    char *p = sbx__strndup((const char *)s, len);
+    if (p == NULL) {
+        d->is_nomem = true;
+        sbx__wasm_rd_fail(&d->r, d->r.p, "out of memory");
+    }
+    return p;
+}
+
+static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
+{
+    struct wasm_reader *r = &d->r;
+    const uint8_t *at = r->p;
+    uint8_t form;
+    uint32_t np, nr;
+    if (!sbx__wasm_rd_byte(r, &form))
+        return false;
+    if (form & 0x80) /* the form is an s7 in the spec's grammar */
+        return sbx__wasm_rd_fail(r, at, "integer representation too long");
+    if (form != 0x60)
+        return sbx__wasm_rd_fail(r, at, "malformed function type");
+    if (!sbx__wasm_rd_count(r, 1, &np))
+        return false;
+    const uint8_t *params = r->p;
+    r->p += np;
+    if (!sbx__wasm_rd_count(r, 1, &nr))
+        return false;
+    const uint8_t *results = r->p;
+    r->p += nr;
+    ft->types = sbx__wasm_dec_alloc(d, (size_t)np + nr, 1);
+    if (ft->types == NULL)
+        return false;
+    ft->param_count = np;
+    ft->result_count = nr;
+    struct wasm_reader sub = *r;
+    for (uint32_t i = 0; i < np + nr; i++) {
+        sub.p = i < np ? params + i : results + (i - np);
+        if (!sbx__wasm_rd_valtype(&sub, &ft->types[i])) {
+            *r = sub;
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool read_type_section(struct wasm_dec *d)
+{
+    struct wasm_module *m = d->m;
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap))
+        return false;
+    m->types = sbx__wasm_dec_alloc(d, cap, sizeof *m->types);
+    if (m->types == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(&d->r, i, cap))
+            return false;
+        m->type_count = i + 1;
+        if (!read_functype(d, &m->types[i]))
+            return false;
+    }
+    return true;
+}
+
+bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim)
+{
+    struct wasm_reader *r = &d->r;
+    const uint8_t *at = r->p;
+    uint8_t flags;
+    if (!sbx__wasm_rd_byte(r, &flags))
+        return false;
+    /* The flags are a u1 LEB in the spec's grammar: check as the reference decoder does. */
+    if ((flags & 0x7F) > 1)
+        return sbx__wasm_rd_fail(r, at, "integer too large");
+    if (flags & 0x80)
+        return sbx__wasm_rd_fail(r, at, "integer representation too long");
+    lim->has_max = flags == 1;
+    if (!sbx__wasm_rd_u32(r, &lim->min))
+        return false;
+    return !lim->has_max || sbx__wasm_rd_u32(r, &lim->max);
+}
+
+static bool read_tabletype(struct wasm_dec *d, struct wasm_tabletype *t)
+{
+    return sbx__wasm_rd_reftype(&d->r, &t->elem_type) && sbx__wasm_dec_limits(d, &t->limits);
+}
+
+static bool read_globaltype(struct wasm_dec *d, struct wasm_globaltype *g)
+{
+    uint8_t mut;
+    if (!sbx__wasm_rd_valtype(&d->r, &g->type))
+        return false;
+    const uint8_t *at = d->r.p;
+    if (!sbx__wasm_rd_byte(&d->r, &mut))
+        return false;
+    if (mut > 1)
+        return sbx__wasm_rd_fail(&d->r, at, "malformed mutability");
+    g->is_mutable = mut == 1;
+    return true;
+}
+
+static bool read_import(struct wasm_dec *d, struct wasm_import *imp)
+{
+    struct wasm_reader *r = &d->r;
+    const uint8_t *s;
+    if (!sbx__wasm_rd_name(r, &s, &imp->module_len) ||
+        !(imp->module = sbx__wasm_dec_strndup(d, s, imp->module_len)))
+        return false;
+    if (!sbx__wasm_rd_name(r, &s, &imp->name_len) ||
+        !(imp->name = sbx__wasm_dec_strndup(d, s, imp->name_len)))
+        return false;
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_byte(r, &imp->kind))
+        return false;
+    switch (imp->kind) {
+    case WASM_EXTERN_FUNC:
+        d->m->func_import_count++;
+        return sbx__wasm_rd_u32(r, &imp->u.func_type);
+    case WASM_EXTERN_TABLE:
+        d->m->table_import_count++;
+        return read_tabletype(d, &imp->u.table);
+    case WASM_EXTERN_MEMORY:
+        d->m->mem_import_count++;
+        return sbx__wasm_dec_limits(d, &imp->u.mem.limits);
+    case WASM_EXTERN_GLOBAL:
+        d->m->global_import_count++;
+        return read_globaltype(d, &imp->u.global);
+    default:
+        return sbx__wasm_rd_fail(r, at, "malformed import kind");
+    }
+}
+
+static bool read_import_section(struct wasm_dec *d)
+{
+    struct wasm_module *m = d->m;
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 4, &n, &cap))
+        return false;
+    m->imports = sbx__wasm_dec_alloc(d, cap, sizeof *m->imports);
+    if (m->imports == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(&d->r, i, cap))
+            return false;
+        m->import_count = i + 1;
+        if (!read_import(d, &m->imports[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool read_function_section(struct wasm_dec *d)
+{
+    struct wasm_module *m = d->m;
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 1, &n, &cap))
+        return false;
+    m->funcs = sbx__wasm_dec_alloc(d, cap, sizeof *m->funcs);
+    if (m->funcs == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(&d->r, i, cap))
+            return false;
+        m->func_def_count = i + 1;
+        if (!sbx__wasm_rd_u32(&d->r, &m->funcs[i].type_index))
+            return false;
+    }
+    return true;
+}
+
+static bool read_table_section(struct wasm_dec *d)
+{
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap))
+        return false;
+    d->table_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->table_defs);
+    if (d->table_defs == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(&d->r, i, cap))
+            return false;
+        d->table_def_count = i + 1;
+        if (!read_tabletype(d, &d->table_defs[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool read_memory_section(struct wasm_dec *d)
+{
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap))
+        return false;
+    d->mem_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->mem_defs);
+    if (d->mem_defs == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(&d->r, i, cap))
+            return false;
+        d->mem_def_count = i + 1;
+        if (!sbx__wasm_dec_limits(d, &d->mem_defs[i].limits))
+            return false;
+    }
+    return true;
+}
+
+static bool read_global_section(struct wasm_dec *d)
+{
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap))
+        return false;
+    d->global_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->global_defs);
+    d->m->global_inits = sbx__wasm_dec_alloc(d, cap, sizeof *d->m->global_inits);
+    if (d->global_defs == NULL || d->m->global_inits == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(&d->r, i, cap))
+            return false;
+        d->global_def_count = i + 1;
+        if (!read_globaltype(d, &d->global_defs[i]) ||
+            !sbx__wasm_dec_const_expr(d, &d->m->global_inits[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool read_export_section(struct wasm_dec *d)
+{
+    struct wasm_module *m = d->m;
+    struct wasm_reader *r = &d->r;
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(r, 3, &n, &cap))
+        return false;
+    m->exports = sbx__wasm_dec_alloc(d, cap, sizeof *m->exports);
+    if (m->exports == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(r, i, cap))
+            return false;
+        struct wasm_export *e = &m->exports[i];
+        const uint8_t *s;
+        m->export_count = i + 1;
+        if (!sbx__wasm_rd_name(r, &s, &e->name_len) ||
+            !(e->name = sbx__wasm_dec_strndup(d, s, e->name_len)))
+            return false;
+        const uint8_t *at = r->p;
+        if (!sbx__wasm_rd_byte(r, &e->kind))
+            return false;
+        if (e->kind > WASM_EXTERN_GLOBAL)
+            return sbx__wasm_rd_fail(r, at, "malformed export kind");
+        if (!sbx__wasm_rd_u32(r, &e->index))
+            return false;
+    }
+    return true;
+}
+
+static bool read_start_section(struct wasm_dec *d)
+{
+    d->m->has_start = true;
+    return sbx__wasm_rd_u32(&d->r, &d->m->start_func);
+}
+
+static bool read_datacount_section(struct wasm_dec *d)
+{
+    d->m->has_data_count_section = true;
+    return sbx__wasm_rd_u32(&d->r, &d->data_count_value);
+}
+
+/* Section order rank by id (spec 5.5.2): data count (12) sits between element and code. */
+static const uint8_t section_rank[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10};
+
+static bool read_section_body(struct wasm_dec *d, uint8_t id)
+{
+    switch (id) {
+    case 0:
+        return sbx__wasm_dec_custom(d);
+    case 1:
+        return read_type_section(d);
+    case 2:
+        return read_import_section(d);
+    case 3:
+        d->has_func_section = true;
+        return read_function_section(d);
+    case 4:
+        return read_table_section(d);
+    case 5:
+        return read_memory_section(d);
+    case 6:
+        return read_global_section(d);
+    case 7:
+        return read_export_section(d);
+    case 8:
+        return read_start_section(d);
+    case 9:
+        return sbx__wasm_dec_elem_section(d);
+    case 10:
+        return sbx__wasm_dec_code_section(d);
+    case 11:
+        return sbx__wasm_dec_data_section(d);
+    default:
+        return read_datacount_section(d);
+    }
+}
+
+static bool read_section(struct wasm_dec *d, uint8_t *last_rank)
+{
+    struct wasm_reader *r = &d->r;
+    const uint8_t *at = r->p;
+    uint8_t id;
+    uint32_t size;
+    if (!sbx__wasm_rd_byte(r, &id))
+        return false;
+    if (id > 12)
+        return sbx__wasm_rd_fail(r, at, "malformed section id");
+    if (id != 0) {
+        if (section_rank[id] <= *last_rank)
+            return sbx__wasm_rd_fail(r, at, "unexpected content after last section");
+        *last_rank = section_rank[id];
+    }
+    if (!sbx__wasm_rd_u32(r, &size))
+        return false;
+    if (size > (size_t)(r->file_end - r->p))
+        return sbx__wasm_rd_fail(r, r->p, "length out of bounds");
+    const uint8_t *sec_end = r->p + size;
+    r->end = sec_end;
+    r->is_in_section = true;
+    if (!read_section_body(d, id))
+        return false;
+    if (r->p != sec_end)
+        return sbx__wasm_rd_fail(r, r->p, "section size mismatch");
+    r->end = r->file_end;
+    r->is_in_section = false;
+    return true;
+}
+
+static bool read_header(struct wasm_reader *r)
+{
+    static const uint8_t magic[4] = {0x00, 0x61, 0x73, 0x6D};
+    static const uint8_t version[4] = {0x01, 0x00, 0x00, 0x00};
+    /* Each field is read whole before it is compared, as the spec's decoder does. */
+    size_t len = (size_t)(r->file_end - r->p);
+    if (len < 4)
+        return sbx__wasm_rd_fail(r, r->file_end, "unexpected end");
+    if (memcmp(r->p, magic, 4) != 0)
+        return sbx__wasm_rd_fail(r, r->p, "magic header not detected");
+    if (len < 8)
+        return sbx__wasm_rd_fail(r, r->file_end, "unexpected end");
+    if (memcmp(r->p + 4, version, 4) != 0)
+        return sbx__wasm_rd_fail(r, r->p + 4, "unknown binary version");
+    r->p += 8;
+    return true;
+}
+
+/* Cross-section counts the spec checks at the end of decoding (5.5.16). */
+static bool check_counts(struct wasm_dec *d)
+{
+    struct wasm_module *m = d->m;
+    struct wasm_reader *r = &d->r;
+    if (m->func_def_count != d->code_count)
+        return sbx__wasm_rd_fail(r, r->p, "function and code section have inconsistent lengths");
+    if (m->has_data_count_section && d->data_count_value != m->data_count)
+        return sbx__wasm_rd_fail(r, r->p, "data count and data section have inconsistent lengths");
+    return true;
+}
+
+static bool decode_all(struct wasm_dec *d)
+{
+    struct wasm_reader *r = &d->r;
+    uint8_t last_rank = 0;
+    if (!read_header(r))
+        return false;
+    while (r->p < r->file_end) {
+        if (!read_section(d, &last_rank))
+            return false;
+    }
+    return check_counts(d) && sbx__wasm_dec_finish(d);
+}
+
+sbx_err sbx__wasm_decode(struct wasm_module *m, char *err, size_t errlen)
+{
+    struct wasm_dec d;
+    memset(&d, 0, sizeof d);
+    d.m = m;
+    d.r.base = m->bytes;
+    d.r.p = m->bytes;
+    d.r.end = m->bytes + m->len;
+    d.r.file_end = d.r.end;
+    d.r.err = err;
+    d.r.errlen = errlen;
+    bool ok = decode_all(&d);
+    sbx__wasm_dec_release(&d);
+    if (ok && d.has_invalid) {
+        /* Deferred so a later malformation wins, as in the spec's decode-then-validate. */
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "%s", d.invalid);
+        return SBX_E_WASM_INVALID_MODULE;
+    }
+    if (ok)
+        return SBX_OK;
+    return d.is_nomem ? SBX_E_NOMEM : SBX_E_WASM_INVALID_MODULE;
+}

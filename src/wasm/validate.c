@@ -1,0 +1,230 @@
+/* wasm/validate.c: module-level validation (spec 3.4): index ranges, limits, constant
+ * expressions, segments, start, exports, C.refs (func_is_declared), then every function body
+ * (validate_code.c). Messages use the spec's texts: "invalid: unknown global 3 ...". */
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/validate_internal.h"
+
+#define MAX_PAGES 65536u
+
+static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uint32_t range,
+                         const char *what)
+{
+    if (l->min > range || (l->has_max && l->max > range)) {
+        if (range == MAX_PAGES)
+            return sbx__wasm_rd_invalid(r, NULL, "memory size must be at most 65536 pages (4GiB)");
+        return sbx__wasm_rd_invalid(r, NULL, "%s size must be at most %u", what, range);
+    }
+    if (l->has_max && l->min > l->max)
+        return sbx__wasm_rd_invalid(r, NULL, "size minimum must not be greater than maximum");
+    return true;
+}
+
+/* Validates a constant expression of the expected type. In 2.0, global.get may name only an
+ * imported, immutable global (C' of spec 3.4.10). */
+static bool check_const(struct wasm_reader *r, const struct wasm_module *m, struct wasm_init *e,
+                        uint8_t want, const char *where)
+{
+    switch (e->op) {
+    case WASM_INIT_GLOBAL_GET:
+        if (e->index >= m->global_import_count)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown global %u in %s", e->index, where);
+        if (m->globals[e->index].is_mutable)
+            return sbx__wasm_rd_invalid(r, NULL, "constant expression required in %s", where);
+        e->type = m->globals[e->index].type;
+        break;
+    case WASM_INIT_REF_FUNC:
+        if (e->index >= m->func_count)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown function %u in %s", e->index, where);
+        break;
+    default:
+        break;
+    }
+    if (e->type != want)
+        return sbx__wasm_rd_invalid(r, NULL, "type mismatch in %s", where);
+    return true;
+}
+
+static bool check_imports_and_types(struct wasm_reader *r, const struct wasm_module *m)
+{
+    for (uint32_t i = 0; i < m->import_count; i++) {
+        const struct wasm_import *imp = &m->imports[i];
+        if (imp->kind == WASM_EXTERN_FUNC && imp->u.func_type >= m->type_count)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown type %u in import %u", imp->u.func_type,
+                                        i);
+    }
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        if (m->funcs[i].type_index >= m->type_count)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown type %u in function %u",
+                                        m->funcs[i].type_index, m->func_import_count + i);
+    }
+    for (uint32_t i = 0; i < m->table_count; i++) {
+        if (!check_limits(r, &m->tables[i].limits, UINT32_MAX, "table"))
+            return false;
+    }
+    if (m->mem_count > 1)
+        return sbx__wasm_rd_invalid(r, NULL, "multiple memories");
+    for (uint32_t i = 0; i < m->mem_count; i++) {
+        if (!check_limits(r, &m->mems[i].limits, MAX_PAGES, "memory"))
+            return false;
+    }
+    return true;
+}
+
+static bool check_globals(struct wasm_reader *r, struct wasm_module *m)
+{
+    uint32_t ndef = m->global_count - m->global_import_count;
+    for (uint32_t i = 0; i < ndef; i++) {
+        const struct wasm_globaltype *g = &m->globals[m->global_import_count + i];
+        if (!check_const(r, m, &m->global_inits[i], g->type, "global initializer"))
+            return false;
+    }
+    return true;
+}
+
+static bool check_elem(struct wasm_reader *r, struct wasm_module *m, struct wasm_elem_seg *e)
+{
+    if (e->mode == WASM_SEG_ACTIVE) {
+        if (e->table_index >= m->table_count)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown table %u in element segment",
+                                        e->table_index);
+        if (m->tables[e->table_index].elem_type != e->elem_type)
+            return sbx__wasm_rd_invalid(r, NULL, "type mismatch in element segment");
+        if (!check_const(r, m, &e->offset, WASM_I32, "element segment offset"))
+            return false;
+    }
+    for (uint32_t i = 0; i < e->count; i++) {
+        if (!check_const(r, m, &e->items[i], e->elem_type, "element segment"))
+            return false;
+    }
+    return true;
+}
+
+static bool check_segments(struct wasm_reader *r, struct wasm_module *m)
+{
+    for (uint32_t i = 0; i < m->elem_count; i++) {
+        if (!check_elem(r, m, &m->elems[i]))
+            return false;
+    }
+    for (uint32_t i = 0; i < m->data_count; i++) {
+        struct wasm_data_seg *s = &m->datas[i];
+        if (s->mode != WASM_SEG_ACTIVE)
+            continue;
+        if (s->mem_index >= m->mem_count)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown memory %u in data segment %u",
+                                        s->mem_index, i);
+        if (!check_const(r, m, &s->offset, WASM_I32, "data segment offset"))
+            return false;
+    }
+    return true;
+}
+
+static bool check_start(struct wasm_reader *r, const struct wasm_module *m)
+{
+    if (!m->has_start)
+        return true;
+    if (m->start_func >= m->func_count)
+        return sbx__wasm_rd_invalid(r, NULL, "unknown function %u as start", m->start_func);
+    const struct wasm_functype *t = &m->types[m->func_type_idx[m->start_func]];
+    if (t->param_count != 0 || t->result_count != 0)
+        return sbx__wasm_rd_invalid(r, NULL, "start function must have type [] -> []");
+    return true;
+}
+
+static uint32_t hash_name(const char *s, uint32_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (uint32_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+/* Export names must be unique (spec 3.4.10): an open-addressing set of export indices. */
+static bool check_export_names(struct wasm_reader *r, const struct wasm_module *m, bool *nomem)
+{
+    size_t cap = 16;
+    while (cap < (size_t)m->export_count * 2)
+        cap *= 2;
+    uint32_t *slots = sbx__calloc(cap, sizeof *slots); /* export index + 1, 0 = empty */
+    if (slots == NULL) {
+        *nomem = true;
+        return sbx__wasm_rd_invalid(r, NULL, "out of memory");
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < m->export_count && ok; i++) {
+        const struct wasm_export *e = &m->exports[i];
+        size_t k = hash_name(e->name, e->name_len) & (cap - 1);
+        for (; slots[k] != 0; k = (k + 1) & (cap - 1)) {
+            const struct wasm_export *o = &m->exports[slots[k] - 1];
+            if (o->name_len == e->name_len && memcmp(o->name, e->name, e->name_len) == 0) {
+                ok = sbx__wasm_rd_invalid(r, NULL, "duplicate export name");
+                break;
+            }
+        }
+        slots[k] = i + 1;
+    }
+    sbx__free(slots);
+    return ok;
+}
+
+static bool check_exports(struct wasm_reader *r, const struct wasm_module *m, bool *nomem)
+{
+    static const char *const kind_names[4] = {"function", "table", "memory", "global"};
+    for (uint32_t i = 0; i < m->export_count; i++) {
+        const struct wasm_export *e = &m->exports[i];
+        uint32_t limit = e->kind == WASM_EXTERN_FUNC     ? m->func_count
+                         : e->kind == WASM_EXTERN_TABLE  ? m->table_count
+                         : e->kind == WASM_EXTERN_MEMORY ? m->mem_count
+                                                         : m->global_count;
+        if (e->index >= limit)
+            return sbx__wasm_rd_invalid(r, NULL, "unknown %s %u in export", kind_names[e->kind],
+                                        e->index);
+    }
+    return check_export_names(r, m, nomem);
+}
+
+static void mark_refs(bool *declared, const struct wasm_init *e, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (e[i].op == WASM_INIT_REF_FUNC)
+            declared[e[i].index] = true;
+    }
+}
+
+/* C.refs: functions named outside function bodies (spec 3.4.10). Runs after the checks above,
+ * so every index is in range. */
+static bool fill_declared(struct wasm_reader *r, struct wasm_module *m, bool *nomem)
+{
+    m->func_is_declared = sbx__calloc(m->func_count, sizeof *m->func_is_declared);
+    if (m->func_is_declared == NULL) {
+        *nomem = true;
+        return sbx__wasm_rd_invalid(r, NULL, "out of memory");
+    }
+    for (uint32_t i = 0; i < m->export_count; i++) {
+        if (m->exports[i].kind == WASM_EXTERN_FUNC)
+            m->func_is_declared[m->exports[i].index] = true;
+    }
+    mark_refs(m->func_is_declared, m->global_inits, m->global_count - m->global_import_count);
+    for (uint32_t i = 0; i < m->elem_count; i++)
+        mark_refs(m->func_is_declared, m->elems[i].items, m->elems[i].count);
+    return true;
+}
+
+sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen)
+{
+    struct wasm_reader r = {.base = m->bytes,
+                            .file_end = m->bytes + m->len,
+                            .p = m->bytes,
+                            .end = m->bytes + m->len,
+                            .err = err,
+                            .errlen = errlen};
+    bool nomem = false;
+    bool ok = check_imports_and_types(&r, m) && check_globals(&r, m) && check_segments(&r, m) &&
+              check_start(&r, m) && check_exports(&r, m, &nomem) && fill_declared(&r, m, &nomem);
+    if (ok)
+        ok = sbx__wasm_validate_code(&r, m, &nomem);
+    if (ok)
+        return SBX_OK;
+    return nomem ? SBX_E_NOMEM : SBX_E_WASM_INVALID_MODULE;
+}

@@ -1,0 +1,575 @@
+/* wasm/validate_code.c: the function-body type checker, following the spec appendix's
+ * validation algorithm: a value-type stack and a control stack, with type 0 standing for the
+ * unknown type an unreachable (polymorphic) stack yields. Opcodes with a fixed signature in
+ * opcodes.h are checked from the table; the rest are handled one by one. */
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/leb.h"
+#include "wasm/validate_internal.h"
+
+#define UNKNOWN  0u
+#define MAX_VALS (1u << 22) /* implementation limit on operand stack depth */
+
+struct ctl {
+    uint16_t op; /* WASM_OP_BLOCK, _LOOP, _IF, or _ELSE once the else arm started */
+    bool is_unreachable;
+    uint32_t height;
+    uint32_t nparams, nresults;
+    const uint8_t *params, *results;
+};
+
+struct vfunc {
+    const struct wasm_module *m;
+    struct wasm_reader *r;
+    uint32_t func_idx;
+    const uint8_t *at; /* the current instruction, for messages */
+    const struct wasm_functype *type;
+    const struct wasm_func_def *def;
+    uint8_t *vals;
+    uint32_t nvals, cap_vals;
+    struct ctl *ctls;
+    uint32_t nctls, cap_ctls;
+    uint8_t *tmp;
+    uint32_t cap_tmp;
+    bool *nomem;
+};
+
+/* single[t] is a one-element type list {t}, for block types that are one value type. */
+static const uint8_t single[256] = {
+    [WASM_I32] = WASM_I32,
+    [WASM_I64] = WASM_I64,
+    [WASM_F32] = WASM_F32,
+    [WASM_F64] = WASM_F64,
+    [WASM_V128] = WASM_V128,
+    [WASM_FUNCREF] = WASM_FUNCREF,
+    [WASM_EXTERNREF] = WASM_EXTERNREF,
+};
+
+static bool fail(struct vfunc *v, const char *msg)
+{
+    return sbx__wasm_rd_invalid(v->r, v->at, "%s in function %u", msg, v->func_idx);
+}
+
+static bool fail_idx(struct vfunc *v, const char *what, uint32_t idx)
+{
+    return sbx__wasm_rd_invalid(v->r, v->at, "unknown %s %u in function %u", what, idx,
+                                v->func_idx);
+}
+
+static bool grow(struct vfunc *v, void **buf, uint32_t *cap, size_t elem, uint32_t need)
+{
+    if (need <= *cap)
+        return true;
+    if (need > MAX_VALS)
+        return fail(v, "operand stack too deep");
+    uint32_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *p = sbx__reallocn(*buf, n, elem);
+    if (p == NULL) {
+        *v->nomem = true;
+        return fail(v, "out of memory");
+    }
+    *buf = p;
+    *cap = n;
+    return true;
+}
+
+static bool push(struct vfunc *v, uint8_t t)
+{
+    if (v->nvals == v->cap_vals && !grow(v, (void **)&v->vals, &v->cap_vals, 1, v->nvals + 1))
+        return false;
+    v->vals[v->nvals++] = t;
+    return true;
+}
+
+static bool push_n(struct vfunc *v, const uint8_t *types, uint32_t n)
+{
+    if (n == 0)
+        return true;
+    if (!grow(v, (void **)&v->vals, &v->cap_vals, 1, v->nvals + n))
+        return false;
+    memcpy(v->vals + v->nvals, types, n);
+    v->nvals += n;
+    return true;
+}
+
+static bool pop_any(struct vfunc *v, uint8_t *out)
+{
+    const struct ctl *c = &v->ctls[v->nctls - 1];
+    if (v->nvals == c->height) {
+        *out = UNKNOWN;
+        return c->is_unreachable || fail(v, "type mismatch");
+    }
+    *out = v->vals[--v->nvals];
+    return true;
+}
+
+static bool pop(struct vfunc *v, uint8_t want)
+{
+    const struct ctl *c = &v->ctls[v->nctls - 1];
+    if (v->nvals == c->height)
+        return c->is_unreachable || fail(v, "type mismatch");
+    uint8_t t = v->vals[--v->nvals];
+    return t == want || t == UNKNOWN || fail(v, "type mismatch");
+}
+
+static bool pop_n(struct vfunc *v, const uint8_t *types, uint32_t n)
+{
+    for (uint32_t i = n; i-- > 0;) {
+        if (!pop(v, types[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const uint8_t *p, uint32_t nr,
+                     const uint8_t *res)
+{
+    if (v->nctls == v->cap_ctls &&
+        !grow(v, (void **)&v->ctls, &v->cap_ctls, sizeof *v->ctls, v->nctls + 1))
+        return false;
+    v->ctls[v->nctls++] = (struct ctl){
+        .op = op, .height = v->nvals, .nparams = np, .params = p, .nresults = nr, .results = res};
+    return push_n(v, p, np);
+}
+
+/* Pops the frame's results and checks nothing else is left above its base. */
+static bool end_frame(struct vfunc *v)
+{
+    const struct ctl *c = &v->ctls[v->nctls - 1];
+    if (!pop_n(v, c->results, c->nresults))
+        return false;
+    return v->nvals == c->height || fail(v, "type mismatch");
+}
+
+static void set_unreachable(struct vfunc *v)
+{
+    struct ctl *c = &v->ctls[v->nctls - 1];
+    v->nvals = c->height;
+    c->is_unreachable = true;
+}
+
+static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const uint8_t **types)
+{
+    if (depth >= v->nctls)
+        return fail_idx(v, "label", depth);
+    const struct ctl *c = &v->ctls[v->nctls - 1 - depth];
+    if (c->op == WASM_OP_LOOP) {
+        *n = c->nparams, *types = c->params;
+    } else {
+        *n = c->nresults, *types = c->results;
+    }
+    return true;
+}
+
+static bool block_sig(struct vfunc *v, const struct wasm_instr *in, uint32_t *np, const uint8_t **p,
+                      uint32_t *nr, const uint8_t **res)
+{
+    *np = 0, *p = NULL, *nr = 0, *res = NULL;
+    if (in->bt_kind == WASM_BT_VALTYPE) {
+        *nr = 1, *res = &single[in->valtype];
+    } else if (in->bt_kind == WASM_BT_TYPEIDX) {
+        if (in->idx >= v->m->type_count)
+            return fail_idx(v, "type", in->idx);
+        const struct wasm_functype *t = &v->m->types[in->idx];
+        *np = t->param_count, *p = t->types;
+        *nr = t->result_count, *res = t->types + t->param_count;
+    }
+    return true;
+}
+
+static bool op_block(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint32_t np, nr;
+    const uint8_t *p, *res;
+    if (!block_sig(v, in, &np, &p, &nr, &res))
+        return false;
+    if (in->op == WASM_OP_IF && !pop(v, WASM_I32))
+        return false;
+    return pop_n(v, p, np) && push_ctl(v, in->op, np, p, nr, res);
+}
+
+static bool op_else(struct vfunc *v)
+{
+    struct ctl *c = &v->ctls[v->nctls - 1];
+    if (c->op != WASM_OP_IF)
+        return sbx__wasm_rd_fail(v->r, v->at, "else without matching if");
+    if (!end_frame(v))
+        return false;
+    c->op = WASM_OP_ELSE;
+    c->is_unreachable = false;
+    return push_n(v, c->params, c->nparams);
+}
+
+static bool op_end(struct vfunc *v)
+{
+    const struct ctl *c = &v->ctls[v->nctls - 1];
+    /* An if without else behaves as if its else arm were empty: params must equal results. */
+    if (c->op == WASM_OP_IF && (c->nparams != c->nresults ||
+                                (c->nparams > 0 && memcmp(c->params, c->results, c->nparams) != 0)))
+        return fail(v, "type mismatch");
+    if (!end_frame(v))
+        return false;
+    uint32_t nr = c->nresults;
+    const uint8_t *res = c->results;
+    v->nctls--;
+    if (v->nctls == 0)
+        return true;
+    return push_n(v, res, nr);
+}
+
+static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint32_t arity, n;
+    const uint8_t *types, *dflt;
+    if (!pop(v, WASM_I32) || !label(v, in->idx, &arity, &dflt))
+        return false;
+    if (!grow(v, (void **)&v->tmp, &v->cap_tmp, 1, arity))
+        return false;
+    const uint8_t *p = in->targets;
+    for (uint32_t i = 0; i < in->count; i++) {
+        uint32_t depth = 0;
+        sbx__wasm_leb_u32(&p, v->r->end, &depth); /* well-formed: read once already */
+        if (!label(v, depth, &n, &types))
+            return false;
+        if (n != arity)
+            return fail(v, "type mismatch");
+        /* Pop the label's types and push back what was popped (spec appendix). */
+        for (uint32_t k = n; k-- > 0;) {
+            if (!pop_any(v, &v->tmp[k]))
+                return false;
+            if (v->tmp[k] != types[k] && v->tmp[k] != UNKNOWN)
+                return fail(v, "type mismatch");
+        }
+        if (!push_n(v, v->tmp, n))
+            return false;
+    }
+    if (!pop_n(v, dflt, arity))
+        return false;
+    set_unreachable(v);
+    return true;
+}
+
+static bool op_call(struct vfunc *v, const struct wasm_functype *t)
+{
+    return pop_n(v, t->types, t->param_count) &&
+           push_n(v, t->types + t->param_count, t->result_count);
+}
+
+static bool is_ref(uint8_t t)
+{
+    return t == WASM_FUNCREF || t == WASM_EXTERNREF || t == UNKNOWN;
+}
+
+static bool op_select(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint8_t t1, t2;
+    if (in->op == WASM_OP_SELECT_T) {
+        if (in->count != 1)
+            return fail(v, "invalid result arity");
+        return pop(v, WASM_I32) && pop(v, in->valtype) && pop(v, in->valtype) &&
+               push(v, in->valtype);
+    }
+    if (!pop(v, WASM_I32) || !pop_any(v, &t1) || !pop_any(v, &t2))
+        return false;
+    /* Untyped select takes numeric or vector operands only (spec 3.3.4). */
+    if ((t1 != UNKNOWN && is_ref(t1)) || (t2 != UNKNOWN && is_ref(t2)))
+        return fail(v, "type mismatch");
+    if (t1 != t2 && t1 != UNKNOWN && t2 != UNKNOWN)
+        return fail(v, "type mismatch");
+    return push(v, t1 == UNKNOWN ? t2 : t1);
+}
+
+static bool local_type(struct vfunc *v, uint32_t idx, uint8_t *out)
+{
+    uint32_t np = v->type->param_count;
+    if (idx < np) {
+        *out = v->type->types[idx];
+        return true;
+    }
+    if (idx - np < v->def->local_count) {
+        *out = v->def->local_types[idx - np];
+        return true;
+    }
+    return fail_idx(v, "local", idx);
+}
+
+static bool op_local(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint8_t t = 0;
+    if (!local_type(v, in->idx, &t))
+        return false;
+    if (in->op == WASM_OP_LOCAL_GET)
+        return push(v, t);
+    if (!pop(v, t))
+        return false;
+    return in->op == WASM_OP_LOCAL_SET || push(v, t);
+}
+
+static bool op_global(struct vfunc *v, const struct wasm_instr *in)
+{
+    if (in->idx >= v->m->global_count)
+        return fail_idx(v, "global", in->idx);
+    const struct wasm_globaltype *g = &v->m->globals[in->idx];
+    if (in->op == WASM_OP_GLOBAL_GET)
+        return push(v, g->type);
+    if (!g->is_mutable)
+        return fail(v, "global is immutable");
+    return pop(v, g->type);
+}
+
+static bool table_type(struct vfunc *v, uint32_t idx, uint8_t *out)
+{
+    if (idx >= v->m->table_count)
+        return fail_idx(v, "table", idx);
+    *out = v->m->tables[idx].elem_type;
+    return true;
+}
+
+static bool op_table(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint8_t t = 0, t2 = 0;
+    if (in->op != WASM_OP_TABLE_INIT && !table_type(v, in->idx, &t))
+        return false;
+    switch (in->op) {
+    case WASM_OP_TABLE_GET:
+        return pop(v, WASM_I32) && push(v, t);
+    case WASM_OP_TABLE_SET:
+        return pop(v, t) && pop(v, WASM_I32);
+    case WASM_OP_TABLE_GROW:
+        return pop(v, WASM_I32) && pop(v, t) && push(v, WASM_I32);
+    case WASM_OP_TABLE_FILL:
+        return pop(v, WASM_I32) && pop(v, t) && pop(v, WASM_I32);
+    case WASM_OP_TABLE_SIZE: /* stack effects of size/copy/init come from the table */
+        return true;
+    case WASM_OP_TABLE_COPY:
+        if (!table_type(v, in->idx2, &t2))
+            return false;
+        return t == t2 || fail(v, "type mismatch");
+    default: /* TABLE_INIT: idx is the element segment, idx2 the table */
+        if (!table_type(v, in->idx2, &t2))
+            return false;
+        if (in->idx >= v->m->elem_count)
+            return fail_idx(v, "elem segment", in->idx);
+        return v->m->elems[in->idx].elem_type == t2 || fail(v, "type mismatch");
+    }
+}
+
+static bool op_ref(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint8_t t = 0;
+    switch (in->op) {
+    case WASM_OP_REF_NULL:
+        return push(v, in->valtype);
+    case WASM_OP_REF_IS_NULL:
+        if (!pop_any(v, &t))
+            return false;
+        return (is_ref(t) || fail(v, "type mismatch")) && push(v, WASM_I32);
+    default: /* REF_FUNC */
+        if (in->idx >= v->m->func_count)
+            return fail_idx(v, "function", in->idx);
+        if (!v->m->func_is_declared[in->idx])
+            return fail(v, "undeclared function reference");
+        return push(v, WASM_FUNCREF);
+    }
+}
+
+static bool need_memory(struct vfunc *v)
+{
+    return v->m->mem_count > 0 || fail_idx(v, "memory", 0);
+}
+
+static bool need_data_count(struct vfunc *v, uint32_t idx)
+{
+    /* Binary 5.5.16: a data index in code needs the data count section when there are data
+     * segments; with none, it is just an unknown segment. */
+    if (!v->m->has_data_count_section && v->m->data_count > 0)
+        return sbx__wasm_rd_fail(v->r, v->at, "data count section required");
+    return idx < v->m->data_count || fail_idx(v, "data segment", idx);
+}
+
+/* Immediate checks of opcodes whose stack effect comes from the table. */
+static bool check_imm(struct vfunc *v, const struct wasm_instr *in, const struct wasm_opinfo *info)
+{
+    switch (info->imm) {
+    case WASM_IMM_MEMARG:
+    case WASM_IMM_MEMARG_LANE:
+        if (!need_memory(v))
+            return false;
+        if (in->align > info->arg)
+            return fail(v, "alignment must not be larger than natural");
+        if (info->imm == WASM_IMM_MEMARG_LANE && in->lane >= (16u >> info->arg))
+            return fail(v, "invalid lane index");
+        return true;
+    case WASM_IMM_MEMIDX:
+    case WASM_IMM_MEM_MEM:
+        return need_memory(v);
+    case WASM_IMM_LANE:
+        return in->lane < info->arg || fail(v, "invalid lane index");
+    case WASM_IMM_SHUFFLE:
+        for (int i = 0; i < 16; i++) {
+            if (in->bytes[i] >= 32)
+                return fail(v, "invalid lane index");
+        }
+        return true;
+    case WASM_IMM_DATA_MEM:
+        return need_memory(v) && need_data_count(v, in->idx);
+    case WASM_IMM_DATA:
+        return need_data_count(v, in->idx);
+    case WASM_IMM_ELEM:
+        return in->idx < v->m->elem_count || fail_idx(v, "elem segment", in->idx);
+    case WASM_IMM_TABLE_TABLE:
+    case WASM_IMM_ELEM_TABLE:
+    case WASM_IMM_TABLE:
+        return op_table(v, in);
+    default:
+        return true;
+    }
+}
+
+static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct wasm_opinfo *info)
+{
+    if (!check_imm(v, in, info))
+        return false;
+    const struct wasm_siginfo *s = &sbx__wasm_siginfo[info->sig];
+    for (uint32_t i = s->param_count; i-- > 0;) {
+        if (!pop(v, s->params[i]))
+            return false;
+    }
+    return s->result_count == 0 || push(v, s->result);
+}
+
+static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
+{
+    const struct wasm_module *m = v->m;
+    if (in->op == WASM_OP_CALL) {
+        if (in->idx >= m->func_count)
+            return fail_idx(v, "function", in->idx);
+        return op_call(v, &m->types[m->func_type_idx[in->idx]]);
+    }
+    uint8_t t = 0;
+    if (!table_type(v, in->idx2, &t))
+        return false;
+    if (t != WASM_FUNCREF)
+        return fail(v, "type mismatch");
+    if (in->idx >= m->type_count)
+        return fail_idx(v, "type", in->idx);
+    return pop(v, WASM_I32) && op_call(v, &m->types[in->idx]);
+}
+
+static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
+{
+    uint32_t n;
+    const uint8_t *types;
+    switch (in->op) {
+    case WASM_OP_BR:
+        if (!label(v, in->idx, &n, &types) || !pop_n(v, types, n))
+            return false;
+        set_unreachable(v);
+        return true;
+    case WASM_OP_BR_IF:
+        return pop(v, WASM_I32) && label(v, in->idx, &n, &types) && pop_n(v, types, n) &&
+               push_n(v, types, n);
+    case WASM_OP_BR_TABLE:
+        return op_br_table(v, in);
+    default: /* RETURN */
+        if (!pop_n(v, v->type->types + v->type->param_count, v->type->result_count))
+            return false;
+        set_unreachable(v);
+        return true;
+    }
+}
+
+static bool step(struct vfunc *v, const struct wasm_instr *in)
+{
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
+    uint8_t t = 0;
+    switch (in->op) {
+    case WASM_OP_UNREACHABLE:
+        set_unreachable(v);
+        return true;
+    case WASM_OP_BLOCK:
+    case WASM_OP_LOOP:
+    case WASM_OP_IF:
+        return op_block(v, in);
+    case WASM_OP_ELSE:
+        return op_else(v);
+    case WASM_OP_END:
+        return op_end(v);
+    case WASM_OP_BR:
+    case WASM_OP_BR_IF:
+    case WASM_OP_BR_TABLE:
+    case WASM_OP_RETURN:
+        return op_branch(v, in);
+    case WASM_OP_CALL:
+    case WASM_OP_CALL_INDIRECT:
+        return op_call_any(v, in);
+    case WASM_OP_DROP:
+        return pop_any(v, &t);
+    case WASM_OP_SELECT:
+    case WASM_OP_SELECT_T:
+        return op_select(v, in);
+    case WASM_OP_LOCAL_GET:
+    case WASM_OP_LOCAL_SET:
+    case WASM_OP_LOCAL_TEE:
+        return op_local(v, in);
+    case WASM_OP_GLOBAL_GET:
+    case WASM_OP_GLOBAL_SET:
+        return op_global(v, in);
+    case WASM_OP_TABLE_GET:
+    case WASM_OP_TABLE_SET:
+    case WASM_OP_TABLE_GROW:
+    case WASM_OP_TABLE_FILL:
+        return op_table(v, in);
+    case WASM_OP_REF_NULL:
+    case WASM_OP_REF_IS_NULL:
+    case WASM_OP_REF_FUNC:
+        return op_ref(v, in);
+    default:
+        return op_fixed(v, in, info);
+    }
+}
+
+static bool validate_func(struct vfunc *v, uint32_t def_idx)
+{
+    const struct wasm_module *m = v->m;
+    const struct wasm_func_def *f = &m->funcs[def_idx];
+    struct wasm_reader *r = v->r;
+    v->def = f;
+    v->func_idx = m->func_import_count + def_idx;
+    v->type = &m->types[f->type_index];
+    v->nvals = v->nctls = 0;
+    r->p = f->code;
+    r->end = f->code + f->code_len;
+    v->at = r->p;
+    if (!push_ctl(v, WASM_OP_BLOCK, 0, NULL, v->type->result_count,
+                  v->type->types + v->type->param_count))
+        return false;
+    struct wasm_instr in;
+    while (v->nctls > 0) {
+        v->at = r->p;
+        if (r->p >= r->end)
+            return sbx__wasm_rd_fail(r, r->p, "END opcode expected");
+        if (!sbx__wasm_read_instr(r, &in) || !step(v, &in))
+            return false;
+    }
+    if (r->p != r->end)
+        return sbx__wasm_rd_fail(r, r->p, "section size mismatch");
+    return true;
+}
+
+bool sbx__wasm_validate_code(struct wasm_reader *r, const struct wasm_module *m, bool *nomem)
+{
+    struct vfunc v = {.m = m, .r = r, .nomem = nomem};
+    bool ok = true;
+    for (uint32_t i = 0; i < m->func_def_count && ok; i++)
+        ok = validate_func(&v, i);
+    r->p = r->base;
+    r->end = r->file_end;
+    sbx__free(v.vals);
+    sbx__free(v.ctls);
+    sbx__free(v.tmp);
+    return ok;
+}
