@@ -102,11 +102,11 @@ struct wasm_export {
 /* A function body defined in this module. */
 struct wasm_func_def {
     uint32_t type_index;
-    uint32_t local_count;  /* declared locals, not counting params */
-    uint8_t *local_types;  /* local_count entries */
-    const uint8_t *code;   /* instructions after the locals, up to and including the final end */
+    uint32_t local_count; /* declared locals, not counting params */
+    uint8_t *local_types; /* local_count entries */
+    const uint8_t *code;  /* instructions after the locals, up to and including the final end */
     uint32_t code_len;
-    uint32_t code_offset;  /* offset of code within the module binary, for messages */
+    uint32_t code_offset; /* offset of code within the module binary, for messages */
 };
 
 enum wasm_seg_mode { WASM_SEG_ACTIVE = 0, WASM_SEG_PASSIVE, WASM_SEG_DECLARATIVE };
