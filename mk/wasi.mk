@@ -1,2 +1,32 @@
-# wasi: the preview1 layer's flags, guest programs, runners and suites.
+# mk/wasi.mk: the preview1 layer: flags, the runner, guest programs, wasi-testsuite.
+# `make wasi-test` runs ../shared/wasi-testsuite and the C guests in tests/wasi/.
 CFLAGS_wasi := -Wconversion
+
+WASI_TESTSUITE ?= ../shared/wasi-testsuite
+WASI_CC        ?= clang
+WASI_CFLAGS    := --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-debug -Wall -Werror
+WASI_GUEST_SRC := $(wildcard tests/wasi/guest/*.c)
+WASI_GUEST_BIN := $(WASI_GUEST_SRC:tests/wasi/guest/%.c=$(BUILD)/tests/wasi/%.wasm)
+
+$(BUILD)/sbx-wasi-run: $(BUILD)/tests/wasi/wasi_run.o $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDLIBS)
+
+$(BUILD)/tests/wasi/wasi_run.o: tests/wasi/wasi_run.c $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/wasi/%.wasm: tests/wasi/guest/%.c
+	@mkdir -p $(@D)
+	$(WASI_CC) $(WASI_CFLAGS) -o $@ $<
+
+WASI_TEST_ARGS = $(abspath $(BUILD)/sbx-wasi-run) $(abspath $(WASI_TESTSUITE)) \
+	$(abspath $(BUILD)/wasi-scratch) $(abspath $(BUILD)/tests/wasi)
+
+TEST_DEPS   += $(BUILD)/sbx-wasi-run $(WASI_GUEST_BIN)
+TEST_SUITES += wasi/conformance=python3,tests/wasi/run_wasi_tests.py,$(subst $(eval) ,$(comma),$(strip $(WASI_TEST_ARGS)))
+comma := ,
+
+.PHONY: wasi-test wasi-guests
+wasi-guests: $(WASI_GUEST_BIN)
+wasi-test: $(BUILD)/sbx-wasi-run $(WASI_GUEST_BIN)
+	python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)
