@@ -1,0 +1,2 @@
+# mk/jail.mk: the process tier: probes, jail tests, benchmark.
+CFLAGS_jail := -DSBX_BINDIR='"$(PREFIX)/bin"'

@@ -1,0 +1,178 @@
+/* jail/jail.c: the child's ordered pipeline: user ns -> mounts -> net -> fds/rlimits ->
+ * caps/no_new_privs -> Landlock -> seccomp last -> fork the guest and stay as the jail's init.
+ * Runs in a fork-like child of a possibly threaded host: system calls only, no allocation, no
+ * locks, no stdio. Every failure is reported on the status pipe with its stage. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail/jail.h"
+
+/* Fixed fd numbers inside the jail. */
+enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_FIRST_FREE = 6 };
+
+const char *sbx__jail_stage_name(int stage)
+{
+    static const char *const names[] = {
+        [SBX__STAGE_SYNC] = "sync",
+        [SBX__STAGE_CGROUPNS] = "cgroup namespace",
+        [SBX__STAGE_USERNS] = "user namespace",
+        [SBX__STAGE_MOUNT] = "mount",
+        [SBX__STAGE_PIVOT] = "pivot_root",
+        [SBX__STAGE_UTS] = "uts namespace",
+        [SBX__STAGE_NET] = "network namespace",
+        [SBX__STAGE_FDS] = "file descriptors",
+        [SBX__STAGE_RLIMIT] = "rlimits",
+        [SBX__STAGE_CAPS] = "capabilities",
+        [SBX__STAGE_NNP] = "no_new_privs",
+        [SBX__STAGE_LANDLOCK] = "landlock",
+        [SBX__STAGE_SECCOMP] = "seccomp",
+        [SBX__STAGE_FORK] = "fork",
+    };
+    if (stage > 0 && (size_t)stage < sizeof(names) / sizeof(names[0]) && names[stage])
+        return names[stage];
+    return "setup";
+}
+
+static void report(int fd, const struct sbx__jail_report *r)
+{
+    ssize_t n;
+    do
+        n = write(fd, r, sizeof(*r));
+    while (n < 0 && errno == EINTR);
+}
+
+static _Noreturn void fail(int status_fd, int stage, int err, int detail)
+{
+    struct sbx__jail_report r = {
+        .kind = SBX__REPORT_SETUP, .stage = stage, .err = err, .detail = detail};
+    report(status_fd, &r);
+    _exit(1);
+}
+
+/* Moves the fds the jail keeps to fixed numbers and closes every other one (inherited from
+ * the host, including fds other host threads opened: the guest sees none of them). */
+static int arrange_fds(const struct sbx__jail_spec *spec)
+{
+    int src[6] = {spec->stdio[0],  spec->stdio[1], spec->stdio[2],
+                  spec->result_fd, spec->exec_fd,  spec->status_fd};
+    int tmp[6];
+    for (int i = 0; i < 6; i++) {
+        tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD_CLOEXEC, 16) : -1;
+        if (src[i] >= 0 && tmp[i] < 0)
+            return -errno;
+    }
+    for (int i = 0; i < 6; i++) {
+        if (tmp[i] < 0)
+            continue;
+        int flags = i >= FD_EXEC ? O_CLOEXEC : 0;
+        if (dup3(tmp[i], i, flags) < 0)
+            return -errno;
+    }
+    if (syscall(SYS_close_range, FD_FIRST_FREE, ~0U, 0) != 0)
+        return -errno;
+    if (spec->result_fd < 0)
+        close(FD_RESULT);
+    if (spec->exec_fd < 0)
+        close(FD_EXEC);
+    return 0;
+}
+
+static _Noreturn void exec_guest(const struct sbx__jail_spec *spec, int err_fd)
+{
+    int err = ENOENT;
+    setsid();
+    if (spec->exec_fd >= 0) {
+        syscall(SYS_execveat, FD_EXEC, "", spec->argv, spec->envp, AT_EMPTY_PATH);
+        err = errno;
+    }
+    for (size_t i = 0; spec->exec_fd < 0 && i < spec->exec_path_count; i++) {
+        execve(spec->exec_paths[i], spec->argv, spec->envp);
+        /* execvp(3): remember EACCES, keep looking past ENOENT and ENOTDIR. */
+        if (errno == EACCES)
+            err = EACCES;
+        else if (errno != ENOENT && errno != ENOTDIR)
+            err = errno;
+    }
+    ssize_t n = write(err_fd, &err, sizeof(err));
+    (void)n;
+    _exit(127);
+}
+
+/* pid 1 of the jail: starts the guest, reaps every orphan, and reports the guest's status.
+ * Its exit tears the pid namespace down, so no process of the run outlives the guest. */
+static _Noreturn void run_init(const struct sbx__jail_spec *spec)
+{
+    int errp[2];
+    if (pipe2(errp, O_CLOEXEC) != 0)
+        fail(FD_STATUS, SBX__STAGE_FORK, errno, 0);
+    long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    if (pid < 0)
+        fail(FD_STATUS, SBX__STAGE_FORK, errno, 0);
+    if (pid == 0) {
+        close(errp[0]);
+        exec_guest(spec, errp[1]);
+    }
+    close(errp[1]);
+    int err = 0;
+    ssize_t n;
+    do
+        n = read(errp[0], &err, sizeof(err));
+    while (n < 0 && errno == EINTR);
+    struct sbx__jail_report r = {.kind = SBX__REPORT_EXEC, .err = err};
+    for (;;) {
+        int st;
+        pid_t w = (pid_t)wait4(-1, &st, 0, NULL);
+        if (w == (pid_t)pid) {
+            if (n != (ssize_t)sizeof(err))
+                r = (struct sbx__jail_report){.kind = SBX__REPORT_EXITED, .wstatus = st};
+            break;
+        }
+        if (w < 0 && errno != EINTR)
+            break;
+    }
+    report(FD_STATUS, &r);
+    _exit(0);
+}
+
+static void step(int status_fd, int stage, int rc)
+{
+    if (rc < 0)
+        fail(status_fd, stage, -rc, 0);
+}
+
+static int neg_errno(int rc)
+{
+    return rc == 0 ? 0 : -errno;
+}
+
+_Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
+{
+    int sfd = spec->status_fd;
+    char go = 0;
+    if (read(spec->sync_fd, &go, 1) != 1 || go != 'g')
+        _exit(1); /* the parent gave up (maps or cgroup failed) */
+    step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
+    step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_apply(spec));
+    int failed_step = -1;
+    int rc = sbx__jail_mount_apply(spec, &failed_step);
+    if (rc)
+        fail(sfd, SBX__STAGE_MOUNT, -rc, failed_step);
+    step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_pivot(spec->root_dir));
+    step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_finish());
+    step(sfd, SBX__STAGE_NET, sbx__jail_net_apply(spec->net_loopback));
+    step(sfd, SBX__STAGE_FDS, arrange_fds(spec));
+    sfd = FD_STATUS;
+    step(sfd, SBX__STAGE_FDS, setsid() < 0 ? -errno : 0);
+    step(sfd, SBX__STAGE_RLIMIT, sbx__jail_rlimit_apply(&spec->rlimits));
+    step(sfd, SBX__STAGE_CAPS, sbx__jail_caps_drop());
+    if (spec->landlock_abi > 0)
+        step(sfd, SBX__STAGE_LANDLOCK, sbx__jail_landlock_apply(spec));
+    step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(spec->filters));
+    run_init(spec);
+}

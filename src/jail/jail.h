@@ -1,0 +1,192 @@
+/* jail/jail.h: the process tier's internal contract. The parent prepares a struct sbx__jail_spec
+ * (every path, argv, filter and fd) before clone3; the child only reads it and makes system
+ * calls, because a fork-like child of a threaded host may not allocate or take locks. */
+#ifndef SBX_JAIL_JAIL_H
+#define SBX_JAIL_JAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/backend.h"
+#include "util/buf.h"
+
+/* Inside the jail the guest is this uid/gid; outside it is an unprivileged host id. */
+#define SBX__JAIL_GUEST_ID 1000
+#define SBX__JAIL_NOBODY   65534
+
+/* Where the setup failed, reported to the parent as a stage number. */
+enum sbx__jail_stage {
+    SBX__STAGE_SYNC = 1,
+    SBX__STAGE_CGROUPNS,
+    SBX__STAGE_USERNS,
+    SBX__STAGE_MOUNT,
+    SBX__STAGE_PIVOT,
+    SBX__STAGE_UTS,
+    SBX__STAGE_NET,
+    SBX__STAGE_FDS,
+    SBX__STAGE_RLIMIT,
+    SBX__STAGE_CAPS,
+    SBX__STAGE_NNP,
+    SBX__STAGE_LANDLOCK,
+    SBX__STAGE_SECCOMP,
+    SBX__STAGE_FORK,
+};
+
+/* What pid 1 of the jail writes on the status pipe. */
+enum sbx__jail_report_kind { SBX__REPORT_SETUP = 1, SBX__REPORT_EXEC, SBX__REPORT_EXITED };
+struct sbx__jail_report {
+    int32_t kind;    /* enum sbx__jail_report_kind */
+    int32_t stage;   /* SETUP: enum sbx__jail_stage */
+    int32_t err;     /* SETUP, EXEC: errno */
+    int32_t detail;  /* SETUP/MOUNT: index of the mount step */
+    int32_t wstatus; /* EXITED: the guest's wait status */
+};
+
+enum sbx__jail_mount_kind {
+    SBX__MNT_TMPFS,    /* src = mount data ("size=..,mode=..") */
+    SBX__MNT_BIND,     /* src = host path, read-only */
+    SBX__MNT_BIND_RW,  /* src = host path, writable */
+    SBX__MNT_BIND_DEV, /* src = host device node (keeps the device usable) */
+    SBX__MNT_PROC,     /* fresh procfs */
+    SBX__MNT_SYMLINK,  /* src = link target */
+    SBX__MNT_DIR,      /* an empty directory */
+    SBX__MNT_READONLY, /* remount dst read-only (after it was filled) */
+};
+
+struct sbx__jail_mount {
+    enum sbx__jail_mount_kind kind;
+    char *src;
+    char *dst;        /* absolute path under the new root */
+    bool is_dir;      /* binds: the source is a directory */
+    bool is_optional; /* binds: skip when the source vanished */
+};
+
+/* One Landlock rule: a guest path and the access granted beneath it. */
+struct sbx__jail_rule {
+    char *path;
+    uint64_t access;
+};
+
+struct sbx__jail_rlimits {
+    uint64_t as_bytes; /* 0 = not set (cgroup holds memory) */
+    uint64_t nproc;    /* 0 = not set (cgroup holds pids) */
+    uint64_t fsize_bytes;
+    uint64_t nofile;
+};
+
+/* A seccomp-bpf program exported by libseccomp (struct sock_filter array). */
+struct sbx__jail_bpf {
+    const void *insns;
+    unsigned short count;
+};
+
+struct sbx__jail_spec {
+    /* user namespace, mounts, net */
+    uid_t guest_uid;
+    gid_t guest_gid;
+    bool can_setgroups; /* false when the parent wrote "deny" (unprivileged) */
+    char *root_dir;     /* host directory the new root tmpfs is mounted on */
+    struct sbx__jail_mount *mounts;
+    size_t mount_count;
+    bool net_loopback;
+    /* confinement */
+    struct sbx__jail_rlimits rlimits;
+    int landlock_abi; /* 0 = not applied */
+    struct sbx__jail_rule *rules;
+    size_t rule_count;
+    struct sbx__jail_bpf filters[2]; /* argument filter, then the allowlist */
+    /* the guest */
+    char **exec_paths; /* candidates for argv[0] (PATH search done up front) */
+    size_t exec_path_count;
+    int exec_fd; /* >= 0: execveat(exec_fd) instead (sbx's own binary, sealed) */
+    char **argv;
+    char **envp;
+    /* fds as the child inherits them; -1 = none / inherit the host's */
+    int sync_fd;   /* read end: "go" from the parent */
+    int status_fd; /* write end of the report pipe */
+    int stdio[3];
+    int result_fd; /* becomes fd 3 of the guest (sbx-js guest only) */
+};
+
+/* Stage names for messages ("mount", "seccomp"), static storage. */
+const char *sbx__jail_stage_name(int stage);
+
+/* jail.c: the child's ordered pipeline; never returns. */
+_Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec);
+
+/* userns.c */
+int sbx__jail_userns_write_maps(pid_t pid, uid_t host_uid, gid_t host_gid, bool deny_setgroups);
+int sbx__jail_userns_apply(const struct sbx__jail_spec *spec);
+
+/* mount.c: plan building (parent) and applying (child). */
+int sbx__jail_mount_apply(const struct sbx__jail_spec *spec, int *failed_step);
+int sbx__jail_mount_pivot(const char *root_dir);
+int sbx__jail_mount_finish(void);
+
+/* net.c */
+int sbx__jail_net_apply(bool loopback);
+
+/* caps.c */
+int sbx__jail_caps_drop(void);
+
+/* landlock.c */
+int sbx__jail_landlock_abi(void);
+uint64_t sbx__jail_landlock_read_access(void);
+uint64_t sbx__jail_landlock_write_access(int abi);
+uint64_t sbx__jail_landlock_dev_access(int abi);
+uint64_t sbx__jail_landlock_file_access(void);
+int sbx__jail_landlock_apply(const struct sbx__jail_spec *spec);
+
+/* seccomp.c: builds both filters once per process; sbx__jail_seccomp_apply() in the child. */
+sbx_err sbx__jail_seccomp_filters(struct sbx__jail_bpf out[2]);
+int sbx__jail_seccomp_apply(const struct sbx__jail_bpf filters[2]);
+
+/* rlimit.c */
+int sbx__jail_rlimit_apply(const struct sbx__jail_rlimits *r);
+
+/* cgroup.c: one cgroup per sandbox handle. */
+struct sbx__jail_cgroup {
+    int version;        /* 0 = none (rlimits), 1, 2 */
+    char *dirs[3];      /* v1: memory, pids, cpu; v2: dirs[0] only */
+    int procs_fds[3];   /* open cgroup.procs for attaching */
+    uint64_t oom_kills; /* counters as of the last run */
+    uint64_t pids_max_hits;
+};
+void sbx__jail_cgroup_init(struct sbx__jail_cgroup *cg);
+/* Creates the handle's cgroup with the policy's limits; version stays 0 when not delegated. */
+void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_policy *policy);
+int sbx__jail_cgroup_attach(const struct sbx__jail_cgroup *cg, pid_t pid);
+/* Reads the counters; sets *is_oom / *is_pids_hit if they rose since the last call. */
+void sbx__jail_cgroup_poll(struct sbx__jail_cgroup *cg, bool *is_oom, bool *is_pids_hit);
+void sbx__jail_cgroup_destroy(struct sbx__jail_cgroup *cg);
+
+/* spawn.c: clone3 into fresh namespaces; returns the child's pid and pidfd, or -errno. */
+pid_t sbx__jail_spawn(const struct sbx__jail_spec *spec, int *pidfd);
+
+/* supervisor.c: drives one started jail to its end. */
+struct sbx__jail_watch {
+    pid_t pid;
+    int pidfd;
+    int status_fd;  /* read end */
+    int stdin_fd;   /* write end or -1 */
+    int out_fds[2]; /* read ends or -1 */
+    int result_fd;  /* read end or -1 */
+    int event_fd;   /* interrupt */
+    const char *stdin_data;
+    size_t stdin_len;
+    uint64_t deadline_ns;
+    size_t max_output;
+    /* outcome */
+    struct sbx__jail_report report;
+    bool has_report;
+    bool is_timeout;
+    bool is_aborted;
+    int init_wstatus;
+};
+/* Runs the poll loop; out gets stdout/stderr; result (if non-NULL) the result channel. */
+sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interrupt,
+                            sbx_result *out, struct sbx__buf *result);
+
+#endif

@@ -1,0 +1,145 @@
+/* jail/mount.c: the guest's filesystem view. The parent plans it (a list of mount steps with
+ * absolute paths under the new root); the child applies the list, pivots and detaches the host
+ * tree. Root is a tmpfs holding only read-only system binds, /proc, a minimal /dev, /tmp and the
+ * policy's grants, so nothing else of the host (/etc/passwd, /home, /root) exists inside. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "jail/jail.h"
+#include "jail/plan.h"
+
+/* ---- child side: system calls only ---- */
+
+static int mkdir_p(const char *path, bool is_last_dir)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    if (len >= sizeof(buf))
+        return -ENAMETOOLONG;
+    memcpy(buf, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        if (buf[i] == '\0' && !is_last_dir)
+            break;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        buf[i] = saved;
+    }
+    return 0;
+}
+
+static int make_mountpoint(const struct sbx__jail_mount *m)
+{
+    int rc = mkdir_p(m->dst, m->is_dir);
+    if (rc || m->is_dir)
+        return rc;
+    int fd = open(m->dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return errno == EEXIST ? 0 : -errno;
+    close(fd);
+    return 0;
+}
+
+static int set_attr(const char *path, uint64_t attr, unsigned flags)
+{
+    struct mount_attr ma = {.attr_set = attr};
+    if (mount_setattr(AT_FDCWD, path, flags, &ma, sizeof(ma)) != 0)
+        return -errno;
+    return 0;
+}
+
+static int apply_bind(const struct sbx__jail_mount *m)
+{
+    if (m->is_optional && access(m->src, F_OK) != 0)
+        return 0;
+    int rc = make_mountpoint(m);
+    if (rc)
+        return rc;
+    if (mount(m->src, m->dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return -errno;
+    uint64_t attr = MOUNT_ATTR_NOSUID;
+    if (m->kind == SBX__MNT_BIND_DEV)
+        attr |= MOUNT_ATTR_NOEXEC;
+    else
+        attr |= MOUNT_ATTR_NODEV;
+    if (m->kind == SBX__MNT_BIND)
+        attr |= MOUNT_ATTR_RDONLY;
+    return set_attr(m->dst, attr, AT_RECURSIVE);
+}
+
+static int apply_one(const struct sbx__jail_mount *m)
+{
+    int rc;
+    switch (m->kind) {
+    case SBX__MNT_TMPFS:
+        rc = mkdir_p(m->dst, true);
+        if (rc == 0 && mount("tmpfs", m->dst, "tmpfs", MS_NOSUID | MS_NODEV, m->src) != 0)
+            rc = -errno;
+        return rc;
+    case SBX__MNT_BIND:
+    case SBX__MNT_BIND_RW:
+    case SBX__MNT_BIND_DEV:
+        return apply_bind(m);
+    case SBX__MNT_PROC:
+        rc = mkdir_p(m->dst, true);
+        if (rc == 0 && mount("proc", m->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+            rc = -errno;
+        return rc;
+    case SBX__MNT_SYMLINK:
+        return symlink(m->src, m->dst) == 0 || errno == EEXIST ? 0 : -errno;
+    case SBX__MNT_DIR:
+        return mkdir_p(m->dst, true);
+    case SBX__MNT_READONLY:
+        return set_attr(m->dst, MOUNT_ATTR_RDONLY, 0);
+    }
+    return -EINVAL;
+}
+
+/* Makes every mount private first, so nothing done here propagates back to the host. */
+int sbx__jail_mount_apply(const struct sbx__jail_spec *spec, int *failed_step)
+{
+    *failed_step = -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return -errno;
+    if (mount("tmpfs", spec->root_dir, "tmpfs", MS_NOSUID | MS_NODEV,
+              "mode=0755,size=1m,nr_inodes=4096") != 0)
+        return -errno;
+    for (size_t i = 0; i < spec->mount_count; i++) {
+        int rc = apply_one(&spec->mounts[i]);
+        if (rc) {
+            *failed_step = (int)i;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* pivot_root(".", ".") stacks the old root under the new one; detaching it leaves the guest
+ * no path back to the host tree (pivot_root(2), "NOTES"). */
+int sbx__jail_mount_pivot(const char *root_dir)
+{
+    if (chdir(root_dir) != 0)
+        return -errno;
+    if (syscall(SYS_pivot_root, ".", ".") != 0)
+        return -errno;
+    if (umount2(".", MNT_DETACH) != 0)
+        return -errno;
+    if (chdir("/") != 0)
+        return -errno;
+    return 0;
+}
+
+/* The root tmpfs only holds mount points: once they exist it becomes read-only. */
+int sbx__jail_mount_finish(void)
+{
+    return set_attr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+}

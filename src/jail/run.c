@@ -1,0 +1,167 @@
+/* jail/run.c: one run of the process tier: plan the jail, open its pipes, clone into it, write
+ * its id maps and cgroup while it waits, let it go, supervise it, then read its report into the
+ * result. The host's id maps come from here: the caller's own ids, or nobody for root. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail/guest.h"
+#include "jail/plan.h"
+#include "jail/run.h"
+#include "util/alloc.h"
+
+void sbx__jail_close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static sbx_err stage_script(struct sbx__jail_handle *h, struct sbx__jail_run *r,
+                            const struct sbx__run *run, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/run-%u", h->temp_root, h->run_seq++);
+    r->run_dir = sbx__strdup(dir);
+    if (!r->run_dir)
+        return SBX_E_NOMEM;
+    sbx_err e = sbx__jail_guest_stage(r->run_dir, run, r->guest_argv, err, errlen);
+    if (e) {
+        sbx__free(r->run_dir); /* stage removed nothing it did not create */
+        r->run_dir = NULL;
+        return e;
+    }
+    if (!sbx__jail_guest_is_js(run->input->interpreter))
+        return SBX_OK;
+    if (h->guest_fd < 0)
+        h->guest_fd = sbx__jail_guest_binary();
+    if (h->guest_fd < 0) {
+        snprintf(err, errlen, "sbx-js interpreter: no sbx guest binary (set SBX_GUEST_BINARY)");
+        return SBX_E_UNAVAILABLE;
+    }
+    r->spec.exec_fd = h->guest_fd;
+    return SBX_OK;
+}
+
+static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
+                       const struct sbx__run *run, char *err, size_t errlen)
+{
+    const struct sbx_policy *p = run->policy;
+    struct sbx__jail_spec *s = &r->spec;
+    s->guest_uid = SBX__JAIL_GUEST_ID;
+    s->guest_gid = SBX__JAIL_GUEST_ID;
+    s->can_setgroups = geteuid() == 0;
+    s->root_dir = h->root_dir;
+    s->net_loopback = p->net_loopback;
+    s->landlock_abi = h->landlock_abi;
+    s->rlimits.fsize_bytes = 1ull << 30;
+    s->rlimits.nofile = 1024;
+    if (h->cg.version == 0) {
+        s->rlimits.as_bytes = p->memory_bytes;
+        s->rlimits.nproc = p->pids;
+    }
+    if (sbx__jail_seccomp_filters(s->filters) != SBX_OK) {
+        snprintf(err, errlen, "seccomp: libseccomp could not build the filter");
+        return SBX_E_UNAVAILABLE;
+    }
+    const char *const *argv = run->input->argv;
+    if (run->input->code) {
+        sbx_err e = stage_script(h, r, run, err, errlen);
+        if (e)
+            return e;
+        argv = r->guest_argv;
+    }
+    sbx_err e = sbx__jail_plan_fs(s, p, r->run_dir, err, errlen);
+    return e ? e : sbx__jail_plan_exec(s, p, argv);
+}
+
+static bool make_pipe(int fds[2], int nonblock_end)
+{
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return false;
+    if (nonblock_end >= 0)
+        fcntl(fds[nonblock_end], F_SETFL, O_NONBLOCK);
+    return true;
+}
+
+static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
+{
+    struct sbx__jail_spec *s = &r->spec;
+    if (!make_pipe(r->sync, -1) || !make_pipe(r->status, 0))
+        return false;
+    s->sync_fd = r->sync[0];
+    s->status_fd = r->status[1];
+    s->stdio[0] = s->stdio[1] = s->stdio[2] = s->result_fd = -1;
+    if (!in->inherit_stdio) {
+        if (!make_pipe(r->pipes[0], 1) || !make_pipe(r->pipes[1], 0) || !make_pipe(r->pipes[2], 0))
+            return false;
+        s->stdio[0] = r->pipes[0][0];
+        s->stdio[1] = r->pipes[1][1];
+        s->stdio[2] = r->pipes[2][1];
+    }
+    if (s->exec_fd >= 0) {
+        if (!make_pipe(r->pipes[3], 0))
+            return false;
+        s->result_fd = r->pipes[3][1];
+    }
+    return true;
+}
+
+/* The child blocks on the sync pipe until its maps and cgroup are in place. */
+static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_result *out)
+{
+    pid_t pid = sbx__jail_spawn(&r->spec, &r->pidfd);
+    if (pid < 0) {
+        sbx__result_fail(out, SBX_E_UNAVAILABLE,
+                         "clone3 into new user/pid/mount/ipc/uts/net namespaces: %s",
+                         strerror(-pid));
+        return SBX_E_UNAVAILABLE;
+    }
+    r->pid = pid;
+    int *child_ends[] = {&r->sync[0],     &r->status[1],   &r->pipes[0][0],
+                         &r->pipes[1][1], &r->pipes[2][1], &r->pipes[3][1]};
+    for (size_t i = 0; i < sizeof(child_ends) / sizeof(child_ends[0]); i++)
+        sbx__jail_close_fd(child_ends[i]);
+    bool is_root = geteuid() == 0;
+    int rc = sbx__jail_userns_write_maps(pid, is_root ? SBX__JAIL_NOBODY : geteuid(),
+                                         is_root ? SBX__JAIL_NOBODY : getegid(), !is_root);
+    if (rc) {
+        sbx__result_fail(out, SBX_E_UNAVAILABLE, "user namespace: writing id maps: %s",
+                         strerror(-rc));
+        return SBX_E_UNAVAILABLE;
+    }
+    rc = sbx__jail_cgroup_attach(&h->cg, pid);
+    if (rc) {
+        sbx__result_fail(out, SBX_E_IO, "cgroup: attaching the jail: %s", strerror(-rc));
+        return SBX_E_IO;
+    }
+    if (write(r->sync[1], "g", 1) != 1)
+        return SBX_E_IO;
+    sbx__jail_close_fd(&r->sync[1]);
+    return SBX_OK;
+}
+
+sbx_err sbx__jail_run_exec(struct sbx__run *run, sbx_result *out)
+{
+    struct sbx__jail_handle *h = run->tier_handle;
+    struct sbx__jail_run *r = run->state;
+    char err[512] = "";
+    sbx_err e = prepare(h, r, run, err, sizeof(err));
+    if (e) {
+        sbx__result_fail(out, e, "%s", err[0] ? err : sbx_err_message(e));
+        return e;
+    }
+    if (!open_pipes(r, run->input)) {
+        sbx__result_fail(out, SBX_E_IO, "pipe: %s", strerror(errno));
+        return SBX_E_IO;
+    }
+    e = start(h, r, out);
+    if (e)
+        return e;
+    return sbx__jail_outcome(h, r, run, out);
+}

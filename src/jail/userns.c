@@ -1,0 +1,62 @@
+/* jail/userns.c: the user namespace. The guest's uid maps to one unprivileged host id: the
+ * caller's own, or nobody (65534) when sbx runs as root, so host uid 0 is never reachable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "jail/jail.h"
+
+static int write_file(const char *path, const char *data)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t len = strlen(data);
+    ssize_t n = write(fd, data, len);
+    int err = n < 0 ? errno : 0;
+    close(fd);
+    if (n < 0)
+        return -err;
+    return (size_t)n == len ? 0 : -EIO;
+}
+
+/* Parent side (before the child may run): uid_map, setgroups, gid_map of /proc/<pid>. An
+ * unprivileged writer must deny setgroups(2) first (user_namespaces(7)). */
+int sbx__jail_userns_write_maps(pid_t pid, uid_t host_uid, gid_t host_gid, bool deny_setgroups)
+{
+    char path[64], line[64];
+    snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+    snprintf(line, sizeof(line), "%u %u 1\n", SBX__JAIL_GUEST_ID, (unsigned)host_uid);
+    int rc = write_file(path, line);
+    if (rc)
+        return rc;
+    if (deny_setgroups) {
+        snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+        rc = write_file(path, "deny\n");
+        if (rc)
+            return rc;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+    snprintf(line, sizeof(line), "%u %u 1\n", SBX__JAIL_GUEST_ID, (unsigned)host_gid);
+    return write_file(path, line);
+}
+
+/* Child side: become the guest id while keeping the namespace's capabilities for the mounts
+ * that follow; caps.c drops them all later. A root host also sheds its supplementary groups
+ * (gid 0 among them), which an unprivileged host cannot do once setgroups is denied. */
+int sbx__jail_userns_apply(const struct sbx__jail_spec *spec)
+{
+    if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
+        return -errno;
+    if (spec->can_setgroups && setgroups(0, NULL) != 0)
+        return -errno;
+    if (setresgid(spec->guest_gid, spec->guest_gid, spec->guest_gid) != 0)
+        return -errno;
+    if (setresuid(spec->guest_uid, spec->guest_uid, spec->guest_uid) != 0)
+        return -errno;
+    return 0;
+}
