@@ -305,6 +305,9 @@ uint32_t sbx__wasi_wait(struct sbx__wasi *w, int fd, bool for_write);
 uint32_t sbx__wasi_times(uint64_t atim, uint64_t mtim, uint32_t fst, struct timespec ts[2]);
 uint32_t sbx__wasi_fd_set_times(int fd, const struct timespec ts[2]);
 
+/* sock.c: the socket fd num with rights need; ENOTSOCK for any other fd. */
+struct wasi_env;
+struct wasi_fd *sbx__wasi_sock_get(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t *err);
 /* sock.c: frees what sock_addr_resolve remembered. */
 void sbx__wasi_sock_names_free(struct sbx__wasi *w);
 

@@ -77,18 +77,17 @@ static uint32_t read_addr(const struct wasi_env *e, uint32_t gaddr, uint32_t por
     return WASI_ESUCCESS;
 }
 
-static struct wasi_fd *sock_fd(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t *err)
+struct wasi_fd *sbx__wasi_sock_get(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t *err)
 {
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, num, err);
     if (!f)
         return NULL;
-    if ((*err = sbx__wasi_rights_check(e->w, f, need)) != 0)
-        return NULL;
     if (f->kind != FDK_HOST || (f->filetype != FT_SOCK_STREAM && f->filetype != FT_SOCK_DGRAM)) {
-        *err = WASI_ENOTSOCK;
+        *err = WASI_ENOTSOCK; /* before rights: stdio lacks socket rights but is no socket */
         return NULL;
     }
-    return f;
+    *err = sbx__wasi_rights_check(e->w, f, need);
+    return *err ? NULL : f;
 }
 
 static uint32_t new_sock_fd(struct wasi_env *e, int host_fd, uint8_t filetype, uint32_t gaddr)
@@ -156,7 +155,7 @@ static bool connect_allowed(struct sbx__wasi *w, const struct sockaddr_storage *
 WASI_FN(sock_connect)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_fd(e, a[0].i32, R_FD_WRITE, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_WRITE, &err);
     if (!f)
         return err;
     struct sockaddr_storage ss;
@@ -178,7 +177,7 @@ WASI_FN(sock_connect)
 WASI_FN(sock_bind)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_fd(e, a[0].i32, 0, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
     struct sockaddr_storage ss;
@@ -200,7 +199,7 @@ WASI_FN(sock_bind)
 WASI_FN(sock_listen)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_fd(e, a[0].i32, 0, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
     int backlog = a[1].i32 > 1024 ? 1024 : (int)a[1].i32;
@@ -210,7 +209,7 @@ WASI_FN(sock_listen)
 static uint32_t accept_into(struct wasi_env *e, uint32_t num, uint32_t flags, uint32_t gaddr)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_fd(e, num, R_SOCK_ACCEPT, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, num, R_SOCK_ACCEPT, &err);
     if (!f)
         return err;
     if (flags & ~(uint32_t)FDF_NONBLOCK)

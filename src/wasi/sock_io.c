@@ -12,25 +12,11 @@
 #include "util/alloc.h"
 #include "wasi/internal.h"
 
-static struct wasi_fd *sock_of(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t *err)
-{
-    struct wasi_fd *f = sbx__wasi_fd_get(e->w, num, err);
-    if (!f)
-        return NULL;
-    if ((*err = sbx__wasi_rights_check(e->w, f, need)) != 0)
-        return NULL;
-    if (f->kind != FDK_HOST || (f->filetype != FT_SOCK_STREAM && f->filetype != FT_SOCK_DGRAM)) {
-        *err = WASI_ENOTSOCK;
-        return NULL;
-    }
-    return f;
-}
-
 /* a: fd, iovs, iovs_len, riflags, result len, result roflags */
 WASI_FN(sock_recv)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_of(e, a[0].i32, R_FD_READ, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_READ, &err);
     if (!f)
         return err;
     if (a[3].i32 & ~3u)
@@ -57,7 +43,7 @@ WASI_FN(sock_recv)
 WASI_FN(sock_send)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_of(e, a[0].i32, R_FD_WRITE, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_WRITE, &err);
     if (!f)
         return err;
     if (a[3].i32 != 0)
@@ -79,7 +65,7 @@ WASI_FN(sock_send)
 WASI_FN(sock_shutdown)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_of(e, a[0].i32, R_SOCK_SHUTDOWN, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_SOCK_SHUTDOWN, &err);
     if (!f)
         return err;
     static const int how[] = {-1, SHUT_RD, SHUT_WR, SHUT_RDWR};
@@ -200,7 +186,7 @@ static uint32_t write_addr(const struct wasi_env *e, uint32_t gaddr, uint32_t po
 static uint32_t get_addr(struct wasi_env *e, const wasm_value *a, bool is_peer)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_of(e, a[0].i32, 0, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
     struct sockaddr_storage ss;
@@ -235,7 +221,7 @@ static int sockopt_name(uint32_t level, uint32_t name)
 static uint32_t sockopt(struct wasi_env *e, const wasm_value *a, bool is_set)
 {
     uint32_t err;
-    struct wasi_fd *f = sock_of(e, a[0].i32, 0, &err);
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
     int name = sockopt_name(a[1].i32, a[2].i32);
