@@ -37,7 +37,8 @@ static bool parse_valtype(const char **s, uint8_t *out)
     return false;
 }
 
-/* Parses "(t, t ...)" or a bare "t" into types; returns the count or -1. */
+/* Parses "(t, t ...)" (commas or blanks between) or a bare "t" into types; returns the count
+ * or -1. */
 static int parse_list(const char **s, uint8_t *types)
 {
     const char *p = skip_space(*s);
@@ -49,17 +50,25 @@ static int parse_list(const char **s, uint8_t *types)
         return 1;
     }
     p = skip_space(p + 1);
-    while (*p != ')') {
+    if (*p == ')') {
+        *s = p + 1;
+        return 0;
+    }
+    for (;;) {
         if (n == MAX_SIG_VALUES || !parse_valtype(&p, &types[n++]))
             return -1;
-        p = skip_space(p);
-        if (*p == ',')
-            p = skip_space(p + 1);
-        else if (*p != ')' && !(p[-1] == ' ' || p[-1] == '\t'))
+        const char *q = skip_space(p);
+        if (*q == ')') {
+            *s = q + 1;
+            return n;
+        }
+        if (*q == ',')
+            p = skip_space(q + 1);
+        else if (q != p)
+            p = q;
+        else
             return -1;
     }
-    *s = p + 1;
-    return n;
 }
 
 bool sbx__plugin_parse_signature(const char *sig, struct wasm_functype *out)

@@ -1,0 +1,483 @@
+/* test_sandbox.c: the wasm plugin handle: commands and reactors, captured output, exit codes,
+ * traps, time, fuel, memory and CPU limits, abort, dispose, telemetry, and the wasm backend of
+ * sbx_sandbox_run(). Modules come from the fixture builder. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sbx.h>
+
+#include "plugin/plugin.h"
+#include "wasm_builder.h"
+
+static sbx_policy *policy_of(const char *json)
+{
+    sbx_policy *p = NULL;
+    char err[256];
+    ck_assert_msg(sbx_policy_parse(json, strlen(json), &p, err, sizeof(err)) == SBX_OK, "%s", err);
+    return p;
+}
+
+/* Creates a sandbox from module bytes (freed here) under a policy given as JSON. */
+static sbx_wasm_sandbox *make(uint8_t *bytes, size_t len, const char *json,
+                              const sbx_wasm_options *opt)
+{
+    ck_assert_ptr_nonnull(bytes);
+    sbx_policy *p = policy_of(json);
+    sbx_wasm_sandbox *sb = NULL;
+    char err[256] = "";
+    sbx_err rc = sbx_wasm_sandbox_create(bytes, len, p, opt, &sb, err, sizeof(err));
+    ck_assert_msg(rc == SBX_OK, "create: %s: %s", sbx_err_name(rc), err);
+    sbx_policy_destroy(p);
+    free(bytes);
+    return sb;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+START_TEST(command_output_is_captured)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_print_exit("hello from wasm\n", 1, -1, &len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_uint_eq(r.stdout_len, 16);
+    ck_assert_str_eq(r.stdout_data, "hello from wasm\n");
+    ck_assert_int_eq(r.backend, SBX_BACKEND_WASM);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(stderr_and_exit_code)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_print_exit("oops\n", 2, 3, &len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_EXECUTION_FAILED);
+    ck_assert_int_eq(r.exit_code, 3);
+    ck_assert_str_eq(r.stderr_data, "oops\n");
+    ck_assert_uint_eq(r.stdout_len, 0);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(output_is_capped)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_print_exit("0123456789abcdef", 1, 0, &len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"maxOutputBytes\": 10}", NULL);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_uint_eq(r.stdout_len, 10);
+    ck_assert(r.stdout_truncated);
+    ck_assert_int_eq(memcmp(r.stdout_data, "0123456789", 10), 0);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(trap_gives_message)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_trap(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_WASM_TRAP);
+    ck_assert_ptr_nonnull(strstr(r.error_message, "unreachable"));
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(timeout_stops_a_spin)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_spin(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 100}", NULL);
+    sbx_result r;
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    double took = now_ms() - t0;
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
+    ck_assert_msg(took >= 99 && took < 160, "took %.1f ms", took);
+    sbx_result_free(&r);
+    /* The handle stays usable: the next run times out again rather than failing at once. */
+    t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert(now_ms() - t0 >= 99);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(fuel_runs_out)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_spin(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"fuel\": 100000, \"timeoutMs\": 5000}", NULL);
+    sbx_result r;
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_WASM_FUEL_EXHAUSTED);
+    ck_assert_int_eq(r.limit, SBX_LIMIT_FUEL);
+    ck_assert(now_ms() - t0 < 1000);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+struct aborter {
+    sbx_wasm_sandbox *sb;
+    int delay_ms;
+};
+
+static void *abort_later(void *arg)
+{
+    struct aborter *a = arg;
+    usleep((useconds_t)a->delay_ms * 1000);
+    sbx_wasm_sandbox_abort(a->sb);
+    return NULL;
+}
+
+START_TEST(abort_from_another_thread)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_spin(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 5000}", NULL);
+    sbx_wasm_sandbox_abort(sb); /* idle: no effect on the next run */
+    struct aborter a = {sb, 50};
+    pthread_t t;
+    pthread_create(&t, NULL, abort_later, &a);
+    sbx_result r;
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    double took = now_ms() - t0;
+    pthread_join(t, NULL);
+    ck_assert_int_eq(r.error, SBX_E_ABORTED);
+    ck_assert_msg(took >= 45 && took < 100, "took %.1f ms", took);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+static sbx_wasm_value i32v(int32_t v)
+{
+    sbx_wasm_value x = {.type = SBX_WASM_I32, .of.i32 = v};
+    return x;
+}
+
+START_TEST(reactor_initialize_and_calls)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_reactor(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_wasm_value res = {0};
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "get", NULL, 0, &res, 1, &r), SBX_OK);
+    ck_assert(r.ok);
+    ck_assert_int_eq(res.type, SBX_WASM_I32);
+    ck_assert_int_eq(res.of.i32, 42); /* _initialize ran at create */
+    sbx_result_free(&r);
+    sbx_wasm_value args[2] = {i32v(40), i32v(2)};
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "add", args, 2, &res, 1, &r), SBX_OK);
+    ck_assert_int_eq(res.of.i32, 42);
+    sbx_result_free(&r);
+    args[1] = i32v(0);
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "div", args, 2, &res, 1, &r), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_WASM_TRAP);
+    ck_assert_ptr_nonnull(strstr(r.error_message, "integer divide by zero"));
+    sbx_result_free(&r);
+    /* The instance survives the trap. */
+    args[1] = i32v(5);
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "div", args, 2, &res, 1, &r), SBX_OK);
+    ck_assert(r.ok);
+    ck_assert_int_eq(res.of.i32, 8);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(call_checks_export_and_types)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_reactor(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_wasm_value res, args[2] = {i32v(1), {.type = SBX_WASM_F64, .of.f64 = 1.0}};
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "nope", NULL, 0, &res, 1, &r), SBX_E_WASM_NO_EXPORT);
+    ck_assert_int_eq(r.error, SBX_E_WASM_NO_EXPORT);
+    sbx_result_free(&r);
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "add", args, 2, &res, 1, &r),
+                     SBX_E_INVALID_ARGUMENT);
+    sbx_result_free(&r);
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "add", args, 1, &res, 1, &r),
+                     SBX_E_INVALID_ARGUMENT);
+    sbx_result_free(&r);
+    /* A reactor has no _start. */
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_E_WASM_NO_EXPORT);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(dispose_is_idempotent)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_reactor(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_wasm_sandbox_dispose(sb);
+    sbx_wasm_sandbox_dispose(sb);
+    sbx_wasm_value res;
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "get", NULL, 0, &res, 1, &r), SBX_E_WASM_DISPOSED);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_WASM_DISPOSED);
+    ck_assert_str_eq(sbx_err_name(r.error), "SAND_WASM_DISPOSED");
+    sbx_result_free(&r);
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_E_WASM_DISPOSED);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_abort(sb); /* harmless */
+    sbx_wasm_sandbox_destroy(sb);
+    sbx_wasm_sandbox_destroy(NULL);
+}
+END_TEST
+
+/* A reactor exporting grow(pages) -> memory.grow's result, memory 1 page, no maximum. */
+static uint8_t *grow_module(uint32_t min_pages, size_t *len)
+{
+    struct wb *w = wb_new();
+    wb_memory(w, min_pages, -1);
+    struct wb_bytes c = {0};
+    wbc_local_get(&c, 0);
+    wbc_op(&c, WB_OP_MEMORY_GROW);
+    wb_bytes_byte(&c, 0);
+    wbc_end(&c);
+    wb_export_func(w, "grow", wb_func(w, "i", "i", "", &c));
+    wb_bytes_free(&c);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    return bytes;
+}
+
+START_TEST(memory_bytes_caps_growth)
+{
+    size_t len;
+    uint8_t *bytes = grow_module(1, &len);
+    /* 262144 bytes = 4 pages. */
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"memoryBytes\": 262144}", NULL);
+    sbx_wasm_value res, arg = i32v(3);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "grow", &arg, 1, &res, 1, &r), SBX_OK);
+    ck_assert_int_eq(res.of.i32, 1); /* old size */
+    sbx_result_free(&r);
+    arg = i32v(1);
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "grow", &arg, 1, &res, 1, &r), SBX_OK);
+    ck_assert_int_eq(res.of.i32, -1); /* the fifth page is refused */
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+
+    /* A module whose initial memory exceeds the limit does not instantiate. */
+    sbx_policy *p = policy_of("{\"memoryBytes\": 262144}");
+    bytes = grow_module(5, &len);
+    char err[256];
+    ck_assert_int_ne(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)), SBX_OK);
+    ck_assert_ptr_null(sb);
+    free(bytes);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
+START_TEST(bad_module_and_arguments)
+{
+    sbx_policy *p = policy_of("{}");
+    static const uint8_t junk[] = {0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00};
+    sbx_wasm_sandbox *sb = (sbx_wasm_sandbox *)1;
+    char err[256] = "";
+    ck_assert_int_eq(sbx_wasm_sandbox_create(junk, sizeof(junk), p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_WASM_INVALID_MODULE);
+    ck_assert_ptr_null(sb);
+    ck_assert(err[0] != '\0');
+    ck_assert_int_eq(sbx_wasm_sandbox_create(NULL, 0, p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_INVALID_ARGUMENT);
+    sbx_wasm_options opt = {.size = 3};
+    ck_assert_int_eq(sbx_wasm_sandbox_create(junk, sizeof(junk), p, &opt, &sb, err, sizeof(err)),
+                     SBX_E_INVALID_ARGUMENT);
+    /* An import nobody serves is a link error. */
+    struct wb *w = wb_new();
+    wb_import_func(w, "wasi_snapshot_preview1", "no_such_function", "", "");
+    size_t len;
+    uint8_t *bytes = wb_finish(w, &len);
+    wb_free(w);
+    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_WASM_LINK);
+    free(bytes);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
+/* Spins until the timeout under cpu_percent; returns the guest thread's CPU / wall share. */
+static double spin_share(int cpu_percent, int timeout_ms, uint64_t *paused_ns)
+{
+    char json[128];
+    snprintf(json, sizeof(json), "{\"timeoutMs\": %d, \"cpuPercent\": %d}", timeout_ms,
+             cpu_percent);
+    size_t len;
+    uint8_t *bytes = wb_fixture_spin(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, json, NULL);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    double t0 = now_ms();
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    double wall = now_ms() - t0;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert(wall >= timeout_ms - 1 && wall < timeout_ms + 100);
+    double cpu = (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+    *paused_ns = atomic_load(&sb->throttle.paused_ns);
+    fprintf(stderr, "cpuPercent %d: cpu %.1f ms / wall %.1f ms = %.3f, paused %.1f ms\n",
+            cpu_percent, cpu, wall, cpu / wall, (double)*paused_ns / 1e6);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+    return cpu / wall;
+}
+
+START_TEST(cpu_percent_throttles_to_share)
+{
+    uint64_t paused;
+    double free_share = spin_share(100, 300, &paused);
+    ck_assert_uint_eq(paused, 0); /* never paused without a cpuPercent */
+    static const int shares[] = {25, 10};
+    int pct = shares[_i];
+    double share = spin_share(pct, 600, &paused);
+    /* The throttle guarantees the ceiling; a loaded host may give the guest even less. */
+    ck_assert_msg(share < pct / 100.0 + 0.05, "share %.3f for %d%%", share, pct);
+    /* When the host left the guest more than its share, the throttle must have paused it. */
+    if (free_share > 2.0 * pct / 100.0)
+        ck_assert_msg(paused > 100000000ull, "paused only %.1f ms", (double)paused / 1e6);
+}
+END_TEST
+
+/* ---- telemetry --------------------------------------------------------------------------- */
+
+static char seen_span[64], seen_backend[16], seen_outcome[16];
+static int span_ends;
+
+static void *on_span_start(void *user, const char *name, const sbx_attr *attrs, size_t n)
+{
+    (void)user;
+    snprintf(seen_span, sizeof(seen_span), "%s", name);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(attrs[i].key, "backend"))
+            snprintf(seen_backend, sizeof(seen_backend), "%s", attrs[i].value);
+    return seen_span;
+}
+
+static void on_span_end(void *user, void *span, const sbx_attr *attrs, size_t n, bool is_error,
+                        const char *msg)
+{
+    (void)user;
+    (void)is_error;
+    (void)msg;
+    ck_assert_ptr_eq(span, seen_span);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(attrs[i].key, "outcome"))
+            snprintf(seen_outcome, sizeof(seen_outcome), "%s", attrs[i].value);
+    span_ends++;
+}
+
+START_TEST(span_for_direct_runs)
+{
+    sbx_telemetry_hooks h = {.span_start = on_span_start, .span_end = on_span_end};
+    sbx_telemetry_set_hooks(&h);
+    size_t len;
+    uint8_t *bytes = wb_fixture_trap(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{}", NULL);
+    sbx_result r;
+    sbx_wasm_sandbox_run(sb, &r);
+    sbx_result_free(&r);
+    sbx_telemetry_set_hooks(NULL);
+    ck_assert_str_eq(seen_span, "sandbox.run");
+    ck_assert_str_eq(seen_backend, "wasm");
+    ck_assert_str_eq(seen_outcome, "error");
+    ck_assert_int_eq(span_ends, 1);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
+/* ---- the backend of sbx_sandbox_run() ----------------------------------------------------- */
+
+START_TEST(backend_runs_a_command)
+{
+    sbx_policy *p = policy_of("{}");
+    sbx_sandbox *sb;
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &sb), SBX_OK);
+    size_t len;
+    uint8_t *bytes = wb_fixture_print_exit("via core\n", 1, 4, &len);
+    sbx_run_input in = {.module = bytes, .module_len = len};
+    sbx_result r;
+    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+    ck_assert_int_eq(r.exit_code, 4);
+    ck_assert_str_eq(r.stdout_data, "via core\n");
+    ck_assert_int_eq(r.backend, SBX_BACKEND_WASM);
+    sbx_result_free(&r);
+    /* A bad module is a host-side failure with the decoder's message. */
+    in.module_len = 4;
+    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_E_WASM_INVALID_MODULE);
+    ck_assert_int_eq(r.error, SBX_E_WASM_INVALID_MODULE);
+    ck_assert_ptr_nonnull(r.error_message);
+    sbx_result_free(&r);
+    free(bytes);
+    sbx_sandbox_destroy(sb);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("plugin_sandbox");
+    TCase *tc = tcase_create("sandbox");
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, command_output_is_captured);
+    tcase_add_test(tc, stderr_and_exit_code);
+    tcase_add_test(tc, output_is_capped);
+    tcase_add_test(tc, trap_gives_message);
+    tcase_add_test(tc, timeout_stops_a_spin);
+    tcase_add_test(tc, fuel_runs_out);
+    tcase_add_test(tc, abort_from_another_thread);
+    tcase_add_test(tc, reactor_initialize_and_calls);
+    tcase_add_test(tc, call_checks_export_and_types);
+    tcase_add_test(tc, dispose_is_idempotent);
+    tcase_add_test(tc, memory_bytes_caps_growth);
+    tcase_add_test(tc, bad_module_and_arguments);
+    tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
+    tcase_add_test(tc, span_for_direct_runs);
+    tcase_add_test(tc, backend_runs_a_command);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
