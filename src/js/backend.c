@@ -1,0 +1,107 @@
+/* js/backend.c: the worker tier's vtable. exec hands the run to a pool thread and waits for it
+ * until the deadline; then it tells the engine to stop and waits at most STOP_GRACE_NS more, so
+ * the caller is back within timeout + 50 ms even if the engine is stuck inside a native call. */
+#include <string.h>
+
+#include "core/backend.h"
+#include "js/worker.h"
+#include "util/alloc.h"
+
+/* How long a stopped engine gets to unwind before its worker is abandoned. */
+#define STOP_GRACE_NS (20u * 1000000u)
+
+static sbx_err worker_open(struct sbx__run *run)
+{
+    const sbx_run_input *input = run->input;
+    if (!input->code || input->argv || input->module || input->inherit_stdio)
+        return SBX_E_INVALID_ARGUMENT;
+    struct sbx__js_eval_in in = {
+        .code = input->code,
+        .code_len = input->code_len ? input->code_len : strlen(input->code),
+        .context_json = input->context_json,
+        .context_len = input->context_json ? strlen(input->context_json) : 0,
+        .memory_bytes = run->policy->memory_bytes,
+        .max_output_bytes = run->policy->max_output_bytes,
+        .deadline_ns = run->deadline_ns,
+    };
+    run->state = sbx__js_job_create(&in);
+    return run->state ? SBX_OK : SBX_E_NOMEM;
+}
+
+/* Moves a finished job's outcome into the caller's result. */
+static void take_result(struct sbx__js_eval_out *jo, sbx_result *out)
+{
+    if (jo->error == SBX_OK) {
+        out->ok = true;
+        out->error = SBX_OK;
+        out->value_json = jo->value_json;
+        jo->value_json = NULL;
+    } else {
+        sbx__result_fail(out, jo->error, "%s", jo->message ? jo->message : "run failed");
+        out->limit = jo->limit;
+    }
+    out->stdout_truncated = jo->out.is_truncated;
+    out->stderr_truncated = jo->err.is_truncated;
+    out->stdout_data = sbx__buf_take(&jo->out, &out->stdout_len);
+    out->stderr_data = sbx__buf_take(&jo->err, &out->stderr_len);
+}
+
+static void fail_stopped(int reason, sbx_result *out)
+{
+    if (reason == SBX_E_ABORTED)
+        sbx__result_fail(out, SBX_E_ABORTED,
+                         "run was aborted by the host; its engine was stuck in a native call "
+                         "and is being stopped in the background");
+    else
+        sbx__result_fail(out, SBX_E_TIMEOUT,
+                         "run exceeded its time limit; its engine was stuck in a native call "
+                         "and is being stopped in the background");
+    out->limit = reason == SBX_E_ABORTED ? SBX_LIMIT_NONE : SBX_LIMIT_TIMEOUT;
+}
+
+static sbx_err worker_exec(struct sbx__run *run, sbx_result *out)
+{
+    struct sbx__js_job *job = run->state;
+    if (atomic_load(&run->interrupt_reason) == SBX_E_ABORTED)
+        sbx__js_job_stop(job, SBX_E_ABORTED);
+    sbx_err rc = sbx__js_job_start(job);
+    if (rc != SBX_OK) {
+        sbx__result_fail(out, rc,
+                         "%d abandoned JavaScript runs are still stopping; try again later",
+                         sbx__js_abandoned_count());
+        return rc;
+    }
+    bool done = sbx__js_job_wait(job, run->deadline_ns);
+    if (!done) {
+        /* Deadline or abort: the engine sees the flag at its next poll and unwinds. */
+        sbx__js_job_stop(job, SBX_E_TIMEOUT);
+        done = sbx__js_job_wait(job, sbx__now_ns() + STOP_GRACE_NS);
+    }
+    if (done) {
+        take_result(sbx__js_job_out(job), out);
+    } else {
+        /* close() abandons the job: the worker frees it when the engine stops. */
+        fail_stopped(sbx__js_job_stop_reason(job), out);
+    }
+    return SBX_OK;
+}
+
+static void worker_interrupt(struct sbx__run *run)
+{
+    if (run->state)
+        sbx__js_job_stop(run->state, SBX_E_ABORTED);
+}
+
+static void worker_close(struct sbx__run *run)
+{
+    sbx__js_job_release(run->state);
+    run->state = NULL;
+}
+
+const struct sbx__backend sbx__backend_worker = {
+    .name = "worker",
+    .open = worker_open,
+    .exec = worker_exec,
+    .interrupt = worker_interrupt,
+    .close = worker_close,
+};

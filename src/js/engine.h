@@ -1,0 +1,49 @@
+/* js/engine.h: one JavaScript evaluation on the calling thread, in a fresh Duktape heap that is
+ * freed before the call returns. The only interface to engine.c, the one file that sees Duktape.
+ * Never blocks except in guest code; stops soon after *stop is set or deadline_ns passes. */
+#ifndef SBX_JS_ENGINE_H
+#define SBX_JS_ENGINE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sbx/sandbox.h>
+
+#include "util/buf.h"
+
+struct sbx__js_eval_in {
+    const char *code; /* body of function (context); UTF-8 */
+    size_t code_len;
+    const char *context_json; /* JSON text, NULL for null */
+    size_t context_len;
+    uint64_t memory_bytes;     /* cap on the engine heap */
+    uint64_t max_output_bytes; /* per console stream */
+    uint64_t deadline_ns;      /* sbx__now_ns() clock; 0 = none */
+    _Atomic int *stop;         /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
+    /* Called once *out is final, before the heap is freed (which takes a while for a big heap),
+     * so a waiter can take the result early; sbx__js_eval touches *out no more after it. */
+    void (*on_done)(void *arg);
+    void *on_done_arg;
+};
+
+struct sbx__js_eval_out {
+    sbx_err error;       /* SBX_OK if the code returned and its value encoded */
+    sbx_limit limit;     /* SBX_LIMIT_TIMEOUT / _MEMORY when one ended the run */
+    char *message;       /* one line (UTF-8) when error != SBX_OK */
+    char *value_json;    /* UTF-8 JSON of the return value when error == SBX_OK */
+    struct sbx__buf out; /* console.log/info/debug */
+    struct sbx__buf err; /* console.error/warn */
+    size_t heap_peak_bytes;
+};
+
+/* Zeroes out and sets the console caps. */
+void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);
+void sbx__js_eval_out_free(struct sbx__js_eval_out *out);
+
+/* Runs in->code with `context` bound to the parsed in->context_json and fills *out (initialised
+ * by the caller). Guest failures, limits and engine fatal errors all end up in out->error; the
+ * host is never aborted. An invalid context gives SBX_E_INVALID_ARGUMENT. */
+void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out);
+
+#endif

@@ -1,0 +1,278 @@
+/* js/worker.c: the thread pool behind the worker tier. Threads are reused, heaps never are:
+ * each job builds and frees its own engine heap. Invariant: a job is freed by whichever of its
+ * two holders (caller, worker thread) lets go last, so abandoning a stuck job is always safe. */
+#include "js/worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/backend.h"
+#include "util/alloc.h"
+
+/* Deep recursion in the engine's C code (compiler, regexp, nested native calls) needs room;
+ * the memory is only reserved, pages are touched on demand. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WORKER_STACK_BYTES (32u * 1024u * 1024u)
+#else
+#define WORKER_STACK_BYTES (8u * 1024u * 1024u)
+#endif
+/* Idle threads kept for the next runs; more exit when their job ends. */
+#define IDLE_MAX 8
+
+struct sbx__js_job {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* signalled on done and on stop; CLOCK_MONOTONIC */
+    int refs;            /* under lock */
+    bool is_started;
+    bool is_done;
+    bool is_abandoned;
+    _Atomic int stop; /* SBX_OK, SBX_E_TIMEOUT or SBX_E_ABORTED */
+    char *code;
+    char *context;
+    struct sbx__js_eval_in in;
+    struct sbx__js_eval_out out;
+};
+
+struct worker {
+    struct worker *next; /* in the idle list */
+    pthread_cond_t cond; /* with pool.lock: a job was assigned */
+    struct sbx__js_job *job;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct worker *idle;
+    size_t idle_count;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static atomic_int abandoned_count;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A forked child has none of the parent's threads: forget them (their structs leak there). */
+static void forget_pool_in_child(void)
+{
+    pthread_mutex_init(&pool.lock, NULL);
+    pool.idle = NULL;
+    pool.idle_count = 0;
+    atomic_store(&abandoned_count, 0);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, forget_pool_in_child);
+}
+
+static char *copy_text(const char *s, size_t len)
+{
+    return s ? sbx__strndup(s, len) : NULL;
+}
+
+static void job_done(void *arg)
+{
+    struct sbx__js_job *job = arg;
+    pthread_mutex_lock(&job->lock);
+    job->is_done = true;
+    pthread_cond_broadcast(&job->cond);
+    pthread_mutex_unlock(&job->lock);
+}
+
+struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in)
+{
+    struct sbx__js_job *job = sbx__calloc(1, sizeof(*job));
+    if (!job)
+        return NULL;
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    bool ok = pthread_cond_init(&job->cond, &attr) == 0;
+    pthread_condattr_destroy(&attr);
+    if (!ok || pthread_mutex_init(&job->lock, NULL) != 0) {
+        if (ok)
+            pthread_cond_destroy(&job->cond);
+        sbx__free(job);
+        return NULL;
+    }
+    job->refs = 1;
+    job->in = *in;
+    job->code = copy_text(in->code ? in->code : "", in->code ? in->code_len : 0);
+    job->context = copy_text(in->context_json, in->context_len);
+    job->in.code = job->code;
+    job->in.context_json = job->context;
+    job->in.stop = &job->stop;
+    job->in.on_done = job_done;
+    job->in.on_done_arg = job;
+    sbx__js_eval_out_init(&job->out, in->max_output_bytes);
+    if (!job->code || (in->context_json && !job->context)) {
+        sbx__js_job_release(job);
+        return NULL;
+    }
+    return job;
+}
+
+static void job_free(struct sbx__js_job *job)
+{
+    sbx__js_eval_out_free(&job->out);
+    sbx__free(job->code);
+    sbx__free(job->context);
+    pthread_cond_destroy(&job->cond);
+    pthread_mutex_destroy(&job->lock);
+    sbx__free(job);
+}
+
+/* Drops one reference; the last one frees. Returns whether the job had been abandoned. */
+static bool job_unref(struct sbx__js_job *job)
+{
+    pthread_mutex_lock(&job->lock);
+    bool was_abandoned = job->is_abandoned;
+    bool is_last = --job->refs == 0;
+    pthread_mutex_unlock(&job->lock);
+    if (is_last)
+        job_free(job);
+    return was_abandoned;
+}
+
+static void job_run(struct sbx__js_job *job)
+{
+    sbx__js_eval(&job->in, &job->out);
+    if (job_unref(job))
+        atomic_fetch_sub(&abandoned_count, 1);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        while (!w->job)
+            pthread_cond_wait(&w->cond, &pool.lock);
+        struct sbx__js_job *job = w->job;
+        pthread_mutex_unlock(&pool.lock);
+        job_run(job);
+        pthread_mutex_lock(&pool.lock);
+        w->job = NULL;
+        if (pool.idle_count >= IDLE_MAX)
+            break;
+        w->next = pool.idle;
+        pool.idle = w;
+        pool.idle_count++;
+    }
+    pthread_mutex_unlock(&pool.lock);
+    pthread_cond_destroy(&w->cond);
+    sbx__free(w);
+    return NULL;
+}
+
+/* Starts a thread for job; returns false if the system refuses one. Signals stay blocked on
+ * pool threads so the host's handlers run on the host's threads. */
+static bool spawn(struct sbx__js_job *job)
+{
+    struct worker *w = sbx__calloc(1, sizeof(*w));
+    if (!w)
+        return false;
+    if (pthread_cond_init(&w->cond, NULL) != 0) {
+        sbx__free(w);
+        return false;
+    }
+    w->job = job;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t tid;
+    int rc = pthread_create(&tid, &attr, worker_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_cond_destroy(&w->cond);
+        sbx__free(w);
+        return false;
+    }
+    return true;
+}
+
+sbx_err sbx__js_job_start(struct sbx__js_job *job)
+{
+    pthread_once(&atfork_once, register_atfork);
+    if (atomic_load(&abandoned_count) >= SBX_JS_MAX_ABANDONED)
+        return SBX_E_UNAVAILABLE;
+    pthread_mutex_lock(&job->lock);
+    job->refs++; /* the worker's */
+    job->is_started = true;
+    pthread_mutex_unlock(&job->lock);
+    pthread_mutex_lock(&pool.lock);
+    struct worker *w = pool.idle;
+    if (w) {
+        pool.idle = w->next;
+        pool.idle_count--;
+        w->job = job;
+        pthread_cond_signal(&w->cond);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    if (!w && !spawn(job))
+        job_run(job); /* no thread to be had: run here, bounded by the deadline check alone */
+    return SBX_OK;
+}
+
+static struct timespec to_timespec(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                          .tv_nsec = (long)(ns % 1000000000u)};
+    return ts;
+}
+
+bool sbx__js_job_wait(struct sbx__js_job *job, uint64_t until_ns)
+{
+    struct timespec ts = to_timespec(until_ns);
+    int stop_seen = atomic_load(&job->stop);
+    pthread_mutex_lock(&job->lock);
+    while (!job->is_done && atomic_load(&job->stop) == stop_seen) {
+        if (pthread_cond_timedwait(&job->cond, &job->lock, &ts) == ETIMEDOUT)
+            break;
+    }
+    bool done = job->is_done;
+    pthread_mutex_unlock(&job->lock);
+    return done;
+}
+
+void sbx__js_job_stop(struct sbx__js_job *job, int reason)
+{
+    int expected = SBX_OK;
+    atomic_compare_exchange_strong(&job->stop, &expected, reason);
+    pthread_mutex_lock(&job->lock);
+    pthread_cond_broadcast(&job->cond);
+    pthread_mutex_unlock(&job->lock);
+}
+
+int sbx__js_job_stop_reason(struct sbx__js_job *job)
+{
+    return atomic_load(&job->stop);
+}
+
+struct sbx__js_eval_out *sbx__js_job_out(struct sbx__js_job *job)
+{
+    return &job->out;
+}
+
+void sbx__js_job_release(struct sbx__js_job *job)
+{
+    if (!job)
+        return;
+    pthread_mutex_lock(&job->lock);
+    if (job->is_started && !job->is_done && !job->is_abandoned) {
+        job->is_abandoned = true;
+        atomic_fetch_add(&abandoned_count, 1);
+    }
+    pthread_mutex_unlock(&job->lock);
+    job_unref(job);
+}
+
+int sbx__js_abandoned_count(void)
+{
+    return atomic_load(&abandoned_count);
+}

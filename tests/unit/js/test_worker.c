@@ -1,0 +1,462 @@
+/* tests/unit/js/test_worker.c: the worker tier through the public API, one case per behaviour
+ * in issue 3: values, console, context, timeouts (with the 50 ms bound measured), abort, limits,
+ * isolation between runs, emoji, 1000 runs (leak-checked under SAN=1) and 64 concurrent runs. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sbx.h>
+
+#include "core/backend.h"
+#include "js/worker.h"
+
+/* The bound the issue sets on regaining control after a deadline or an abort. */
+#define BOUND_MS 50.0
+
+struct run {
+    sbx_result r;
+    double wall_ms; /* measured around sbx_sandbox_run */
+};
+
+static sbx_sandbox *sandbox(const char *policy_json)
+{
+    sbx_policy *p = NULL;
+    const char *json = policy_json ? policy_json : "{}";
+    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
+    sbx_sandbox *sb = NULL;
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
+    sbx_policy_destroy(p);
+    return sb;
+}
+
+static void run_on(sbx_sandbox *sb, const char *code, const char *context, struct run *out)
+{
+    sbx_run_input in = {.code = code, .code_len = strlen(code), .context_json = context};
+    uint64_t t0 = sbx__now_ns();
+    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &out->r), SBX_OK);
+    out->wall_ms = (double)(sbx__now_ns() - t0) / 1e6;
+}
+
+/* One run in a fresh sandbox under policy_json (NULL = defaults). */
+static void run1(const char *policy_json, const char *code, const char *context, struct run *out)
+{
+    sbx_sandbox *sb = sandbox(policy_json);
+    run_on(sb, code, context, out);
+    sbx_sandbox_destroy(sb);
+}
+
+static void expect_value(const char *code, const char *context, const char *json)
+{
+    struct run x;
+    run1(NULL, code, context, &x);
+    ck_assert_msg(x.r.ok, "%s: %s", code, x.r.error_message ? x.r.error_message : "");
+    ck_assert_str_eq(x.r.value_json, json);
+    sbx_result_free(&x.r);
+}
+
+static void expect_error(const char *policy, const char *code, sbx_err err, const char *needle)
+{
+    struct run x;
+    run1(policy, code, NULL, &x);
+    ck_assert_msg(!x.r.ok && x.r.error == err, "%s: got %s (%s)", code, sbx_err_name(x.r.error),
+                  x.r.error_message ? x.r.error_message : "");
+    if (needle)
+        ck_assert_msg(strstr(x.r.error_message, needle), "%s: message '%s' lacks '%s'", code,
+                      x.r.error_message, needle);
+    sbx_result_free(&x.r);
+}
+
+/* Asserts a stopped run came back within timeout + BOUND_MS, as seen by the caller. */
+static void expect_timeout(const char *code, unsigned timeout_ms)
+{
+    char policy[64];
+    snprintf(policy, sizeof(policy), "{\"timeoutMs\":%u}", timeout_ms);
+    struct run x;
+    run1(policy, code, NULL, &x);
+    ck_assert_msg(x.r.error == SBX_E_TIMEOUT, "%s: %s", code, sbx_err_name(x.r.error));
+    ck_assert_int_eq(x.r.limit, SBX_LIMIT_TIMEOUT);
+    ck_assert_msg(x.wall_ms <= timeout_ms + BOUND_MS && x.wall_ms >= timeout_ms - 1,
+                  "%s: returned after %.1f ms (timeout %u)", code, x.wall_ms, timeout_ms);
+    sbx_result_free(&x.r);
+}
+
+/* Abandoned workers must be reaped once their engine reaches a poll point. */
+static void expect_reaped(void)
+{
+    for (int i = 0; i < 1000 && sbx__js_abandoned_count() > 0; i++)
+        usleep(10000);
+    ck_assert_int_eq(sbx__js_abandoned_count(), 0);
+}
+
+START_TEST(simple_value)
+{
+    expect_value("return context.a + 1", "{\"a\":41}", "42");
+    expect_value("return 'a' + 'b'", NULL, "\"ab\"");
+    expect_value("return [1, {x: null}, true]", NULL, "[1,{\"x\":null},true]");
+    expect_value("return undefined", NULL, "null");
+    expect_value("var x = 1", NULL, "null");
+    expect_value("return 2 // trailing comment", NULL, "2");
+}
+END_TEST
+
+START_TEST(console_capture)
+{
+    struct run x;
+    run1(NULL,
+         "console.log('a', 1, {b: [2]}, null, undefined); console.info('i'); console.debug('d');"
+         "console.error('e', new Error('boom')); console.warn('w'); return 0",
+         NULL, &x);
+    ck_assert(x.r.ok);
+    ck_assert_str_eq(x.r.stdout_data, "a 1 {\"b\":[2]} null undefined\ni\nd\n");
+    ck_assert_str_eq(x.r.stderr_data, "e Error: boom\nw\n");
+    ck_assert_uint_eq(x.r.stdout_len, strlen(x.r.stdout_data));
+    ck_assert(!x.r.stdout_truncated && !x.r.stderr_truncated);
+    sbx_result_free(&x.r);
+}
+END_TEST
+
+START_TEST(context_injection)
+{
+    expect_value("return context", "{\"n\":[1,2.5,-3],\"s\":\"q\\\"\",\"o\":{\"t\":true}}",
+                 "{\"n\":[1,2.5,-3],\"s\":\"q\\\"\",\"o\":{\"t\":true}}");
+    expect_value("return context === null", NULL, "true");
+    /* A copy, not a host object: __proto__ in JSON is an own data property, not a prototype. */
+    expect_value("return [({}).polluted, context.polluted, Object.keys(context)]",
+                 "{\"__proto__\":{\"polluted\":1}}", "[null,null,[\"__proto__\"]]");
+    struct run x;
+    run1(NULL, "return context", "{not json", &x);
+    ck_assert_int_eq(x.r.error, SBX_E_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(x.r.error_message, "context"));
+    sbx_result_free(&x.r);
+}
+END_TEST
+
+START_TEST(timeout_loops)
+{
+    expect_timeout("while (true) {}", 100);
+    expect_timeout("try { while (true) {} } catch (e) {}", 100);
+    expect_timeout("for (;;) { try { while (true) {} } catch (e) {} finally { continue; } }", 100);
+    expect_timeout("function f() { try { f(); } catch (e) { f(); } } f();", 100);
+}
+END_TEST
+
+START_TEST(timeout_regexp)
+{
+    expect_timeout("return /(a+)+b/.test('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", 100);
+    expect_timeout("return /^(\\w+\\s?)*$/.test('a'.repeat(5000) + '!')", 100);
+}
+END_TEST
+
+/* One long native call: a default (string) sort of 300k numbers and a scan of a 2^32-1 long
+ * array-like never return to the bytecode loop, yet the caller is back in time. */
+START_TEST(timeout_native_call)
+{
+    expect_timeout("var a = []; for (var i = 0; i < 300000; i++) a.push((i * 7919) % 300000);"
+                   "a.sort(); return a.length",
+                   150);
+    expect_timeout("return Array.prototype.indexOf.call({length: 2147483647}, 1)", 100);
+    expect_timeout("return Array.prototype.lastIndexOf.call({length: 2147483647}, 1)", 100);
+    expect_timeout("Array.prototype.reverse.call({length: 2147483647})", 100);
+    expect_reaped();
+}
+END_TEST
+
+START_TEST(syntax_error)
+{
+    expect_error(NULL, "var a = 1;\nreturn a +;", SBX_E_EXECUTION_FAILED, "SyntaxError");
+    expect_error(NULL, "var a = 1;\nreturn a +;", SBX_E_EXECUTION_FAILED, "line 2");
+    expect_error(NULL, "} + {", SBX_E_EXECUTION_FAILED, "SyntaxError");
+    expect_error(NULL, "return 1 } function x() {", SBX_E_EXECUTION_FAILED, "SyntaxError");
+}
+END_TEST
+
+START_TEST(runtime_error)
+{
+    expect_error(NULL, "var a = 1;\n\nnope();", SBX_E_EXECUTION_FAILED, "ReferenceError");
+    expect_error(NULL, "var a = 1;\n\nnope();", SBX_E_EXECUTION_FAILED, "(line 3)");
+    expect_error(NULL, "null.x", SBX_E_EXECUTION_FAILED, "TypeError");
+    expect_error(NULL, "throw new RangeError('custom')", SBX_E_EXECUTION_FAILED, "custom");
+    expect_error(NULL, "throw 42", SBX_E_EXECUTION_FAILED, "42");
+    expect_error(NULL, "return function () {}", SBX_E_EXECUTION_FAILED, "function");
+    expect_error(NULL, "var a = {}; a.a = a; return a", SBX_E_EXECUTION_FAILED, "JSON");
+}
+END_TEST
+
+struct aborter {
+    sbx_sandbox *sb;
+    unsigned delay_ms;
+};
+
+static void *abort_later(void *arg)
+{
+    struct aborter *a = arg;
+    usleep(a->delay_ms * 1000);
+    sbx_sandbox_abort(a->sb);
+    return NULL;
+}
+
+static void expect_abort(const char *code)
+{
+    sbx_sandbox *sb = sandbox("{\"timeoutMs\":10000}");
+    struct aborter a = {sb, 100};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, abort_later, &a), 0);
+    struct run x;
+    run_on(sb, code, NULL, &x);
+    pthread_join(t, NULL);
+    ck_assert_msg(x.r.error == SBX_E_ABORTED, "%s: %s", code, sbx_err_name(x.r.error));
+    ck_assert_msg(x.wall_ms <= a.delay_ms + BOUND_MS, "%s: aborted after %.1f ms", code, x.wall_ms);
+    sbx_result_free(&x.r);
+    sbx_sandbox_abort(sb); /* idle: no effect */
+    sbx_sandbox_destroy(sb);
+}
+
+START_TEST(abort_other_thread)
+{
+    expect_abort("while (true) {}");
+    expect_abort("try { while (true) {} } catch (e) { while (true) {} }");
+    expect_abort("var a = []; for (var i = 0; i < 300000; i++) a.push(i % 1000); a.sort()");
+    expect_reaped();
+}
+END_TEST
+
+START_TEST(memory_cap)
+{
+    const char *policy = "{\"memoryBytes\":8388608}";
+    struct run x;
+    run1(policy, "var a = []; while (true) a.push({i: a.length, s: 'x' + a.length});", NULL, &x);
+    ck_assert_int_eq(x.r.error, SBX_E_MEMORY_LIMIT);
+    ck_assert_int_eq(x.r.limit, SBX_LIMIT_MEMORY);
+    sbx_result_free(&x.r);
+    expect_error(policy, "var s = 'x'; while (true) s = s + s;", SBX_E_MEMORY_LIMIT, "memory");
+    expect_error(policy, "return new ArrayBuffer(16 * 1024 * 1024)", SBX_E_MEMORY_LIMIT, NULL);
+    /* A guest that survives its own allocation failure is fine. */
+    expect_value("try { 'x'.repeat(1 << 29); } catch (e) { return 'caught'; }", NULL, "\"caught\"");
+    /* The smallest heap a policy allows still runs small code. */
+    struct run y;
+    run1("{\"memoryBytes\":262144}", "return [1, 2].length", NULL, &y);
+    ck_assert_msg(y.r.ok, "%s", y.r.error_message);
+    sbx_result_free(&y.r);
+}
+END_TEST
+
+START_TEST(output_cap)
+{
+    struct run x;
+    run1("{\"maxOutputBytes\":100}",
+         "for (var i = 0; i < 1000; i++) { console.log('line ' + i); console.error('\u00e9'); }"
+         "return 'done'",
+         NULL, &x);
+    ck_assert(x.r.ok);
+    ck_assert_str_eq(x.r.value_json, "\"done\"");
+    ck_assert(x.r.stdout_truncated && x.r.stderr_truncated);
+    ck_assert_uint_eq(x.r.stdout_len, 100);
+    ck_assert(strncmp(x.r.stdout_data, "line 0\nline 1\n", 14) == 0);
+    /* 2-byte characters + newline: the cut never splits a character. */
+    ck_assert_uint_eq(x.r.stderr_len, 99);
+    sbx_result_free(&x.r);
+}
+END_TEST
+
+START_TEST(huge_throw)
+{
+    /* Default 64 MiB heap: the string cannot even be built. */
+    expect_error(NULL, "throw 'x'.repeat(100 * 1024 * 1024)", SBX_E_MEMORY_LIMIT, NULL);
+    /* With room for it, the host copies only a bounded prefix into the message. */
+    struct run x;
+    run1("{\"memoryBytes\":268435456}", "throw 'x'.repeat(100 * 1024 * 1024)", NULL, &x);
+    ck_assert_int_eq(x.r.error, SBX_E_EXECUTION_FAILED);
+    ck_assert_uint_le(strlen(x.r.error_message), 512);
+    ck_assert_ptr_nonnull(strstr(x.r.error_message, "xxxx"));
+    sbx_result_free(&x.r);
+    run1("{\"memoryBytes\":268435456}", "throw new Error('y'.repeat(100 * 1024 * 1024))", NULL, &x);
+    ck_assert_int_eq(x.r.error, SBX_E_EXECUTION_FAILED);
+    ck_assert_uint_le(strlen(x.r.error_message), 512);
+    sbx_result_free(&x.r);
+}
+END_TEST
+
+START_TEST(deep_recursion)
+{
+    expect_error(NULL, "function f() { return f() + 1; } return f()", SBX_E_EXECUTION_FAILED,
+                 "RangeError");
+    expect_error(NULL, "function f() { return [1].map(f); } return f()", SBX_E_EXECUTION_FAILED,
+                 "RangeError");
+    expect_error(NULL, "return eval('('.repeat(100000) + '1' + ')'.repeat(100000))",
+                 SBX_E_EXECUTION_FAILED, "RangeError");
+    expect_error(NULL, "return new RegExp('('.repeat(50000) + 'a' + ')'.repeat(50000))",
+                 SBX_E_EXECUTION_FAILED, "RangeError");
+    expect_error(NULL, "return JSON.parse('['.repeat(100000))", SBX_E_EXECUTION_FAILED,
+                 "RangeError");
+    expect_error(NULL, "var a = []; for (var i = 0; i < 100000; i++) a = [a]; return a",
+                 SBX_E_EXECUTION_FAILED, "RangeError");
+}
+END_TEST
+
+START_TEST(isolation)
+{
+    sbx_sandbox *sb = sandbox(NULL);
+    struct run x;
+    run_on(sb,
+           "Object.prototype.polluted = 1; Array.prototype.push = null; this.leak = 5;"
+           "JSON.stringify = null; String.prototype.trim = function () { return 'x'; };"
+           "return typeof Duktape",
+           NULL, &x);
+    ck_assert(x.r.ok);
+    ck_assert_str_eq(x.r.value_json, "\"undefined\"");
+    sbx_result_free(&x.r);
+    run_on(sb,
+           "return [({}).polluted === undefined, typeof [].push, typeof leak,"
+           " typeof JSON.stringify, ' a '.trim(), typeof Duktape]",
+           NULL, &x);
+    ck_assert(x.r.ok);
+    ck_assert_str_eq(x.r.value_json, "[true,\"function\",\"undefined\",\"function\",\"a\","
+                                     "\"undefined\"]");
+    sbx_result_free(&x.r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(emoji_round_trip)
+{
+    struct run x;
+    run1(NULL,
+         "console.log(context.s, '\xf0\x9f\x8e\x89'); console.error({e: context.s});"
+         "return {s: context.s, n: context.s.length, c: context.s.charCodeAt(0),"
+         " t: '\xf0\x9f\x8e\x89', u: '\\ud83d\\ude00', k: String.fromCharCode(0xd83d, 0xde00)}",
+         "{\"s\":\"\xf0\x9f\x98\x80\"}", &x);
+    ck_assert_msg(x.r.ok, "%s", x.r.error_message);
+    ck_assert_str_eq(x.r.value_json, "{\"s\":\"\xf0\x9f\x98\x80\",\"n\":2,\"c\":55357,"
+                                     "\"t\":\"\xf0\x9f\x8e\x89\",\"u\":\"\xf0\x9f\x98\x80\","
+                                     "\"k\":\"\xf0\x9f\x98\x80\"}");
+    ck_assert_str_eq(x.r.stdout_data, "\xf0\x9f\x98\x80 \xf0\x9f\x8e\x89\n");
+    ck_assert_str_eq(x.r.stderr_data, "{\"e\":\"\xf0\x9f\x98\x80\"}\n");
+    sbx_result_free(&x.r);
+    /* A lone surrogate stays representable: escaped in JSON, U+FFFD on the console. */
+    run1(NULL, "console.log('\\ud800'); return '\\ud800'", NULL, &x);
+    ck_assert(x.r.ok);
+    ck_assert_str_eq(x.r.value_json, "\"\\ud800\"");
+    ck_assert_str_eq(x.r.stdout_data, "\xef\xbf\xbd\n");
+    sbx_result_free(&x.r);
+    expect_error(NULL, "throw new Error('\xf0\x9f\x98\x80')", SBX_E_EXECUTION_FAILED,
+                 "\xf0\x9f\x98\x80");
+}
+END_TEST
+
+START_TEST(thousand_runs)
+{
+    sbx_sandbox *sb = sandbox(NULL);
+    char ctx[64];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(ctx, sizeof(ctx), "{\"a\":%d}", i);
+        struct run x;
+        run_on(sb, "var o = {v: context.a + 1}; console.log(o.v); return o.v", ctx, &x);
+        ck_assert(x.r.ok);
+        ck_assert_int_eq(strtol(x.r.value_json, NULL, 10), i + 1);
+        sbx_result_free(&x.r);
+    }
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(dispose)
+{
+    sbx_sandbox *sb = sandbox(NULL);
+    sbx_sandbox_dispose(sb);
+    sbx_sandbox_dispose(sb);
+    struct run x;
+    run_on(sb, "return 1", NULL, &x);
+    ck_assert_int_eq(x.r.error, SBX_E_DISPOSED);
+    sbx_result_free(&x.r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+struct par {
+    int k;
+    const char *code;
+    unsigned timeout_ms;
+    struct run x;
+};
+
+static void *par_main(void *arg)
+{
+    struct par *p = arg;
+    char policy[64], ctx[32];
+    snprintf(policy, sizeof(policy), "{\"timeoutMs\":%u}", p->timeout_ms);
+    snprintf(ctx, sizeof(ctx), "{\"k\":%d}", p->k);
+    run1(policy, p->code, ctx, &p->x);
+    return NULL;
+}
+
+/* 64 runs from 64 host threads at once, next to one stuck run: each gets its own answer and
+ * none waits for the stuck one. */
+START_TEST(concurrent_runs)
+{
+    enum { N = 64 };
+    static struct par ps[N + 1];
+    pthread_t t[N + 1];
+    ps[N] = (struct par){.k = -1, .code = "while (true) {}", .timeout_ms = 3000};
+    ck_assert_int_eq(pthread_create(&t[N], NULL, par_main, &ps[N]), 0);
+    for (int i = 0; i < N; i++) {
+        ps[i] = (struct par){.k = i,
+                             .code = "globalThis.g = (this.g || 0) + 1; var s = 0;"
+                                     "for (var i = 0; i < 20000; i++) s += i;"
+                                     "return [context.k, s, g]",
+                             .timeout_ms = 3000};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, par_main, &ps[i]), 0);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(t[i], NULL);
+        char want[64];
+        snprintf(want, sizeof(want), "[%d,199990000,1]", i);
+        ck_assert_msg(ps[i].x.r.ok, "run %d: %s", i, ps[i].x.r.error_message);
+        ck_assert_str_eq(ps[i].x.r.value_json, want);
+        ck_assert_msg(ps[i].x.wall_ms < 2500, "run %d took %.1f ms", i, ps[i].x.wall_ms);
+        sbx_result_free(&ps[i].x.r);
+    }
+    pthread_join(t[N], NULL);
+    ck_assert_int_eq(ps[N].x.r.error, SBX_E_TIMEOUT);
+    sbx_result_free(&ps[N].x.r);
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *test, int timeout_s)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, timeout_s);
+    tcase_add_test(tc, test);
+    suite_add_tcase(s, tc);
+}
+
+int main(void)
+{
+    Suite *s = suite_create("js_worker");
+    add(s, "simple_value", simple_value, 10);
+    add(s, "console_capture", console_capture, 10);
+    add(s, "context_injection", context_injection, 10);
+    add(s, "timeout_loops", timeout_loops, 20);
+    add(s, "timeout_regexp", timeout_regexp, 20);
+    add(s, "timeout_native_call", timeout_native_call, 30);
+    add(s, "syntax_error", syntax_error, 10);
+    add(s, "runtime_error", runtime_error, 10);
+    add(s, "abort_other_thread", abort_other_thread, 30);
+    add(s, "memory_cap", memory_cap, 30);
+    add(s, "output_cap", output_cap, 10);
+    add(s, "huge_throw", huge_throw, 30);
+    add(s, "deep_recursion", deep_recursion, 30);
+    add(s, "isolation", isolation, 10);
+    add(s, "emoji_round_trip", emoji_round_trip, 10);
+    add(s, "thousand_runs", thousand_runs, 120);
+    add(s, "dispose", dispose, 10);
+    add(s, "concurrent_runs", concurrent_runs, 60);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
