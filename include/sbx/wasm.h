@@ -105,6 +105,14 @@ SBX_API sbx_err sbx_wasm_sandbox_call(sbx_wasm_sandbox *sb, const char *name,
                                       sbx_wasm_value *results, size_t result_count,
                                       sbx_result *out);
 
+/* Describes the exported function name: writes up to cap parameter and result types and sets
+ * the full counts. Returns SBX_OK, SBX_E_WASM_NO_EXPORT, SBX_E_WASM_DISPOSED,
+ * SBX_E_INVALID_ARGUMENT (a type outside i32/i64/f32/f64, or NULL arguments). */
+SBX_API sbx_err sbx_wasm_sandbox_export_type(const sbx_wasm_sandbox *sb, const char *name,
+                                             sbx_wasm_valtype *params, size_t *param_count,
+                                             sbx_wasm_valtype *results, size_t *result_count,
+                                             size_t cap);
+
 /* Makes the run or call in progress end with SBX_E_ABORTED within about 1 ms, including one
  * blocked on an asynchronous host function. Safe from any thread; no effect when idle. */
 SBX_API void sbx_wasm_sandbox_abort(sbx_wasm_sandbox *sb);

@@ -259,6 +259,53 @@ sbx_err sbx_wasm_sandbox_call(sbx_wasm_sandbox *sb, const char *name, const sbx_
     return rc;
 }
 
+static bool public_type(uint8_t t, sbx_wasm_valtype *out)
+{
+    switch (t) {
+    case WASM_I32:
+        *out = SBX_WASM_I32;
+        return true;
+    case WASM_I64:
+        *out = SBX_WASM_I64;
+        return true;
+    case WASM_F32:
+        *out = SBX_WASM_F32;
+        return true;
+    case WASM_F64:
+        *out = SBX_WASM_F64;
+        return true;
+    default:
+        return false;
+    }
+}
+
+sbx_err sbx_wasm_sandbox_export_type(const sbx_wasm_sandbox *sb, const char *name,
+                                     sbx_wasm_valtype *params, size_t *param_count,
+                                     sbx_wasm_valtype *results, size_t *result_count, size_t cap)
+{
+    struct wasm_extern ext;
+    if (!sb || !name || !param_count || !result_count || (cap && (!params || !results)))
+        return SBX_E_INVALID_ARGUMENT;
+    if (sb->is_disposed)
+        return SBX_E_WASM_DISPOSED;
+    if (!sbx__wasm_instance_export(sb->inst, name, strlen(name), &ext) ||
+        ext.kind != WASM_EXTERN_FUNC)
+        return SBX_E_WASM_NO_EXPORT;
+    const struct wasm_functype *t = sbx__wasm_func_type(ext.u.func);
+    *param_count = t->param_count;
+    *result_count = t->result_count;
+    for (uint32_t i = 0; i < t->param_count + t->result_count; i++) {
+        bool is_param = i < t->param_count;
+        size_t k = is_param ? i : i - t->param_count;
+        sbx_wasm_valtype v;
+        if (!public_type(t->types[i], &v))
+            return SBX_E_INVALID_ARGUMENT;
+        if (k < cap)
+            (is_param ? params : results)[k] = v;
+    }
+    return SBX_OK;
+}
+
 void sbx_wasm_sandbox_abort(sbx_wasm_sandbox *sb)
 {
     if (sb && atomic_load(&sb->is_running))

@@ -1,0 +1,272 @@
+/* cli/cmd_wasm.c: `sbx wasm`, in the conventions of `wasmtime run`: the guest's stdio passes
+ * through; exit status is the guest's proc_exit code, 124 on timeout, 134 on a trap (message on
+ * stderr), 125 when sbx itself failed (bad module, bad policy), 2 on usage errors. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define EXIT_TIMEOUT 124
+#define EXIT_SBX     125
+#define EXIT_TRAP    134
+#define MAX_ARGS     32
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: sbx wasm [--policy FILE] [--dir [rw:]HOST[::GUEST]]... [--env K=V]...\n"
+            "                [--allow-outbound HOST:PORT]... [--fuel N] [--timeout-ms N]\n"
+            "                [--memory-bytes N] [--cpu-percent N] [--invoke NAME]\n"
+            "                MODULE.wasm [ARGS...]\n\n"
+            "Runs a WASI command's _start (ARGS become its argv after MODULE), or with --invoke\n"
+            "calls the export NAME with ARGS as its typed arguments and prints each result.\n"
+            "Options add to the policy: --dir grants a directory (read-only unless rw:),\n"
+            "--env sets a variable, --allow-outbound allows a connection pattern.\n"
+            "Exit status: the guest's exit code, 124 timeout, 134 trap, 125 sbx failed,\n"
+            "2 usage error.\n");
+}
+
+struct wasm_opts {
+    const char *policy_path;
+    const char *invoke;
+    sbx_policy *policy;
+    int fail_status; /* 2 for a usage error, 125 for a policy sbx rejected */
+};
+
+/* Applies one policy-editing option; returns 0, or -1 after printing why. */
+static int apply(struct wasm_opts *o, int c, const char *arg)
+{
+    static const struct {
+        int opt;
+        const char *key;
+        bool is_array; /* of strings; else a number */
+    } rows[] = {
+        {'d', "fs", true},         {'o', "net.outbound", true}, {'f', "fuel", false},
+        {'t', "timeoutMs", false}, {'m', "memoryBytes", false}, {'c', "cpuPercent", false},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (rows[i].opt != c)
+            continue;
+        unsigned long long n;
+        if (!rows[i].is_array && cli_parse_u64(rows[i].key, arg, &n))
+            return -1;
+        char *quoted = rows[i].is_array ? cli_json_string(arg) : strdup(arg);
+        char json[4096];
+        snprintf(json, sizeof(json), rows[i].is_array ? "[%s]" : "%s", quoted ? quoted : "");
+        free(quoted);
+        return cli_policy_set(&o->policy, rows[i].key, json);
+    }
+    return -1;
+}
+
+static int apply_env(struct wasm_opts *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        cli_usage_error("wasm", "--env wants K=V, got '%s'", arg);
+        return -1;
+    }
+    char *name = strndup(arg, (size_t)(eq - arg));
+    char *k = name ? cli_json_string(name) : NULL, *v = cli_json_string(eq + 1);
+    char json[8192];
+    snprintf(json, sizeof(json), "{%s: %s}", k ? k : "\"\"", v ? v : "\"\"");
+    free(name);
+    free(k);
+    free(v);
+    return cli_policy_set(&o->policy, "env", json);
+}
+
+/* Parses options up to MODULE; returns optind, -2 for help, -1 after an error. */
+static int parse_opts(int argc, char **argv, struct wasm_opts *o)
+{
+    static const struct option longopts[] = {
+        {"policy", required_argument, NULL, 'p'},
+        {"dir", required_argument, NULL, 'd'},
+        {"env", required_argument, NULL, 'e'},
+        {"allow-outbound", required_argument, NULL, 'o'},
+        {"fuel", required_argument, NULL, 'f'},
+        {"timeout-ms", required_argument, NULL, 't'},
+        {"memory-bytes", required_argument, NULL, 'm'},
+        {"cpu-percent", required_argument, NULL, 'c'},
+        {"invoke", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    /* The policy file comes first so the other options edit it, whatever their order. */
+    for (int i = 1; i < argc && argv[i][0] == '-'; i++)
+        if (!strcmp(argv[i], "--policy") && i + 1 < argc)
+            o->policy_path = argv[i + 1];
+    o->fail_status = EXIT_SBX;
+    if (!(o->policy = cli_policy_load(o->policy_path)))
+        return -1;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (c == 'h')
+            return -2;
+        if (c == '?' || c == ':') {
+            o->fail_status = 2;
+            cli_usage_error("wasm", "unknown or incomplete option '%s' (try --help)",
+                            argv[optind - 1]);
+            return -1;
+        }
+        if (c == 'i')
+            o->invoke = optarg;
+        else if (c == 'e' ? apply_env(o, optarg) : c != 'p' && apply(o, c, optarg))
+            return -1;
+    }
+    if (optind >= argc) {
+        o->fail_status = 2;
+        cli_usage_error("wasm", "expected MODULE.wasm (try --help)");
+        return -1;
+    }
+    return optind;
+}
+
+/* Maps a finished run to the exit status, printing the failure on stderr. */
+static int exit_status(const sbx_result *r)
+{
+    if (r->ok || r->error == SBX_E_EXECUTION_FAILED)
+        return r->exit_code >= 0 ? r->exit_code : 0;
+    fprintf(stderr, "sbx: wasm: %s: %s\n", sbx_err_name(r->error),
+            r->error_message ? r->error_message : sbx_err_message(r->error));
+    switch (r->error) {
+    case SBX_E_TIMEOUT:
+        return EXIT_TIMEOUT;
+    case SBX_E_WASM_TRAP:
+    case SBX_E_WASM_FUEL_EXHAUSTED:
+    case SBX_E_ABORTED:
+        return EXIT_TRAP;
+    default:
+        return EXIT_SBX;
+    }
+}
+
+/* Parses ARGS by the export's parameter types. Returns 0 or -1 after a message. */
+static int parse_values(const sbx_wasm_valtype *types, size_t count, char **args, size_t n,
+                        sbx_wasm_value *out)
+{
+    if (n != count) {
+        fprintf(stderr, "sbx: wasm: export takes %zu arguments, got %zu\n", count, n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        out[i].type = types[i];
+        if (types[i] == SBX_WASM_I32 || types[i] == SBX_WASM_I64) {
+            long long v = strtoll(args[i], &end, 0);
+            if (types[i] == SBX_WASM_I32)
+                out[i].of.i32 = (int32_t)v;
+            else
+                out[i].of.i64 = v;
+        } else {
+            double v = strtod(args[i], &end);
+            if (types[i] == SBX_WASM_F32)
+                out[i].of.f32 = (float)v;
+            else
+                out[i].of.f64 = v;
+        }
+        if (errno || end == args[i] || *end) {
+            fprintf(stderr, "sbx: wasm: argument %zu: not a number: '%s'\n", i + 1, args[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void print_value(const sbx_wasm_value *v)
+{
+    switch (v->type) {
+    case SBX_WASM_I32:
+        printf("%" PRId32 "\n", v->of.i32);
+        break;
+    case SBX_WASM_I64:
+        printf("%" PRId64 "\n", v->of.i64);
+        break;
+    case SBX_WASM_F32:
+        printf("%.9g\n", (double)v->of.f32);
+        break;
+    case SBX_WASM_F64:
+        printf("%.17g\n", v->of.f64);
+        break;
+    }
+}
+
+static int invoke(sbx_wasm_sandbox *sb, const char *name, char **args, size_t n)
+{
+    sbx_wasm_valtype pt[MAX_ARGS], rt[MAX_ARGS];
+    size_t pc, rc;
+    sbx_err e = sbx_wasm_sandbox_export_type(sb, name, pt, &pc, rt, &rc, MAX_ARGS);
+    if (e != SBX_OK || pc > MAX_ARGS || rc > MAX_ARGS) {
+        fprintf(stderr, "sbx: wasm: cannot invoke '%s': %s\n", name,
+                e ? sbx_err_message(e) : "too many values");
+        return EXIT_SBX;
+    }
+    sbx_wasm_value argv_v[MAX_ARGS], res[MAX_ARGS];
+    if (parse_values(pt, pc, args, n, argv_v))
+        return EXIT_SBX;
+    sbx_result r;
+    sbx_wasm_sandbox_call(sb, name, argv_v, pc, res, rc, &r);
+    int status = exit_status(&r);
+    for (size_t i = 0; r.ok && i < rc; i++)
+        print_value(&res[i]);
+    sbx_result_free(&r);
+    return status;
+}
+
+static int run_module(struct wasm_opts *o, int argc, char **argv, int first)
+{
+    size_t len;
+    char *bytes = cli_read_file(argv[first], &len);
+    if (!bytes)
+        return EXIT_SBX;
+    const char **guest_argv = calloc((size_t)(argc - first) + 1, sizeof(char *));
+    if (!guest_argv) {
+        free(bytes);
+        return EXIT_SBX;
+    }
+    for (int i = first; i < argc; i++)
+        guest_argv[i - first] = argv[i];
+    sbx_wasm_options opt = {.size = sizeof(opt), .argv = guest_argv, .inherit_stdio = true};
+    sbx_wasm_sandbox *sb = NULL;
+    char err[512];
+    sbx_err e = sbx_wasm_sandbox_create((const uint8_t *)bytes, len, o->policy, &opt, &sb, err,
+                                        sizeof(err));
+    int status;
+    if (e != SBX_OK) {
+        fprintf(stderr, "sbx: wasm: %s: %s: %s\n", argv[first], sbx_err_name(e), err);
+        status = e == SBX_E_WASM_TRAP ? EXIT_TRAP : EXIT_SBX;
+    } else if (o->invoke) {
+        status = invoke(sb, o->invoke, argv + first + 1, (size_t)(argc - first - 1));
+    } else {
+        sbx_result r;
+        sbx_wasm_sandbox_run(sb, &r);
+        status = exit_status(&r);
+        sbx_result_free(&r);
+    }
+    sbx_wasm_sandbox_destroy(sb);
+    free(guest_argv);
+    free(bytes);
+    return status;
+}
+
+int cli_wasm(int argc, char **argv)
+{
+    struct wasm_opts o = {0};
+    int first = parse_opts(argc, argv, &o);
+    if (first == -2) {
+        usage(stdout);
+        sbx_policy_destroy(o.policy);
+        return 0;
+    }
+    int status = first < 0 ? o.fail_status : run_module(&o, argc, argv, first);
+    sbx_policy_destroy(o.policy);
+    fflush(stdout);
+    return status;
+}
