@@ -224,6 +224,22 @@ static void apply_record(const char *key, const char *val, size_t vlen, sbx_resu
     }
 }
 
+static sbx_limit limit_of(sbx_err code)
+{
+    switch (code) {
+    case SBX_E_TIMEOUT:
+        return SBX_LIMIT_TIMEOUT;
+    case SBX_E_MEMORY_LIMIT:
+        return SBX_LIMIT_MEMORY;
+    case SBX_E_OUTPUT_LIMIT:
+        return SBX_LIMIT_OUTPUT;
+    case SBX_E_PIDS_LIMIT:
+        return SBX_LIMIT_PIDS;
+    default:
+        return SBX_LIMIT_NONE;
+    }
+}
+
 bool sbx__jail_guest_apply_result(const char *data, size_t len, sbx_result *out)
 {
     if (!data || len == 0)
@@ -242,8 +258,10 @@ bool sbx__jail_guest_apply_result(const char *data, size_t len, sbx_result *out)
         has_ok |= strcmp(key, "ok") == 0;
         apply_record(key, val, vlen, out, &code, &message);
     }
-    if (has_ok && !out->ok)
+    if (has_ok && !out->ok) {
         sbx__result_fail(out, code, "%s", message ? message : sbx_err_message(code));
+        out->limit = limit_of(code);
+    }
     sbx__free(message);
     return has_ok;
 }

@@ -1,0 +1,108 @@
+/* cli/guest_js.c: `sbx __js-guest --policy FILE SCRIPT`, sbx's JavaScript engine as the process
+ * tier's default interpreter. It runs inside the jail (started from a sealed memfd), reads the
+ * context JSON on stdin, runs SCRIPT in the worker tier under the same policy, so both tiers
+ * give the same result, prints the guest's stdout/stderr, and sends ok, error, message, value
+ * and truncation as "<key>:<length>:<bytes>" records on fd 3. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+#define RESULT_FD      3
+#define MAX_CONTEXT    (64u << 20)
+#define EXIT_GUEST_BAD 125
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int record(int fd, const char *key, const char *val, size_t len)
+{
+    char head[64];
+    int n = snprintf(head, sizeof(head), "%s:%zu:", key, len);
+    return write_all(fd, head, (size_t)n) == 0 && write_all(fd, val, len) == 0 ? 0 : -1;
+}
+
+static int send_result(const sbx_result *r)
+{
+    int fd = RESULT_FD;
+    if (fcntl(fd, F_GETFD) < 0)
+        fd = STDOUT_FILENO; /* run by hand, outside the jail */
+    const char *msg = r->error_message ? r->error_message : "";
+    int rc = record(fd, "ok", r->ok ? "1" : "0", 1);
+    if (!r->ok) {
+        const char *name = sbx_err_name(r->error);
+        rc |= record(fd, "error", name, strlen(name));
+        rc |= record(fd, "message", msg, strlen(msg));
+    }
+    if (r->value_json)
+        rc |= record(fd, "value", r->value_json, strlen(r->value_json));
+    rc |= record(fd, "stdout_truncated", r->stdout_truncated ? "1" : "0", 1);
+    rc |= record(fd, "stderr_truncated", r->stderr_truncated ? "1" : "0", 1);
+    return rc;
+}
+
+/* Reads the context from stdin: empty means none (the run had no context). */
+static char *read_context(void)
+{
+    size_t len = 0;
+    char *ctx = cli_read_file("-", &len);
+    if (ctx && (len == 0 || len > MAX_CONTEXT)) {
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static int run_guest(sbx_policy *policy, const char *code, size_t code_len, const char *ctx)
+{
+    sbx_sandbox *sb = NULL;
+    sbx_err e = sbx_sandbox_create(SBX_BACKEND_WORKER, policy, &sb);
+    if (e) {
+        fprintf(stderr, "sbx: __js-guest: worker tier: %s\n", sbx_err_message(e));
+        return EXIT_GUEST_BAD;
+    }
+    sbx_run_input in = {.code = code, .code_len = code_len, .context_json = ctx};
+    sbx_result r;
+    sbx_sandbox_run(sb, &in, &r);
+    int rc = 0;
+    if (r.stdout_len)
+        rc |= write_all(STDOUT_FILENO, r.stdout_data, r.stdout_len);
+    if (r.stderr_len)
+        rc |= write_all(STDERR_FILENO, r.stderr_data, r.stderr_len);
+    rc |= send_result(&r);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    return rc == 0 ? 0 : EXIT_GUEST_BAD;
+}
+
+int cli_js_guest(int argc, char **argv)
+{
+    if (argc != 4 || strcmp(argv[1], "--policy") != 0)
+        return cli_usage_error("__js-guest", "usage: sbx __js-guest --policy FILE SCRIPT");
+    sbx_policy *policy = cli_policy_load(argv[2]);
+    if (!policy)
+        return EXIT_GUEST_BAD;
+    size_t code_len = 0;
+    char *code = cli_read_file(argv[3], &code_len);
+    char *ctx = code ? read_context() : NULL;
+    int rc = code ? run_guest(policy, code, code_len, ctx) : EXIT_GUEST_BAD;
+    free(code);
+    free(ctx);
+    sbx_policy_destroy(policy);
+    return rc;
+}
