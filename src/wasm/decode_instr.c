@@ -6,6 +6,16 @@
 #include "wasm/decode.h"
 #include "wasm/leb.h"
 
+/* One-byte fast paths of the reader's byte and u32 reads: most immediates are small. */
+static inline bool read_u32(struct wasm_reader *r, uint32_t *out)
+{
+    if (r->p < r->end && *r->p < 0x80 && !r->is_failed) {
+        *out = *r->p++;
+        return true;
+    }
+    return sbx__wasm_rd_u32(r, out);
+}
+
 static bool read_fixed(struct wasm_reader *r, void *dst, size_t n)
 {
     if (r->is_failed)
@@ -67,12 +77,12 @@ static bool read_blocktype(struct wasm_reader *r, struct wasm_instr *in)
 static bool read_memarg(struct wasm_reader *r, struct wasm_instr *in)
 {
     const uint8_t *at = r->p;
-    if (!sbx__wasm_rd_u32(r, &in->align))
+    if (!read_u32(r, &in->align))
         return false;
     /* 2.0 has one memory: flags are the alignment exponent alone, below 32. */
     if (in->align >= 32)
         return sbx__wasm_rd_fail(r, at, "malformed memop flags");
-    return sbx__wasm_rd_u32(r, &in->offset);
+    return read_u32(r, &in->offset);
 }
 
 static bool read_br_table(struct wasm_reader *r, struct wasm_instr *in)
@@ -82,10 +92,10 @@ static bool read_br_table(struct wasm_reader *r, struct wasm_instr *in)
     in->targets = r->p;
     for (uint32_t i = 0; i < in->count; i++) {
         uint32_t label;
-        if (!sbx__wasm_rd_u32(r, &label))
+        if (!read_u32(r, &label))
             return false;
     }
-    return sbx__wasm_rd_u32(r, &in->idx);
+    return read_u32(r, &in->idx);
 }
 
 static bool read_select_t(struct wasm_reader *r, struct wasm_instr *in)
@@ -131,13 +141,13 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
     case WASM_IMM_TABLE:
     case WASM_IMM_DATA:
     case WASM_IMM_ELEM:
-        return sbx__wasm_rd_u32(r, &in->idx);
+        return read_u32(r, &in->idx);
     case WASM_IMM_BR_TABLE:
         return read_br_table(r, in);
     case WASM_IMM_CALL_INDIRECT:
     case WASM_IMM_ELEM_TABLE:
     case WASM_IMM_TABLE_TABLE:
-        return sbx__wasm_rd_u32(r, &in->idx) && sbx__wasm_rd_u32(r, &in->idx2);
+        return read_u32(r, &in->idx) && read_u32(r, &in->idx2);
     case WASM_IMM_MEMARG:
         return read_memarg(r, in);
     case WASM_IMM_MEMIDX:
@@ -164,7 +174,7 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
     case WASM_IMM_REFTYPE:
         return sbx__wasm_rd_reftype(r, &in->valtype);
     case WASM_IMM_DATA_MEM:
-        return sbx__wasm_rd_u32(r, &in->idx) && read_zero(r);
+        return read_u32(r, &in->idx) && read_zero(r);
     case WASM_IMM_MEM_MEM:
         return read_zero(r) && read_zero(r);
     case WASM_IMM_LANE:
@@ -180,7 +190,9 @@ bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
 {
     const uint8_t *at = r->p;
     uint8_t b;
-    if (!sbx__wasm_rd_byte(r, &b))
+    if (r->p < r->end && !r->is_failed)
+        b = *r->p++;
+    else if (!sbx__wasm_rd_byte(r, &b))
         return false;
     uint32_t id = b;
     if (b == 0xFC || b == 0xFD) {
@@ -196,5 +208,5 @@ bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
         return sbx__wasm_rd_fail(r, at, "illegal opcode");
     in->op = (uint16_t)id;
     in->offset_in_module = (uint32_t)(at - r->base);
-    return read_imm(r, in, info->imm);
+    return info->imm == WASM_IMM_NONE || read_imm(r, in, info->imm);
 }

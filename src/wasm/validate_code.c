@@ -76,7 +76,7 @@ static bool grow(struct vfunc *v, void **buf, uint32_t *cap, size_t elem, uint32
     return true;
 }
 
-static bool push(struct vfunc *v, uint8_t t)
+static inline bool push(struct vfunc *v, uint8_t t)
 {
     if (v->nvals == v->cap_vals && !grow(v, (void **)&v->vals, &v->cap_vals, 1, v->nvals + 1))
         return false;
@@ -106,7 +106,7 @@ static bool pop_any(struct vfunc *v, uint8_t *out)
     return true;
 }
 
-static bool pop(struct vfunc *v, uint8_t want)
+static inline bool pop(struct vfunc *v, uint8_t want)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
     if (v->nvals == c->height)
@@ -434,7 +434,21 @@ static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct 
     if (!check_imm(v, in, info))
         return false;
     const struct wasm_siginfo *s = &sbx__wasm_siginfo[info->sig];
-    for (uint32_t i = s->param_count; i-- > 0;) {
+    const struct ctl *c = &v->ctls[v->nctls - 1];
+    uint32_t np = s->param_count;
+    /* Fast path: operands present and concrete; the result overwrites the first one. */
+    if (np > 0 && s->result_count == 1 && v->nvals - c->height >= np) {
+        const uint8_t *top = v->vals + v->nvals - np;
+        uint32_t i = 0;
+        while (i < np && top[i] == s->params[i])
+            i++;
+        if (i == np) {
+            v->nvals -= np - 1;
+            v->vals[v->nvals - 1] = s->result;
+            return true;
+        }
+    }
+    for (uint32_t i = np; i-- > 0;) {
         if (!pop(v, s->params[i]))
             return false;
     }
