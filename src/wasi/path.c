@@ -92,6 +92,8 @@ static uint32_t splice_link(struct walk *wk, const char *target, size_t tlen)
     memcpy(next, target, tlen);
     next[tlen] = '/';
     memcpy(next + tlen + 1, tail, tail_len + 1);
+    if (tail_len == 0) /* the link was last: keep its target's own trailing slash, if any */
+        next[tlen] = '\0';
     sbx__free(wk->rest);
     wk->rest = next;
     wk->pos = 0;

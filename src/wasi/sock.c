@@ -2,7 +2,8 @@
  * of WasmEdge's (sock_open, sock_bind, sock_listen, sock_connect, sock_addr_resolve,
  * sock_get{local,peer}addr, sock_{set,get}sockopt). Every connect passes the outbound gate:
  * a denied one is EACCES and counted ("net.connect"). Binding is allowed on loopback only,
- * and only with policy net.loopback ("net.bind"). Layouts are documented at each call. */
+ * and only with policy net.loopback ("net.bind"); connecting there still needs a pattern. Layouts
+ * are documented at each call. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -130,14 +131,12 @@ static bool is_loopback(const uint8_t ip[16])
 }
 
 /* The outbound gate for one address: its literal, or a name it was resolved from, must be
- * allowed; loopback passes when policy net.loopback is set. */
+ * allowed. Loopback is no exception: net.loopback only lets a guest listen. */
 static bool connect_allowed(struct sbx__wasi *w, const struct sockaddr_storage *ss, uint16_t port)
 {
     uint8_t ip[16];
     char text[INET6_ADDRSTRLEN];
     ip16_of(ss, ip);
-    if (w->net_loopback && is_loopback(ip))
-        return true;
     const void *src = ss->ss_family == AF_INET
                           ? (const void *)&((const struct sockaddr_in *)ss)->sin_addr
                           : (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
