@@ -326,7 +326,7 @@ static void read_func_names(struct wasm_module *m, const uint8_t *p, const uint8
 {
     struct wasm_reader r = {.base = m->bytes, .file_end = end, .p = p, .end = end};
     uint32_t n;
-    if (!sbx__wasm_rd_count(&r, 2, &n) || m->func_count == 0)
+    if (!sbx__wasm_rd_u32(&r, &n) || m->func_count == 0)
         return;
     if (m->func_names == NULL && !(m->func_names = sbx__calloc(m->func_count, sizeof(char *))))
         return;

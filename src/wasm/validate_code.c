@@ -578,10 +578,12 @@ bool sbx__wasm_validate_code(struct wasm_reader *r, const struct wasm_module *m,
 {
     struct vfunc v = {.m = m, .r = r, .nomem = nomem};
     bool ok = true;
+    r->is_in_section = true;
     for (uint32_t i = 0; i < m->func_def_count && ok; i++)
         ok = validate_func(&v, i);
     r->p = r->base;
     r->end = r->file_end;
+    r->is_in_section = false;
     sbx__free(v.vals);
     sbx__free(v.ctls);
     sbx__free(v.tmp);
