@@ -1,2 +1,25 @@
-# mk/jail.mk: the process tier: probes, jail tests, benchmark.
+# mk/jail.mk: the process tier: escape probes and their driver, jail suites, benchmark.
 CFLAGS_jail := -DSBX_BINDIR='"$(PREFIX)/bin"'
+
+JAIL_PROBE_SRC := $(wildcard tests/jail/probes/*.c)
+JAIL_PROBES    := $(JAIL_PROBE_SRC:tests/jail/probes/%.c=$(BUILD)/tests/jail/probes/%)
+JAIL_DRIVER    := $(BUILD)/tests/jail/driver
+
+$(BUILD)/tests/jail/probes/%: tests/jail/probes/%.c tests/jail/probes/probe.h
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -std=c17 -O1 -Wall -Wextra -Werror -o $@ $<
+
+$(JAIL_DRIVER): tests/jail/driver.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+
+# The probes run as root and, through setpriv, as an unprivileged user (user namespaces only,
+# rlimits instead of cgroups). The jail tests too (SBX_GUEST_BINARY points at this build's sbx).
+JAIL_UNPRIV := setpriv,--reuid=65534,--regid=65534,--clear-groups
+TEST_DEPS   += $(JAIL_PROBES) $(JAIL_DRIVER)
+TEST_SUITES += jail/probes=$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes),--controls \
+               jail/probes-unprivileged=$(JAIL_UNPRIV),$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes)
+
+.PHONY: jail-probes
+jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
+	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
