@@ -28,8 +28,10 @@
 enum phase { PHASE_SETUP, PHASE_CONTEXT, PHASE_RUN, PHASE_ENCODE };
 
 struct engine {
-    struct sbx__js_heap heap; /* first: the allocator's udata is the engine */
-    const struct sbx__js_eval_in *in;
+    struct sbx__js_heap heap;         /* first: the allocator's udata is the engine */
+    duk_context *ctx;                 /* NULL if creation failed */
+    pthread_t owner;                  /* the native stack check and fatal jump are per thread */
+    const struct sbx__js_eval_in *in; /* NULL until the run */
     struct sbx__js_eval_out *out;
     enum phase phase;
     const char *encode_type; /* typeof a return value JSON cannot encode */
@@ -43,7 +45,7 @@ static _Thread_local struct engine *current;
 int sbx__js_timeout_check(void *udata)
 {
     struct engine *e = udata;
-    if (!e)
+    if (!e || !e->in)
         return 0;
     if (e->in->stop && atomic_load_explicit(e->in->stop, memory_order_relaxed) != SBX_OK)
         return 1;
@@ -368,16 +370,7 @@ static void take_value(struct engine *e, duk_context *ctx)
 
 static void run_heap(struct engine *e)
 {
-    duk_context *ctx =
-        duk_create_heap(sbx__js_heap_alloc, sbx__js_heap_realloc, sbx__js_heap_free, e, on_fatal);
-    if (!ctx) {
-        if (e->heap.has_hit_limit)
-            set_error(e->out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
-                      "memoryBytes is too small for the engine");
-        else
-            set_error(e->out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
-        return;
-    }
+    duk_context *ctx = e->ctx;
     if (duk_safe_call(ctx, run_guest, e, 0, 1) != DUK_EXEC_SUCCESS) {
         fail_run(e, ctx);
     } else if (e->encode_type) {
@@ -390,35 +383,96 @@ static void run_heap(struct engine *e)
     }
 }
 
-void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
+static void fail_fatal(struct engine *e)
+{
+    char msg[sizeof(e->fatal_msg) + 32];
+    snprintf(msg, sizeof(msg), "engine fatal error: %s", e->fatal_msg);
+    sbx__free(e->out->value_json);
+    e->out->value_json = NULL;
+    set_error(e->out, SBX_E_EXECUTION_FAILED, SBX_LIMIT_NONE, msg);
+}
+
+/* Builds the heap under the current cap. Separate from the run so it can happen ahead. */
+static struct sbx__js_engine *create_capped(uint64_t limit_bytes)
 {
     struct engine *e = sbx__calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    sbx__js_heap_init(&e->heap, limit_bytes);
+    init_stack_floor();
+    current = e;
+    if (setjmp(e->fatal_jmp) == 0)
+        e->ctx = duk_create_heap(sbx__js_heap_alloc, sbx__js_heap_realloc, sbx__js_heap_free, e,
+                                 on_fatal);
+    current = NULL;
+    e->owner = pthread_self();
+    return (struct sbx__js_engine *)e;
+}
+
+struct sbx__js_engine *sbx__js_engine_create(void)
+{
+    struct sbx__js_engine *js = create_capped(UINT64_MAX);
+    if (js && !((struct engine *)js)->ctx) {
+        sbx__js_engine_destroy(js);
+        return NULL;
+    }
+    return js;
+}
+
+void sbx__js_engine_destroy(struct sbx__js_engine *js)
+{
+    struct engine *e = (struct engine *)js;
+    if (!e)
+        return;
+    sbx__js_heap_release(&e->heap);
+    sbx__free(e);
+}
+
+/* Runs on e: the heap's cap becomes the run's, and a heap already over it counts as too small. */
+static void run_engine(struct engine *e)
+{
+    e->heap.limit_bytes = e->in->memory_bytes > SIZE_MAX ? SIZE_MAX : e->in->memory_bytes;
+    if (!e->ctx || e->heap.used_bytes > e->heap.limit_bytes) {
+        if (e->heap.has_hit_limit || e->heap.used_bytes > e->heap.limit_bytes)
+            set_error(e->out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
+                      "memoryBytes is too small for the engine");
+        else
+            set_error(e->out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
+        return;
+    }
+    current = e;
+    if (setjmp(e->fatal_jmp) == 0)
+        run_heap(e);
+    else
+        fail_fatal(e);
+    current = NULL;
+}
+
+void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in *in,
+                        struct sbx__js_eval_out *out)
+{
+    struct engine *e = (struct engine *)js;
     if (!e) {
         set_error(out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
         if (in->on_done)
             in->on_done(in->on_done_arg);
         return;
     }
-    sbx__js_heap_init(&e->heap, in->memory_bytes);
     e->in = in;
     e->out = out;
-    init_stack_floor();
-    current = e;
-    if (setjmp(e->fatal_jmp) == 0) {
-        run_heap(e);
-    } else {
-        char msg[sizeof(e->fatal_msg) + 32];
-        snprintf(msg, sizeof(msg), "engine fatal error: %s", e->fatal_msg);
-        sbx__free(out->value_json);
-        out->value_json = NULL;
-        set_error(out, SBX_E_EXECUTION_FAILED, SBX_LIMIT_NONE, msg);
-    }
-    current = NULL;
+    if (pthread_equal(e->owner, pthread_self()))
+        run_engine(e);
+    else
+        set_error(out, SBX_E_INVALID_ARGUMENT, SBX_LIMIT_NONE, "engine used off its thread");
     out->heap_peak_bytes = e->heap.peak_bytes;
     if (in->on_done)
         in->on_done(in->on_done_arg);
-    sbx__js_heap_release(&e->heap);
-    sbx__free(e);
+    sbx__js_engine_destroy(js);
+}
+
+void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
+{
+    sbx__js_engine_run(create_capped(in->memory_bytes), in, out);
 }
 
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes)

@@ -41,6 +41,21 @@ struct sbx__js_eval_out {
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);
 void sbx__js_eval_out_free(struct sbx__js_eval_out *out);
 
+/* A fresh engine heap that has run nothing yet, tied to the thread that created it. */
+struct sbx__js_engine;
+
+/* Builds an engine ahead of its run (uncapped: the run's cap applies when it starts). Returns
+ * NULL on NOMEM. */
+struct sbx__js_engine *sbx__js_engine_create(void);
+
+/* Frees an engine that will not run. Accepts NULL. */
+void sbx__js_engine_destroy(struct sbx__js_engine *e);
+
+/* Runs in on e exactly as sbx__js_eval does, then frees e. Must be called on e's thread; a NULL
+ * e reports NOMEM. */
+void sbx__js_engine_run(struct sbx__js_engine *e, const struct sbx__js_eval_in *in,
+                        struct sbx__js_eval_out *out);
+
 /* Runs in->code with `context` bound to the parsed in->context_json and fills *out (initialised
  * by the caller). Guest failures, limits and engine fatal errors all end up in out->error; the
  * host is never aborted. An invalid context gives SBX_E_INVALID_ARGUMENT. */

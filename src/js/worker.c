@@ -40,6 +40,9 @@ struct worker {
     struct worker *next; /* in the idle list */
     pthread_cond_t cond; /* with pool.lock: a job was assigned */
     struct sbx__js_job *job;
+    /* A fresh engine built while idle, so a run does not wait for heap creation. It has run
+     * nothing; each job consumes one and the worker builds the next after the job ends. */
+    struct sbx__js_engine *spare;
 };
 
 static struct {
@@ -134,9 +137,13 @@ static bool job_unref(struct sbx__js_job *job)
     return was_abandoned;
 }
 
-static void job_run(struct sbx__js_job *job)
+/* Runs job on engine (NULL: build one now, under the job's cap). */
+static void job_run(struct sbx__js_job *job, struct sbx__js_engine *engine)
 {
-    sbx__js_eval(&job->in, &job->out);
+    if (engine)
+        sbx__js_engine_run(engine, &job->in, &job->out);
+    else
+        sbx__js_eval(&job->in, &job->out);
     if (job_unref(job))
         atomic_fetch_sub(&abandoned_count, 1);
 }
@@ -149,12 +156,19 @@ static void *worker_main(void *arg)
         while (!w->job)
             pthread_cond_wait(&w->cond, &pool.lock);
         struct sbx__js_job *job = w->job;
+        struct sbx__js_engine *engine = w->spare;
+        w->spare = NULL;
         pthread_mutex_unlock(&pool.lock);
-        job_run(job);
+        job_run(job, engine);
         pthread_mutex_lock(&pool.lock);
         w->job = NULL;
         if (pool.idle_count >= IDLE_MAX)
             break;
+        pthread_mutex_unlock(&pool.lock);
+        /* Idle means ready: the spare engine is built before the worker can be picked. */
+        struct sbx__js_engine *spare = sbx__js_engine_create();
+        pthread_mutex_lock(&pool.lock);
+        w->spare = spare;
         w->next = pool.idle;
         pool.idle = w;
         pool.idle_count++;
@@ -215,7 +229,7 @@ sbx_err sbx__js_job_start(struct sbx__js_job *job)
     }
     pthread_mutex_unlock(&pool.lock);
     if (!w && !spawn(job))
-        job_run(job); /* no thread to be had: run here, bounded by the deadline check alone */
+        job_run(job, NULL); /* no thread to be had: run here, bounded by the deadline alone */
     return SBX_OK;
 }
 
