@@ -70,8 +70,8 @@ struct sbx__jail_rule {
 };
 
 struct sbx__jail_rlimits {
-    uint64_t as_bytes; /* 0 = not set (cgroup holds memory) */
-    uint64_t nproc;    /* 0 = not set (cgroup holds pids) */
+    uint64_t data_bytes; /* 0 = not set (cgroup holds memory) */
+    uint64_t nproc;      /* 0 = not set (cgroup holds pids) */
     uint64_t fsize_bytes;
     uint64_t nofile;
 };

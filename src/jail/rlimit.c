@@ -1,5 +1,6 @@
 /* jail/rlimit.c: resource limits set in the jail's init before the guest starts. Core dumps,
- * file size and open files are always capped; address space and process count only stand in
+ * file size and open files are always capped; data size (RLIMIT_DATA: unlike RLIMIT_AS it lets V8
+ * reserve address space) and process count only stand in
  * when no cgroup holds memory and pids (the result's enforced bits say which). */
 #include <errno.h>
 #include <sys/resource.h>
@@ -19,8 +20,8 @@ int sbx__jail_rlimit_apply(const struct sbx__jail_rlimits *r)
         rc = set_one(RLIMIT_FSIZE, r->fsize_bytes);
     if (rc == 0)
         rc = set_one(RLIMIT_NOFILE, r->nofile);
-    if (rc == 0 && r->as_bytes)
-        rc = set_one(RLIMIT_AS, r->as_bytes);
+    if (rc == 0 && r->data_bytes)
+        rc = set_one(RLIMIT_DATA, r->data_bytes);
     /* Since Linux 5.14 RLIMIT_NPROC counts per user namespace, so this caps the jail alone. */
     if (rc == 0 && r->nproc)
         rc = set_one(RLIMIT_NPROC, r->nproc);

@@ -62,7 +62,7 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     s->rlimits.fsize_bytes = 1ull << 30;
     s->rlimits.nofile = 1024;
     if (h->cg.version == 0) {
-        s->rlimits.as_bytes = p->memory_bytes;
+        s->rlimits.data_bytes = p->memory_bytes;
         s->rlimits.nproc = p->pids;
     }
     if (sbx__jail_seccomp_filters(s->filters) != SBX_OK) {

@@ -1,0 +1,326 @@
+/* tests/unit/jail/test_jail.c: the process tier through the public API: exit statuses, the
+ * seed's security cases (exit caught, /etc/passwd, infinite loop, huge output), grants, limits
+ * (pids, memory), timeouts that kill setsid'd grandchildren, stdin context and environment. */
+#include <fcntl.h>
+#include <signal.h>
+
+#include "jail_test.h"
+
+START_TEST(test_exit_status)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "echo out; echo err >&2; exit 3", &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_EXECUTION_FAILED);
+    ck_assert_int_eq(r.exit_code, 3);
+    ck_assert_str_eq(jt_out(&r), "out\n");
+    ck_assert_str_eq(r.stderr_data, "err\n");
+    ck_assert_int_eq(r.backend, SBX_BACKEND_PROCESS);
+    sbx_result_free(&r);
+    ck_assert_int_eq(jt_sh(sb, "kill -TERM $$", &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.signal, SIGTERM);
+    ck_assert_int_eq(r.exit_code, -1);
+    sbx_result_free(&r);
+    ck_assert_int_eq(jt_sh(sb, "true", &r), SBX_OK);
+    ck_assert(r.ok);
+    ck_assert_int_eq(r.exit_code, 0);
+    ck_assert_int_eq(r.error, SBX_OK);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_exit_caught)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    sbx_result r;
+    ck_assert_int_eq(jt_script(sb, "python3", "import sys\nprint('a')\nsys.exit(4)", NULL, &r),
+                     SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.exit_code, 4);
+    ck_assert_int_eq(r.error, SBX_E_EXECUTION_FAILED);
+    ck_assert_str_eq(jt_out(&r), "a\n");
+    sbx_result_free(&r);
+    if (jt_have("/usr/bin/node")) {
+        ck_assert_int_eq(jt_script(sb, "node", "process.exit(5)", NULL, &r), SBX_OK);
+        ck_assert_int_eq(r.exit_code, 5);
+        ck_assert(!r.ok);
+        sbx_result_free(&r);
+    }
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_passwd_unreadable)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    sbx_result r;
+    ck_assert_int_eq(jt_script(sb, "python3", "print(open('/etc/passwd').read())", NULL, &r),
+                     SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_ptr_nonnull(strstr(r.stderr_data, "No such file"));
+    ck_assert_ptr_null(strstr(jt_out(&r), "root:"));
+    sbx_result_free(&r);
+    ck_assert_int_eq(jt_sh(sb, "ls /home /root /var 2>&1; cat /etc/passwd", &r), SBX_OK);
+    ck_assert(!r.ok);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_infinite_loop_timeout)
+{
+    sbx_sandbox *sb = jt_sandbox("{\"timeoutMs\":300}");
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "while :; do :; done", &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
+    ck_assert_int_eq(r.signal, SIGKILL);
+    ck_assert(r.duration_ms >= 290 && r.duration_ms < 1300);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_huge_output_bounded)
+{
+    sbx_sandbox *sb = jt_sandbox("{\"maxOutputBytes\":4096,\"timeoutMs\":20000}");
+    sbx_result r;
+    const char *code = "import sys\nfor i in range(200):\n    sys.stdout.write('x' * 262144)\n"
+                       "sys.stderr.write('e' * 100000)\nraise Exception('y' * 1000000)";
+    ck_assert_int_eq(jt_script(sb, "python3", code, NULL, &r), SBX_OK);
+    ck_assert_uint_eq(r.stdout_len, 4096);
+    ck_assert_uint_eq(r.stderr_len, 4096);
+    ck_assert(r.stdout_truncated && r.stderr_truncated);
+    ck_assert_int_eq(r.limit, SBX_LIMIT_OUTPUT);
+    ck_assert_int_eq(r.exit_code, 1);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_grants_rw_and_ro)
+{
+    char rw[PATH_MAX], ro[PATH_MAX], json[3 * PATH_MAX], path[PATH_MAX + 16];
+    jt_tempdir(rw, "rw");
+    jt_tempdir(ro, "ro");
+    ck_assert_int_eq(chmod(rw, 0777), 0);
+    snprintf(path, sizeof(path), "%s/in", ro);
+    FILE *f = fopen(path, "w");
+    fputs("hello\n", f);
+    fclose(f);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/w\",\"%s::/r\"]}", rw, ro);
+    sbx_sandbox *sb = jt_sandbox(json);
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb,
+                           "cat /r/in > /w/out && ! (echo x > /r/new) 2>/dev/null && "
+                           "! (echo x > /r/in) 2>/dev/null && ! rm /r/in 2>/dev/null",
+                           &r),
+                     SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    sbx_result_free(&r);
+    snprintf(path, sizeof(path), "%s/out", rw);
+    char buf[32] = "";
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+    fclose(f);
+    ck_assert_str_eq(buf, "hello\n");
+    snprintf(path, sizeof(path), "%s/new", ro);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(rw);
+    jt_rmrf(ro);
+}
+END_TEST
+
+START_TEST(test_fork_bomb_held_by_pids)
+{
+    sbx_sandbox *sb = jt_sandbox("{\"pids\":8,\"timeoutMs\":10000}");
+    sbx_result r;
+    const char *code = "import os, time\nn = 0\nfor i in range(64):\n    try:\n"
+                       "        if os.fork() == 0:\n            time.sleep(1)\n"
+                       "            os._exit(0)\n        n += 1\n    except OSError:\n"
+                       "        pass\nprint(n)";
+    ck_assert_int_eq(jt_script(sb, "python3", code, NULL, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    int forks = atoi(jt_out(&r));
+    ck_assert_int_gt(forks, 0);
+    ck_assert_int_lt(forks, 8);
+    if (r.enforced & (SBX_ENFORCED_CGROUP_V1 | SBX_ENFORCED_CGROUP_V2))
+        ck_assert_int_eq(r.limit, SBX_LIMIT_PIDS);
+    else
+        ck_assert(r.enforced & SBX_ENFORCED_RLIMIT);
+    sbx_result_free(&r);
+    ck_assert_int_eq(jt_sh(sb, ":(){ :|:& };:; sleep 1", &r), SBX_OK); /* the classic */
+    ck_assert(r.duration_ms < 9000);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_memory_bomb)
+{
+    sbx_sandbox *sb = jt_sandbox("{\"memoryBytes\":33554432,\"timeoutMs\":10000}");
+    sbx_result r;
+    const char *code = "x = []\nwhile True:\n    x.append(bytearray(1 << 20))";
+    ck_assert_int_eq(jt_script(sb, "python3", code, NULL, &r), SBX_OK);
+    ck_assert(!r.ok);
+    if (r.enforced & (SBX_ENFORCED_CGROUP_V1 | SBX_ENFORCED_CGROUP_V2)) {
+        ck_assert_int_eq(r.error, SBX_E_MEMORY_LIMIT);
+        ck_assert_int_eq(r.limit, SBX_LIMIT_MEMORY);
+    } else {
+        ck_assert(r.enforced & SBX_ENFORCED_RLIMIT);
+        ck_assert_ptr_nonnull(strstr(r.stderr_data, "MemoryError"));
+    }
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* A setsid'd, backgrounded grandchild writes a heartbeat into a writable grant; once the run
+ * ends (timeout, or the main process exits), the heartbeat must stop. */
+START_TEST(test_grandchild_gone)
+{
+    char dir[PATH_MAX], json[PATH_MAX + 64], beat[PATH_MAX + 8];
+    jt_tempdir(dir, "beat");
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    snprintf(json, sizeof(json), "{\"timeoutMs\":600,\"fs\":[\"rw:%s::/w\"]}", dir);
+    snprintf(beat, sizeof(beat), "%s/beat", dir);
+    sbx_sandbox *sb = jt_sandbox(json);
+    const char *scripts[] = {
+        "setsid sh -c 'while :; do echo x >> /w/beat; sleep 0.02; done' & sleep 30",
+        "(setsid sh -c 'while :; do echo x >> /w/beat; sleep 0.02; done' &); sleep 0.2; exit 0",
+    };
+    for (int i = 0; i < 2; i++) {
+        unlink(beat);
+        sbx_result r;
+        ck_assert_int_eq(jt_sh(sb, scripts[i], &r), SBX_OK);
+        ck_assert_int_eq(r.error, i == 0 ? SBX_E_TIMEOUT : SBX_OK);
+        sbx_result_free(&r);
+        off_t before = file_size(beat);
+        ck_assert_int_gt(before, 0);
+        usleep(300 * 1000);
+        ck_assert_int_eq(file_size(beat), before);
+    }
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(dir);
+}
+END_TEST
+
+START_TEST(test_context_on_stdin)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    size_t n = 1 << 20;
+    char *ctx = malloc(n + 16);
+    memcpy(ctx, "{\"s\":\"", 6);
+    memset(ctx + 6, 'a', n);
+    memcpy(ctx + 6 + n, "\"}", 3);
+    sbx_result r;
+    const char *code = "import json, sys\nprint(len(json.load(sys.stdin)['s']))";
+    ck_assert_int_eq(jt_script(sb, "python3", code, ctx, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.stderr_data);
+    ck_assert_str_eq(jt_out(&r), "1048576\n");
+    sbx_result_free(&r);
+    ck_assert_int_eq(jt_script(sb, "python3", "import sys\nprint(sys.stdin.read())", NULL, &r),
+                     SBX_OK);
+    ck_assert_str_eq(jt_out(&r), "null\n");
+    sbx_result_free(&r);
+    free(ctx);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_environment_is_policy_env)
+{
+    setenv("SBX_HOST_SECRET", "leak", 1);
+    sbx_sandbox *sb = jt_sandbox("{\"env\":{\"A\":\"1\",\"B\":\"two words\"}}");
+    const char *argv[] = {"/usr/bin/env", NULL};
+    sbx_result r;
+    ck_assert_int_eq(jt_run_argv(sb, argv, &r), SBX_OK);
+    ck_assert(r.ok);
+    ck_assert_ptr_nonnull(strstr(jt_out(&r), "A=1\n"));
+    ck_assert_ptr_nonnull(strstr(jt_out(&r), "B=two words\n"));
+    ck_assert_ptr_null(strstr(jt_out(&r), "SBX_HOST_SECRET"));
+    ck_assert_ptr_null(strstr(jt_out(&r), "PATH="));
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_command_errors)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    const char *argv[] = {"no-such-command-sbx", NULL};
+    sbx_result r;
+    ck_assert_int_eq(jt_run_argv(sb, argv, &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.exit_code, 127);
+    ck_assert_ptr_nonnull(strstr(r.error_message, "no-such-command-sbx"));
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    sb = jt_sandbox("{\"fs\":[\"/no/such/dir/for/sbx\"]}");
+    ck_assert_int_eq(jt_sh(sb, "true", &r), SBX_E_INVALID_OPTIONS);
+    ck_assert_ptr_nonnull(strstr(r.error_message, "/no/such/dir/for/sbx"));
+    sbx_result_free(&r);
+    sbx_run_input both = {.code = "x", .code_len = 1, .argv = argv};
+    ck_assert_int_eq(sbx_sandbox_run(sb, &both, &r), SBX_E_INVALID_ARGUMENT);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+START_TEST(test_enforced_bits)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "true", &r), SBX_OK);
+    ck_assert(r.enforced & SBX_ENFORCED_SECCOMP);
+    ck_assert(r.enforced & SBX_ENFORCED_NETNS);
+    int limits = !!(r.enforced & SBX_ENFORCED_CGROUP_V1) + !!(r.enforced & SBX_ENFORCED_CGROUP_V2) +
+                 !!(r.enforced & SBX_ENFORCED_RLIMIT);
+    ck_assert_int_eq(limits, 1);
+    if (geteuid() == 0 && access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0 &&
+        !getenv("SBX_JAIL_NO_CGROUP"))
+        ck_assert(r.enforced & (SBX_ENFORCED_CGROUP_V1 | SBX_ENFORCED_CGROUP_V2));
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+static Suite *jail_suite(void)
+{
+    Suite *s = suite_create("jail");
+    TCase *tc = tcase_create("run");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_exit_status);
+    tcase_add_test(tc, test_exit_caught);
+    tcase_add_test(tc, test_passwd_unreadable);
+    tcase_add_test(tc, test_infinite_loop_timeout);
+    tcase_add_test(tc, test_huge_output_bounded);
+    tcase_add_test(tc, test_grants_rw_and_ro);
+    tcase_add_test(tc, test_fork_bomb_held_by_pids);
+    tcase_add_test(tc, test_memory_bomb);
+    tcase_add_test(tc, test_grandchild_gone);
+    tcase_add_test(tc, test_context_on_stdin);
+    tcase_add_test(tc, test_environment_is_policy_env);
+    tcase_add_test(tc, test_command_errors);
+    tcase_add_test(tc, test_enforced_bits);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    jt_guest_binary();
+    return sbx_test_main(jail_suite());
+}
