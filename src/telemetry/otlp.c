@@ -22,17 +22,22 @@ static uint64_t now_unix_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Random IDs (W3C Trace Context: all-zero IDs are invalid). Falls back to a clock-seeded mix
- * when getrandom() is unavailable: IDs need uniqueness, not secrecy. */
+/* Random IDs (W3C Trace Context: an all-zero ID is invalid). IDs need uniqueness, not secrecy,
+ * so each thread runs xorshift64* seeded once from getrandom() (or the clock and a counter when
+ * that fails) instead of making two system calls per span. */
 static void random_id(uint8_t *id, size_t len)
 {
-    if (getrandom(id, len, GRND_NONBLOCK) != (ssize_t)len) {
+    static _Thread_local uint64_t state;
+    if (state == 0) {
         static atomic_uint_least64_t counter;
-        uint64_t x = now_unix_ns() ^ (atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15u);
-        for (size_t i = 0; i < len; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            id[i] = (uint8_t)x;
-        }
+        if (getrandom(&state, sizeof(state), GRND_NONBLOCK) != (ssize_t)sizeof(state))
+            state = now_unix_ns() ^ (atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15u);
+        state |= 1;
+    }
+    for (size_t i = 0; i < len; i += 8) {
+        state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+        uint64_t x = state * 0x2545f4914f6cdd1du;
+        memcpy(id + i, &x, len - i < 8 ? len - i : 8);
     }
     id[len - 1] |= 1;
 }
