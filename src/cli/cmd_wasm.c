@@ -96,15 +96,17 @@ static int parse_opts(int argc, char **argv, struct wasm_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    /* The policy file comes first so the other options edit it, whatever their order. */
-    for (int i = 1; i < argc && argv[i][0] == '-'; i++)
-        if (!strcmp(argv[i], "--policy") && i + 1 < argc)
-            o->policy_path = argv[i + 1];
+    /* A first pass finds --policy, so the other options edit that file's policy whatever
+     * their order on the command line. */
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1)
+        if (c == 'p')
+            o->policy_path = optarg;
     o->fail_status = EXIT_SBX;
     if (!(o->policy = cli_policy_load(o->policy_path)))
         return -1;
-    int c;
-    opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
         if (c == 'h')

@@ -46,10 +46,7 @@ static sbx_err wasm_exec(struct sbx__run *run, sbx_result *out)
         sbx__result_fail(out, st->create_rc, "%s", st->message);
         return st->create_rc;
     }
-    if (atomic_load(&run->interrupt_reason) == SBX_E_ABORTED) {
-        sbx__result_fail(out, SBX_E_ABORTED, "run was aborted by the host");
-        return SBX_OK;
-    }
+    st->sb->external_reason = &run->interrupt_reason;
     sbx_result r;
     sbx_err rc = sbx_wasm_sandbox_run(st->sb, &r);
     /* Move the handle's result into core's, keeping what core set up. */

@@ -128,6 +128,9 @@ struct sbx_wasm_sandbox {
     bool emit_span;         /* false when core's sbx_sandbox_run already made the span */
     atomic_int stop_reason; /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */
     atomic_bool is_running;
+    /* core's run->interrupt_reason when run by the backend: an abort that core delivered just
+     * before this call started is seen by begin_call (see sbx__plugin_begin_call). */
+    atomic_int *external_reason;
     _Atomic uint64_t denied;
     uint64_t deadline_ns;       /* of the current call, for waits on completions */
     pthread_mutex_t pending_mu; /* guards pending */

@@ -48,9 +48,14 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
     sb->throttle.stop_reason = &sb->stop_reason;
     sbx_err e = sbx__plugin_watchdog_start(&sb->watchdog, sb->policy->timeout_ms,
                                            sb->policy->cpu_percent, &sb->throttle);
-    if (e == SBX_OK)
-        atomic_store(&sb->is_running, true);
-    return e;
+    if (e != SBX_OK)
+        return e;
+    /* Set is_running before reading the external reason, as core sets the reason before
+     * calling abort: one of the two sides then sees the other (seq_cst atomics). */
+    atomic_store(&sb->is_running, true);
+    if (sb->external_reason && atomic_load(sb->external_reason) == SBX_E_ABORTED)
+        stop(sb, SBX_E_ABORTED);
+    return SBX_OK;
 }
 
 void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb)

@@ -301,7 +301,8 @@ START_TEST(memory_bytes_caps_growth)
     sbx_policy *p = policy_of("{\"memoryBytes\": 262144}");
     bytes = grow_module(5, &len);
     char err[256];
-    ck_assert_int_ne(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)), SBX_OK);
+    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_MEMORY_LIMIT);
     ck_assert_ptr_null(sb);
     free(bytes);
     sbx_policy_destroy(p);

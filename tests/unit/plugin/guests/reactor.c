@@ -52,3 +52,8 @@ __attribute__((export_name("twice"))) int32_t twice(int32_t x)
 {
     return host_twice(x);
 }
+
+__attribute__((export_name("crash"))) int32_t crash(void)
+{
+    __builtin_trap();
+}
