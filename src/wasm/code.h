@@ -10,80 +10,76 @@
 
 #include "wasm/runtime.h"
 
-/* Integer binary ops: each has a slot form [h][dst][a][b] and an immediate form [h][dst][a][k]
- * (k sign-extended for i64). */
-#define WASM_IBIN(X, T)                                                                            \
-    X(T##_add)                                                                                     \
-    X(T##_sub) X(T##_mul) X(T##_div_s) X(T##_div_u) X(T##_rem_s) X(T##_rem_u) X(T##_and) X(T##_or) \
-        X(T##_xor) X(T##_shl) X(T##_shr_s) X(T##_shr_u) X(T##_rotl) X(T##_rotr) X(T##_eq)          \
-            X(T##_ne) X(T##_lt_s) X(T##_lt_u) X(T##_gt_s) X(T##_gt_u) X(T##_le_s) X(T##_le_u)      \
-                X(T##_ge_s) X(T##_ge_u)
+/* clang-format off */
+/* Integer binary ops [h][dst][a][b]; with suffix _i, [h][dst][a][k] (k sign-extended for i64).
+ * Comparisons stay in this order: the compiler indexes them from eq. */
+#define WASM_IBIN(X, T, S) \
+    X(T##_add##S) X(T##_sub##S) X(T##_mul##S) X(T##_div_s##S) X(T##_div_u##S) X(T##_rem_s##S) \
+    X(T##_rem_u##S) X(T##_and##S) X(T##_or##S) X(T##_xor##S) X(T##_shl##S) X(T##_shr_s##S) \
+    X(T##_shr_u##S) X(T##_rotl##S) X(T##_rotr##S) X(T##_eq##S) X(T##_ne##S) X(T##_lt_s##S) \
+    X(T##_lt_u##S) X(T##_gt_s##S) X(T##_gt_u##S) X(T##_le_s##S) X(T##_le_u##S) X(T##_ge_s##S) \
+    X(T##_ge_u##S)
 
-/* Float binary [h][dst][a][b] and unary [h][dst][src] ops. */
-#define WASM_FOPS(X, T)                                                                            \
-    X(T##_add)                                                                                     \
-    X(T##_sub) X(T##_mul) X(T##_div) X(T##_min) X(T##_max) X(T##_copysign) X(T##_eq) X(T##_ne)     \
-        X(T##_lt) X(T##_gt) X(T##_le) X(T##_ge) X(T##_abs) X(T##_neg) X(T##_ceil) X(T##_floor)     \
-            X(T##_trunc) X(T##_nearest) X(T##_sqrt)
+/* Float binary [h][dst][a][b] and unary [h][dst][src] ops; arithmetic also has _i forms with
+ * the constant's bits as one (f32) or two (f64, low word first) immediate words. */
+#define WASM_FOPS(X, T) \
+    X(T##_add) X(T##_sub) X(T##_mul) X(T##_div) X(T##_min) X(T##_max) X(T##_copysign) \
+    X(T##_eq) X(T##_ne) X(T##_lt) X(T##_gt) X(T##_le) X(T##_ge) X(T##_abs) X(T##_neg) \
+    X(T##_ceil) X(T##_floor) X(T##_trunc) X(T##_nearest) X(T##_sqrt) \
+    X(T##_add_i) X(T##_sub_i) X(T##_mul_i) X(T##_div_i)
 
-/* Fused compare-and-branch: [h][a][b][target], and the _i form [h][a][k][target]. */
-#define WASM_BRCMP(X)                                                                              \
-    X(br_eq)                                                                                       \
-    X(br_ne) X(br_lt_s) X(br_lt_u) X(br_gt_s) X(br_gt_u) X(br_le_s) X(br_le_u) X(br_ge_s)          \
-        X(br_ge_u)
+/* Fused compare-and-branch on i32: [h][a][b][target]; _i: [h][a][k][target]; the _back forms
+ * jump to a loop header and poll (interrupt, fuel): [h][a][b][target][fuel]. */
+#define WASM_BRCMP(X, S) \
+    X(br_eq##S) X(br_ne##S) X(br_lt_s##S) X(br_lt_u##S) X(br_gt_s##S) X(br_gt_u##S) \
+    X(br_le_s##S) X(br_le_u##S) X(br_ge_s##S) X(br_ge_u##S)
+
+/* Loads [h][dst][addr][offset]; _add: address a + b, [h][dst][a][b][offset]; _addi: address
+ * a + k, [h][dst][a][k][offset] (the 32-bit sum wraps, as the separate i32.add would). */
+#define WASM_LOADS(X, S) \
+    X(i32_load##S) X(i64_load##S) X(i32_load8_s##S) X(i32_load8_u##S) X(i32_load16_s##S) \
+    X(i32_load16_u##S) X(i64_load8_s##S) X(i64_load8_u##S) X(i64_load16_s##S) \
+    X(i64_load16_u##S) X(i64_load32_s##S) X(i64_load32_u##S)
+
+/* Stores [h][addr][value][offset]; _i: [h][addr][k][offset], k sign-extended. */
+#define WASM_STORES(X, S) \
+    X(i32_store##S) X(i64_store##S) X(i32_store8##S) X(i32_store16##S) X(i64_store32##S)
+
+/* Binary ops fused with memory: _ld reads b from memory, [h][dst][a][addr][offset];
+ * _st stores the result, [h][addr][a][b][offset]. Order matches sbx__wasm_memop_base. */
+#define WASM_MEMOPS(X, S) \
+    X(i32_add##S) X(i32_sub##S) X(i32_and##S) X(i32_or##S) X(i32_xor##S) X(i64_add##S) \
+    X(i64_sub##S) X(f32_add##S) X(f32_sub##S) X(f32_mul##S) X(f64_add##S) X(f64_sub##S) \
+    X(f64_mul##S)
 
 /* Everything else. Formats: see interp.c next to each handler. */
-#define WASM_MISC_OPS(X)                                                                           \
-    X(unreachable)                                                                                 \
-    X(br) X(br_if) X(br_unless) X(br_table) X(loop_check) X(ret0) X(ret1) X(retn) X(call) X(       \
-        call_func) X(call_indirect) X(mov) X(mov2) X(const32) X(const64) X(select) X(global_get)   \
-        X(global_set) X(i32_clz) X(i32_ctz) X(i32_popcnt) X(i32_eqz) X(i32_extend8_s) X(           \
-            i32_extend16_s) X(i64_clz) X(i64_ctz) X(i64_popcnt) X(i64_eqz) X(i64_extend8_s)        \
-            X(i64_extend16_s) X(i64_extend32_s) X(i64_extend_i32_s) X(i64_extend_i32_u) X(         \
-                i32_trunc_f32_s) X(i32_trunc_f32_u) X(i32_trunc_f64_s) X(i32_trunc_f64_u)          \
-                X(i64_trunc_f32_s) X(i64_trunc_f32_u) X(i64_trunc_f64_s) X(i64_trunc_f64_u) X(     \
-                    i32_trunc_sat_f32_s) X(i32_trunc_sat_f32_u) X(i32_trunc_sat_f64_s)             \
-                    X(i32_trunc_sat_f64_u) X(i64_trunc_sat_f32_s) X(i64_trunc_sat_f32_u) X(        \
-                        i64_trunc_sat_f64_s) X(i64_trunc_sat_f64_u) X(f32_convert_i32_s)           \
-                        X(f32_convert_i32_u) X(f32_convert_i64_s) X(f32_convert_i64_u) X(          \
-                            f64_convert_i32_s) X(f64_convert_i32_u) X(f64_convert_i64_s)           \
-                            X(f64_convert_i64_u) X(f32_demote_f64) X(f64_promote_f32) X(i32_load)  \
-                                X(i64_load) X(i32_load8_s) X(i32_load8_u) X(i32_load16_s)          \
-                                    X(i32_load16_u) X(i64_load8_s) X(i64_load8_u) X(i64_load16_s)  \
-                                        X(i64_load16_u) X(i64_load32_s) X(i64_load32_u)            \
-                                            X(i32_store) X(i64_store) X(i32_store8) X(i32_store16) \
-                                                X(i64_store32) X(memory_size) X(memory_grow)       \
-                                                    X(memory_copy) X(memory_fill) X(memory_init)   \
-                                                        X(data_drop) X(table_get) X(table_set)     \
-                                                            X(table_size) X(table_grow)            \
-                                                                X(table_fill) X(table_copy)        \
-                                                                    X(table_init) X(elem_drop)     \
-                                                                        X(ref_func)
+#define WASM_MISC_OPS(X) \
+    X(unreachable) X(br) X(br_if) X(br_unless) X(br_back) X(br_if_back) X(br_unless_back) \
+    X(br_table) X(ret0) X(ret1) X(retn) X(call) X(call_func) X(call_indirect) X(mov) X(mov2) X(mov_mov) \
+    X(const32) X(const64) X(select) X(global_get) X(global_set) \
+    X(i32_clz) X(i32_ctz) X(i32_popcnt) X(i32_eqz) X(i32_extend8_s) X(i32_extend16_s) \
+    X(i64_clz) X(i64_ctz) X(i64_popcnt) X(i64_eqz) X(i64_extend8_s) X(i64_extend16_s) \
+    X(i64_extend32_s) X(i64_extend_i32_s) X(i64_extend_i32_u) \
+    X(i32_trunc_f32_s) X(i32_trunc_f32_u) X(i32_trunc_f64_s) X(i32_trunc_f64_u) \
+    X(i64_trunc_f32_s) X(i64_trunc_f32_u) X(i64_trunc_f64_s) X(i64_trunc_f64_u) \
+    X(i32_trunc_sat_f32_s) X(i32_trunc_sat_f32_u) X(i32_trunc_sat_f64_s) \
+    X(i32_trunc_sat_f64_u) X(i64_trunc_sat_f32_s) X(i64_trunc_sat_f32_u) \
+    X(i64_trunc_sat_f64_s) X(i64_trunc_sat_f64_u) \
+    X(f32_convert_i32_s) X(f32_convert_i32_u) X(f32_convert_i64_s) X(f32_convert_i64_u) \
+    X(f64_convert_i32_s) X(f64_convert_i32_u) X(f64_convert_i64_s) X(f64_convert_i64_u) \
+    X(f32_demote_f64) X(f64_promote_f32) \
+    X(memory_size) X(memory_grow) X(memory_copy) X(memory_fill) X(memory_init) X(data_drop) \
+    X(table_get) X(table_set) X(table_size) X(table_grow) X(table_fill) X(table_copy) \
+    X(table_init) X(elem_drop) X(ref_func)
 
-#define WASM_ALL_OPS(X)                                                                            \
-    WASM_MISC_OPS(X)                                                                               \
-    WASM_IBIN(X, i32)                                                                              \
-    WASM_IBIN(X, i64) WASM_FOPS(X, f32) WASM_FOPS(X, f64) WASM_BRCMP(X) WASM_ALL_IMM_OPS(X)
-
-#define WASM_ALL_IMM_OPS(X) WASM_IMM_OPS_I32(X) WASM_IMM_OPS_I64(X) WASM_IMM_OPS_BR(X)
-#define WASM_IMM_OPS_I32(X)                                                                        \
-    X(i32_add_i)                                                                                   \
-    X(i32_sub_i) X(i32_mul_i) X(i32_div_s_i) X(i32_div_u_i) X(i32_rem_s_i) X(i32_rem_u_i)          \
-        X(i32_and_i) X(i32_or_i) X(i32_xor_i) X(i32_shl_i) X(i32_shr_s_i) X(i32_shr_u_i)           \
-            X(i32_rotl_i) X(i32_rotr_i) X(i32_eq_i) X(i32_ne_i) X(i32_lt_s_i) X(i32_lt_u_i)        \
-                X(i32_gt_s_i) X(i32_gt_u_i) X(i32_le_s_i) X(i32_le_u_i) X(i32_ge_s_i)              \
-                    X(i32_ge_u_i)
-#define WASM_IMM_OPS_I64(X)                                                                        \
-    X(i64_add_i)                                                                                   \
-    X(i64_sub_i) X(i64_mul_i) X(i64_div_s_i) X(i64_div_u_i) X(i64_rem_s_i) X(i64_rem_u_i)          \
-        X(i64_and_i) X(i64_or_i) X(i64_xor_i) X(i64_shl_i) X(i64_shr_s_i) X(i64_shr_u_i)           \
-            X(i64_rotl_i) X(i64_rotr_i) X(i64_eq_i) X(i64_ne_i) X(i64_lt_s_i) X(i64_lt_u_i)        \
-                X(i64_gt_s_i) X(i64_gt_u_i) X(i64_le_s_i) X(i64_le_u_i) X(i64_ge_s_i)              \
-                    X(i64_ge_u_i)
-#define WASM_IMM_OPS_BR(X)                                                                         \
-    X(br_eq_i)                                                                                     \
-    X(br_ne_i) X(br_lt_s_i) X(br_lt_u_i) X(br_gt_s_i) X(br_gt_u_i) X(br_le_s_i) X(br_le_u_i)       \
-        X(br_ge_s_i) X(br_ge_u_i)
+#define WASM_ALL_OPS(X) \
+    WASM_MISC_OPS(X) \
+    WASM_IBIN(X, i32, ) WASM_IBIN(X, i32, _i) WASM_IBIN(X, i64, ) WASM_IBIN(X, i64, _i) \
+    WASM_FOPS(X, f32) WASM_FOPS(X, f64) \
+    WASM_BRCMP(X, ) WASM_BRCMP(X, _i) WASM_BRCMP(X, _back) WASM_BRCMP(X, _i_back) \
+    WASM_LOADS(X, ) WASM_LOADS(X, _add) WASM_LOADS(X, _addi) \
+    WASM_STORES(X, ) WASM_STORES(X, _i) WASM_MEMOPS(X, _ld) WASM_MEMOPS(X, _st)
+/* clang-format on */
 
 enum wasm_iop {
 #define WASM_IOP_ENUM(name) IOP_##name,

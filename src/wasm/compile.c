@@ -52,6 +52,8 @@ void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op)
 {
     c->last_dst = 0;
     c->last_cmp = 0;
+    c->last_op = op;
+    c->last_start = c->wlen;
     sbx__wasm_c_emit(c, (uint32_t)c->ops[op]);
 }
 
@@ -120,6 +122,13 @@ static void emit_mov(struct compiler *c, uint8_t type, uint32_t dst, uint32_t sr
 {
     if (dst == src)
         return;
+    if (type != WASM_V128 && c->last_op == IOP_mov && c->last_start + 3 == c->wlen) {
+        c->w[c->last_start] = (uint32_t)c->ops[IOP_mov_mov]; /* two moves, one dispatch */
+        c->last_op = IOP_mov_mov;
+        sbx__wasm_c_emit(c, dst);
+        sbx__wasm_c_emit(c, src);
+        return;
+    }
     sbx__wasm_c_op(c, type == WASM_V128 ? IOP_mov2 : IOP_mov);
     sbx__wasm_c_emit(c, dst);
     sbx__wasm_c_emit(c, src);
@@ -182,6 +191,7 @@ static void label_here(struct compiler *c)
 {
     c->last_dst = 0;
     c->last_cmp = 0;
+    c->last_op = IOP_unreachable;
 }
 
 /* --- blocks and branches ---------------------------------------------------------------- */
@@ -326,8 +336,9 @@ static struct ccond pop_cond(struct compiler *c)
     return cd;
 }
 
-/* Emits a conditional jump; returns the word holding its target. */
-static uint32_t emit_cond_br(struct compiler *c, const struct ccond *cd, bool invert)
+/* Emits a conditional jump (to a loop header when is_back: then it polls); returns the word
+ * holding its target. */
+static uint32_t emit_cond_br(struct compiler *c, const struct ccond *cd, bool invert, bool is_back)
 {
     uint8_t kind = cd->kind, cmp = cd->cmp;
     if (invert) {
@@ -337,15 +348,21 @@ static uint32_t emit_cond_br(struct compiler *c, const struct ccond *cd, bool in
             kind = kind == C_NZ ? C_Z : C_NZ;
     }
     if (kind == C_CMP) {
-        sbx__wasm_c_op(c, (enum wasm_iop)((cd->is_imm ? IOP_br_eq_i : IOP_br_eq) + cmp));
+        enum wasm_iop base = cd->is_imm ? (is_back ? IOP_br_eq_i_back : IOP_br_eq_i)
+                                        : (is_back ? IOP_br_eq_back : IOP_br_eq);
+        sbx__wasm_c_op(c, (enum wasm_iop)(base + cmp));
         sbx__wasm_c_emit(c, cd->a);
         sbx__wasm_c_emit(c, cd->b);
     } else {
-        sbx__wasm_c_op(c, kind == C_NZ ? IOP_br_if : IOP_br_unless);
+        enum wasm_iop op = kind == C_NZ ? (is_back ? IOP_br_if_back : IOP_br_if)
+                                        : (is_back ? IOP_br_unless_back : IOP_br_unless);
+        sbx__wasm_c_op(c, op);
         sbx__wasm_c_emit(c, cd->a);
     }
     uint32_t word = c->wlen;
     sbx__wasm_c_emit(c, 0);
+    if (is_back)
+        sbx__wasm_c_emit(c, c->fuel ? c->fuel : 1);
     return word;
 }
 
@@ -357,9 +374,11 @@ static void emit_br(struct compiler *c, struct cblock *b)
         return;
     }
     emit_moves(c, b);
-    sbx__wasm_c_op(c, IOP_br);
+    sbx__wasm_c_op(c, b->kind == B_LOOP ? IOP_br_back : IOP_br);
     uint32_t word = c->wlen;
     sbx__wasm_c_emit(c, 0);
+    if (b->kind == B_LOOP)
+        sbx__wasm_c_emit(c, c->fuel ? c->fuel : 1);
     link(c, b, word);
 }
 
@@ -401,12 +420,9 @@ static void do_block(struct compiler *c, uint8_t kind)
     }
     label_here(c);
     if (kind == B_IF) {
-        b->else_fix = emit_cond_br(c, &cd, true) + 1;
+        b->else_fix = emit_cond_br(c, &cd, true, false) + 1;
     } else if (kind == B_LOOP) {
         b->loop_pos = c->wlen;
-        sbx__wasm_c_op(c, IOP_loop_check);
-        b->fuel_word = c->wlen;
-        sbx__wasm_c_emit(c, 1);
         b->outer_fuel = c->fuel;
         c->fuel = 0;
     }
@@ -460,11 +476,8 @@ static bool do_end(struct compiler *c)
     }
     if (b->else_fix)
         patch_one(c, b->else_fix - 1, c->wlen);
-    if (b->kind == B_LOOP) {
-        if (b->fuel_word < c->wlen)
-            c->w[b->fuel_word] = c->fuel ? c->fuel : 1;
-        c->fuel = b->outer_fuel;
-    }
+    if (b->kind == B_LOOP) /* the first iteration is charged with the enclosing region */
+        c->fuel += b->outer_fuel;
     patch_chain(c, b->fixups, c->wlen);
     reset_stack(c, b, b->rtypes, b->nresults);
     c->nbl--;
@@ -490,10 +503,10 @@ static void do_br_if(struct compiler *c)
     struct ccond cd = pop_cond(c);
     struct cblock *b = label(c, depth);
     if (b->kind != B_FUNC && !needs_moves(c, b)) {
-        link(c, b, emit_cond_br(c, &cd, false));
+        link(c, b, emit_cond_br(c, &cd, false, b->kind == B_LOOP));
         return;
     }
-    uint32_t skip = emit_cond_br(c, &cd, true);
+    uint32_t skip = emit_cond_br(c, &cd, true, false);
     emit_br(c, b);
     patch_one(c, skip, c->wlen);
     label_here(c);
@@ -503,12 +516,12 @@ static void br_table_targets(struct compiler *c, const uint32_t *depths, uint32_
 {
     for (uint32_t i = 0; i <= n; i++) {
         struct cblock *b = label(c, depths[i]);
-        if (b->kind != B_FUNC && !needs_moves(c, b))
+        if (b->kind != B_FUNC && b->kind != B_LOOP && !needs_moves(c, b))
             link(c, b, tpos + i);
     }
     for (uint32_t i = 0; i <= n; i++) {
         struct cblock *b = label(c, depths[i]);
-        if (b->kind != B_FUNC && !needs_moves(c, b))
+        if (b->kind != B_FUNC && b->kind != B_LOOP && !needs_moves(c, b))
             continue;
         patch_one(c, tpos + i, c->wlen);
         emit_br(c, b);
@@ -833,8 +846,9 @@ static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
         if (slot > MAX_SLOTS)
             return false;
     }
-    c->frame_base = slot;
-    c->slot_top = c->max_slot = slot;
+    c->zero_slot = slot;
+    c->frame_base = slot + 1;
+    c->slot_top = c->max_slot = c->frame_base;
     return true;
 }
 

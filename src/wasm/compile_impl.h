@@ -34,7 +34,6 @@ struct cblock {
     uint32_t fixups;     /* chain of forward-branch words to patch at end, +1; 0 = none */
     uint32_t else_fix;   /* B_IF: the false-jump's word, +1; 0 = none */
     uint32_t outer_fuel; /* B_LOOP: the enclosing region's count */
-    uint32_t fuel_word;  /* B_LOOP: the loop_check's fuel word */
     uint8_t single_type; /* storage for a one-valtype block type */
 };
 
@@ -56,6 +55,7 @@ struct compiler {
     uint8_t *local_type;
     uint32_t local_count;
     uint32_t frame_base; /* slots of params + locals: where the operand stack starts */
+    uint32_t zero_slot;  /* a local slot that always holds 0 (base of constant addresses) */
 
     uint32_t *w;
     uint32_t wlen, wcap;
@@ -71,6 +71,8 @@ struct compiler {
     uint32_t last_dst;   /* +1: dst word of the last instruction when its result is on top */
     uint32_t last_cmp;   /* +1: start of the last instruction when it is a fusable compare */
     uint8_t last_cmp_kind, last_cmp_op;
+    enum wasm_iop last_op; /* the last instruction emitted (unreachable after a label) */
+    uint32_t last_start;   /* its first word */
     bool last_cmp_imm;
     bool has_failed;
     sbx_err rc;

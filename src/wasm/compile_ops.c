@@ -24,6 +24,7 @@ struct simple_op {
 #define UN(code, op, ti, to)   [code] = {IOP_##op, 0, S_UN, ti, to}
 #define IBIN(code, op, ti, to) [code] = {IOP_##op, IOP_##op##_i, S_BIN, ti, to}
 #define FBIN(code, op, ti, to) [code] = {IOP_##op, 0, S_BIN, ti, to}
+#define FBINI(code, op, ti)    [code] = {IOP_##op, IOP_##op##_i, S_BIN, ti, ti}
 #define RETYPE(code, ti, to)   [code] = {0, 0, S_RETYPE, ti, to}
 #define LD(code, op, to)       [code] = {IOP_##op, 0, S_LOAD, I32, to}
 #define ST(code, op, ti)       [code] = {IOP_##op, 0, S_STORE, ti, 0}
@@ -73,14 +74,14 @@ static const struct simple_op simple_ops[256] = {
     UN(0x8B, f32_abs, F32, F32), UN(0x8C, f32_neg, F32, F32), UN(0x8D, f32_ceil, F32, F32),
     UN(0x8E, f32_floor, F32, F32), UN(0x8F, f32_trunc, F32, F32),
     UN(0x90, f32_nearest, F32, F32), UN(0x91, f32_sqrt, F32, F32),
-    FBIN(0x92, f32_add, F32, F32), FBIN(0x93, f32_sub, F32, F32), FBIN(0x94, f32_mul, F32, F32),
-    FBIN(0x95, f32_div, F32, F32), FBIN(0x96, f32_min, F32, F32), FBIN(0x97, f32_max, F32, F32),
+    FBINI(0x92, f32_add, F32), FBINI(0x93, f32_sub, F32), FBINI(0x94, f32_mul, F32),
+    FBINI(0x95, f32_div, F32), FBIN(0x96, f32_min, F32, F32), FBIN(0x97, f32_max, F32, F32),
     FBIN(0x98, f32_copysign, F32, F32),
     UN(0x99, f64_abs, F64, F64), UN(0x9A, f64_neg, F64, F64), UN(0x9B, f64_ceil, F64, F64),
     UN(0x9C, f64_floor, F64, F64), UN(0x9D, f64_trunc, F64, F64),
     UN(0x9E, f64_nearest, F64, F64), UN(0x9F, f64_sqrt, F64, F64),
-    FBIN(0xA0, f64_add, F64, F64), FBIN(0xA1, f64_sub, F64, F64), FBIN(0xA2, f64_mul, F64, F64),
-    FBIN(0xA3, f64_div, F64, F64), FBIN(0xA4, f64_min, F64, F64), FBIN(0xA5, f64_max, F64, F64),
+    FBINI(0xA0, f64_add, F64), FBINI(0xA1, f64_sub, F64), FBINI(0xA2, f64_mul, F64),
+    FBINI(0xA3, f64_div, F64), FBIN(0xA4, f64_min, F64, F64), FBIN(0xA5, f64_max, F64, F64),
     FBIN(0xA6, f64_copysign, F64, F64),
 
     RETYPE(0xA7, I64, I32),
@@ -114,7 +115,8 @@ static bool is_commutative(uint16_t iop)
     return iop == IOP_i32_add || iop == IOP_i32_mul || iop == IOP_i32_and || iop == IOP_i32_or ||
            iop == IOP_i32_xor || iop == IOP_i32_eq || iop == IOP_i32_ne || iop == IOP_i64_add ||
            iop == IOP_i64_mul || iop == IOP_i64_and || iop == IOP_i64_or || iop == IOP_i64_xor ||
-           iop == IOP_i64_eq || iop == IOP_i64_ne;
+           iop == IOP_i64_eq || iop == IOP_i64_ne || iop == IOP_f32_add || iop == IOP_f32_mul ||
+           iop == IOP_f64_add || iop == IOP_f64_mul;
 }
 
 /* Remembers an i32 compare (or eqz) whose result is on top, for br_if / if to fuse. */
@@ -132,25 +134,79 @@ static bool imm_fits(const struct centry *e)
 {
     if (e->kind != K_CONST)
         return false;
-    if (e->type == WASM_I32)
-        return true;
+    if (e->type != WASM_I64)
+        return true; /* i32 and f32 take one word, f64 two */
     int64_t v = (int64_t)e->k;
     return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* The binary ops that have memory-fused forms, in WASM_MEMOPS order, with the plain load
+ * that can feed them. */
+static const struct {
+    uint16_t iop, load;
+} memops[] = {
+    {IOP_i32_add, IOP_i32_load}, {IOP_i32_sub, IOP_i32_load}, {IOP_i32_and, IOP_i32_load},
+    {IOP_i32_or, IOP_i32_load},  {IOP_i32_xor, IOP_i32_load}, {IOP_i64_add, IOP_i64_load},
+    {IOP_i64_sub, IOP_i64_load}, {IOP_f32_add, IOP_i32_load}, {IOP_f32_sub, IOP_i32_load},
+    {IOP_f32_mul, IOP_i32_load}, {IOP_f64_add, IOP_i64_load}, {IOP_f64_sub, IOP_i64_load},
+    {IOP_f64_mul, IOP_i64_load},
+};
+
+static int memop_index(uint16_t iop)
+{
+    for (unsigned i = 0; i < sizeof(memops) / sizeof(memops[0]); i++)
+        if (memops[i].iop == iop)
+            return (int)i;
+    return -1;
+}
+
+/* True if e is the result of the instruction just emitted and that was op. */
+static bool is_fresh(const struct compiler *c, const struct centry *e, uint16_t op)
+{
+    return e->kind == K_SLOT && c->last_dst && c->last_dst - 1 < c->wlen &&
+           c->w[c->last_dst - 1] == e->slot && c->last_op == op;
+}
+
+/* a OP b where b was just loaded: take the load back and read memory in the op. */
+static bool emit_load_op(struct compiler *c, const struct simple_op *s, struct centry *a,
+                         struct centry *b)
+{
+    int i = memop_index(s->iop);
+    if (i < 0)
+        return false;
+    if (!is_fresh(c, b, memops[i].load)) {
+        if (!is_commutative(s->iop) || !is_fresh(c, a, memops[i].load))
+            return false;
+        struct centry t = *a;
+        *a = *b;
+        *b = t;
+    }
+    uint32_t start = c->last_start, opnds[3];
+    opnds[1] = c->w[start + 2];
+    opnds[2] = c->w[start + 3];
+    c->wlen = start;
+    opnds[0] = sbx__wasm_c_operand(c, a);
+    sbx__wasm_c_result(c, (enum wasm_iop)(IOP_i32_add_ld + i), s->tout, opnds, 3);
+    return true;
 }
 
 static void emit_binary(struct compiler *c, const struct simple_op *s)
 {
     struct centry b = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
+    if (emit_load_op(c, s, &a, &b))
+        return;
     if (s->iop_imm && is_commutative(s->iop) && imm_fits(&a) && !imm_fits(&b)) {
         struct centry t = a; /* entries keep their slots: the result goes to slot_top */
         a = b;
         b = t;
     }
-    uint32_t opnds[2];
+    uint32_t opnds[3];
     bool is_imm = s->iop_imm && imm_fits(&b);
     opnds[0] = sbx__wasm_c_operand(c, &a);
     opnds[1] = is_imm ? (uint32_t)b.k : sbx__wasm_c_operand(c, &b);
-    sbx__wasm_c_result(c, (enum wasm_iop)(is_imm ? s->iop_imm : s->iop), s->tout, opnds, 2);
+    opnds[2] = (uint32_t)(b.k >> 32);
+    uint32_t n = is_imm && b.type == WASM_F64 ? 3 : 2;
+    sbx__wasm_c_result(c, (enum wasm_iop)(is_imm ? s->iop_imm : s->iop), s->tout, opnds, n);
     if (s->iop >= IOP_i32_eq && s->iop <= IOP_i32_ge_u)
         note_compare(c, C_CMP, (uint8_t)(s->iop - IOP_i32_eq), is_imm);
 }
@@ -164,14 +220,57 @@ static void emit_unary(struct compiler *c, const struct simple_op *s)
         note_compare(c, C_Z, 0, false);
 }
 
+/* True if e is the result of the instruction just emitted, an i32.add: its code can be taken
+ * back and the addition folded into the memory access. */
+static bool is_fresh_add(const struct compiler *c, const struct centry *e)
+{
+    return e->kind == K_SLOT && c->last_dst && c->last_dst - 1 < c->wlen &&
+           c->w[c->last_dst - 1] == e->slot &&
+           (c->last_op == IOP_i32_add || c->last_op == IOP_i32_add_i);
+}
+
+/* A constant address k becomes offset k + offset from the zero slot when the sum fits. */
+static bool const_addr(const struct centry *a, uint32_t *offset)
+{
+    if (a->kind != K_CONST || (uint64_t)(uint32_t)a->k + *offset > UINT32_MAX)
+        return false;
+    *offset += (uint32_t)a->k;
+    return true;
+}
+
 static void emit_load(struct compiler *c, const struct simple_op *s)
 {
     sbx__wasm_c_u32(c); /* alignment: a hint only */
-    uint32_t opnds[2];
-    opnds[1] = sbx__wasm_c_u32(c);
+    uint32_t offset = sbx__wasm_c_u32(c);
     struct centry a = sbx__wasm_c_pop(c);
-    opnds[0] = sbx__wasm_c_operand(c, &a);
+    uint32_t opnds[3];
+    if (is_fresh_add(c, &a)) {
+        uint32_t start = c->last_dst - 2;
+        bool is_imm = c->last_op == IOP_i32_add_i;
+        opnds[0] = c->w[start + 2];
+        opnds[1] = c->w[start + 3];
+        opnds[2] = offset;
+        c->wlen = start;
+        enum wasm_iop op = (enum wasm_iop)(
+            s->iop + (is_imm ? IOP_i32_load_addi - IOP_i32_load : IOP_i32_load_add - IOP_i32_load));
+        sbx__wasm_c_result(c, op, s->tout, opnds, 3);
+        return;
+    }
+    opnds[0] = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
+    opnds[1] = offset;
     sbx__wasm_c_result(c, (enum wasm_iop)s->iop, s->tout, opnds, 2);
+}
+
+/* A stored constant becomes an immediate when its sign-extended low word gives the bits
+ * the store writes. */
+static bool store_imm(const struct simple_op *s, const struct centry *v)
+{
+    if (v->kind != K_CONST)
+        return false;
+    if (s->iop != IOP_i64_store)
+        return true;
+    int64_t k = (int64_t)v->k;
+    return k >= INT32_MIN && k <= INT32_MAX;
 }
 
 static void emit_store(struct compiler *c, const struct simple_op *s)
@@ -179,8 +278,24 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
     sbx__wasm_c_u32(c);
     uint32_t offset = sbx__wasm_c_u32(c);
     struct centry v = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
-    uint32_t as = sbx__wasm_c_operand(c, &a), vs = sbx__wasm_c_operand(c, &v);
-    sbx__wasm_c_op(c, (enum wasm_iop)s->iop);
+    int i = memop_index((uint16_t)c->last_op);
+    if (i >= 0 && memops[i].load + (IOP_i32_store - IOP_i32_load) == s->iop &&
+        is_fresh(c, &v, (uint16_t)c->last_op)) {
+        /* The value was just computed: compute it straight into memory. */
+        uint32_t start = c->last_start, x = c->w[start + 2], y = c->w[start + 3];
+        c->wlen = start;
+        uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
+        sbx__wasm_c_op(c, (enum wasm_iop)(IOP_i32_add_st + i));
+        sbx__wasm_c_emit(c, as);
+        sbx__wasm_c_emit(c, x);
+        sbx__wasm_c_emit(c, y);
+        sbx__wasm_c_emit(c, offset);
+        return;
+    }
+    uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
+    bool is_imm = store_imm(s, &v);
+    uint32_t vs = is_imm ? (uint32_t)v.k : sbx__wasm_c_operand(c, &v);
+    sbx__wasm_c_op(c, (enum wasm_iop)(s->iop + (is_imm ? IOP_i32_store_i - IOP_i32_store : 0)));
     sbx__wasm_c_emit(c, as);
     sbx__wasm_c_emit(c, vs);
     sbx__wasm_c_emit(c, offset);

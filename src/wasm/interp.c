@@ -100,6 +100,16 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 #define FBIN(T, name, expr)                                                                        \
     op_##T##_##name : { T##_t a = T##_of(S(2)), b = T##_of(S(3)); S(1) = T##_bits(expr);            \
                         ip += 4; NEXT(); }
+#define FBIN_I(T, name, expr, kbits, len)                                                          \
+    op_##T##_##name##_i : {                                                                        \
+        T##_t a = T##_of(S(2)), b = T##_of(kbits);                                                 \
+        S(1) = T##_bits(expr);                                                                     \
+        ip += (len);                                                                               \
+        NEXT();                                                                                    \
+    }
+#define F32_BIN(name, expr) FBIN(f32, name, expr) FBIN_I(f32, name, expr, ip[3], 4)
+#define F64_BIN(name, expr)                                                                        \
+    FBIN(f64, name, expr) FBIN_I(f64, name, expr, (uint64_t)ip[3] | ((uint64_t)ip[4] << 32), 5)
 #define FCMP(T, name, expr)                                                                        \
     op_##T##_##name : { T##_t a = T##_of(S(2)), b = T##_of(S(3)); S(1) = B(expr); ip += 4; NEXT(); }
 #define FUN(T, name, expr)                                                                         \
@@ -108,24 +118,57 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
     op_##name : { uint64_t a = S(2); S(1) = (uint64_t)(expr); ip += 3; NEXT(); }
 #define BRCMP(name, expr)                                                                          \
     op_br_##name : { uint32_t a = U32(1), b = U32(2); ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }  \
-    op_br_##name##_i : { uint32_t a = U32(1), b = ip[2]; ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }
-#define LOAD(name, T, conv)                                                                        \
+    op_br_##name##_i : { uint32_t a = U32(1), b = ip[2]; ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }\
+    op_br_##name##_back : {                                                                        \
+        uint32_t a = U32(1), b = U32(2);                                                           \
+        if (!(expr)) {                                                                             \
+            ip += 5;                                                                               \
+            NEXT();                                                                                \
+        }                                                                                          \
+        POLL(ip[4]);                                                                               \
+        ip = TARGET(3);                                                                            \
+        NEXT();                                                                                    \
+    }                                                                                              \
+    op_br_##name##_i_back : {                                                                      \
+        uint32_t a = U32(1), b = ip[2];                                                            \
+        if (!(expr)) {                                                                             \
+            ip += 5;                                                                               \
+            NEXT();                                                                                \
+        }                                                                                          \
+        POLL(ip[4]);                                                                               \
+        ip = TARGET(3);                                                                            \
+        NEXT();                                                                                    \
+    }
+#define LOAD_AT(name, T, conv, addr, len)                                                          \
     op_##name : {                                                                                  \
-        uint64_t ea = (uint64_t)U32(2) + ip[3];                                                    \
+        uint64_t ea = (uint64_t)(addr) + ip[(len)-1];                                              \
         if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
             TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
         T v;                                                                                       \
         memcpy(&v, mbase + ea, sizeof(T));                                                         \
         S(1) = conv;                                                                               \
-        ip += 4;                                                                                   \
+        ip += (len);                                                                               \
         NEXT();                                                                                    \
     }
+#define LOAD(name, T, conv)                                                                        \
+    LOAD_AT(name, T, conv, U32(2), 4)                                                              \
+    LOAD_AT(name##_add, T, conv, (uint32_t)(fp[ip[2]] + fp[ip[3]]), 5)                             \
+    LOAD_AT(name##_addi, T, conv, (uint32_t)(fp[ip[2]] + ip[3]), 5)
 #define STORE(name, T)                                                                             \
     op_##name : {                                                                                  \
         uint64_t ea = (uint64_t)U32(1) + ip[3];                                                    \
         if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
             TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
         T v = (T)S(2);                                                                             \
+        memcpy(mbase + ea, &v, sizeof(T));                                                         \
+        ip += 4;                                                                                   \
+        NEXT();                                                                                    \
+    }                                                                                              \
+    op_##name##_i : {                                                                              \
+        uint64_t ea = (uint64_t)U32(1) + ip[3];                                                    \
+        if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
+            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
+        T v = (T)(int64_t)(int32_t)ip[2];                                                          \
         memcpy(mbase + ea, &v, sizeof(T));                                                         \
         ip += 4;                                                                                   \
         NEXT();                                                                                    \
@@ -141,10 +184,41 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
     }
 /* clang-format on */
 
+/* Memory-fused binary ops; T is the value's C type, W the access width's type. */
+#define MEMOP(name, T, W, expr)                                                                    \
+    op_##name##_ld:                                                                                \
+    {                                                                                              \
+        uint64_t ea = (uint64_t)U32(3) + ip[4];                                                    \
+        if (UNLIKELY(ea + sizeof(W) > msize))                                                      \
+            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
+        W bits;                                                                                    \
+        memcpy(&bits, mbase + ea, sizeof(W));                                                      \
+        T##_t a = T##_of(S(2)), b = T##_of(bits);                                                  \
+        S(1) = T##_bits(expr);                                                                     \
+        ip += 5;                                                                                   \
+        NEXT();                                                                                    \
+    }                                                                                              \
+    op_##name##_st:                                                                                \
+    {                                                                                              \
+        uint64_t ea = (uint64_t)U32(1) + ip[4];                                                    \
+        if (UNLIKELY(ea + sizeof(W) > msize))                                                      \
+            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
+        T##_t a = T##_of(S(2)), b = T##_of(S(3));                                                  \
+        W bits = (W)T##_bits(expr);                                                                \
+        memcpy(mbase + ea, &bits, sizeof(W));                                                      \
+        ip += 5;                                                                                   \
+        NEXT();                                                                                    \
+    }
+
 typedef float f32_t;
 typedef double f64_t;
 
-static enum wasm_trap_kind run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
+/* GCC would turn the locals-zeroing loop back into a memset call, slow for a few slots. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static enum wasm_trap_kind
+run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
 {
     const char *lbase = (const char *)&&op_unreachable;
     if (UNLIKELY(ex == NULL)) {
@@ -197,10 +271,26 @@ op_br_table : {
     ip = TARGET(3 + i);
     NEXT();
 }
-    /* [h][fuel]: at every loop header */
-op_loop_check:
-    POLL(ip[1]);
-    ip += 2;
+    /* Backward (loop) branches poll: [h][target][fuel], [h][cond][target][fuel] */
+op_br_back:
+    POLL(ip[2]);
+    ip = TARGET(1);
+    NEXT();
+op_br_if_back:
+    if (!U32(1)) {
+        ip += 4;
+        NEXT();
+    }
+    POLL(ip[3]);
+    ip = TARGET(2);
+    NEXT();
+op_br_unless_back:
+    if (U32(1)) {
+        ip += 4;
+        NEXT();
+    }
+    POLL(ip[3]);
+    ip = TARGET(2);
     NEXT();
     BRCMP(eq, a == b)
     BRCMP(ne, a != b)
@@ -292,7 +382,8 @@ do_call_wasm:
     frames[depth].code = code;
     frames[depth].inst = inst;
     depth++;
-    memset(nfp + callee->param_slots, 0, (size_t)callee->local_slots * sizeof(uint64_t));
+    for (uint64_t *z = nfp + callee->param_slots, *ze = z + callee->local_slots; z < ze; z++)
+        *z = 0;
     fp = nfp;
     code = callee;
     ip = callee->words;
@@ -304,6 +395,12 @@ do_call_wasm:
 op_mov:
     S(1) = S(2);
     ip += 3;
+    NEXT();
+    /* [h][dst][src][dst2][src2]: two moves in order */
+op_mov_mov:
+    S(1) = S(2);
+    S(3) = S(4);
+    ip += 5;
     NEXT();
 op_mov2:
     fp[ip[1]] = fp[ip[2]];
@@ -445,10 +542,10 @@ op_ref_func:
     UN(i64_extend_i32_s, (int64_t)(int32_t)a)
     UN(i64_extend_i32_u, (uint32_t)a)
 
-    FBIN(f32, add, a + b)
-    FBIN(f32, sub, a - b)
-    FBIN(f32, mul, a * b)
-    FBIN(f32, div, a / b)
+    F32_BIN(add, a + b)
+    F32_BIN(sub, a - b)
+    F32_BIN(mul, a * b)
+    F32_BIN(div, a / b)
     FBIN(f32, min, f32_min(a, b))
     FBIN(f32, max, f32_max(a, b))
     FCMP(f32, eq, a == b)
@@ -475,10 +572,10 @@ op_f32_neg:
     ip += 3;
     NEXT();
 
-    FBIN(f64, add, a + b)
-    FBIN(f64, sub, a - b)
-    FBIN(f64, mul, a * b)
-    FBIN(f64, div, a / b)
+    F64_BIN(add, a + b)
+    F64_BIN(sub, a - b)
+    F64_BIN(mul, a * b)
+    F64_BIN(div, a / b)
     FBIN(f64, min, f64_min(a, b))
     FBIN(f64, max, f64_max(a, b))
     FCMP(f64, eq, a == b)
@@ -671,6 +768,20 @@ op_elem_drop:
     inst->elem_sizes[ip[1]] = 0;
     ip += 2;
     NEXT();
+
+    MEMOP(i32_add, u32, uint32_t, a + b)
+    MEMOP(i32_sub, u32, uint32_t, a - b)
+    MEMOP(i32_and, u32, uint32_t, a & b)
+    MEMOP(i32_or, u32, uint32_t, a | b)
+    MEMOP(i32_xor, u32, uint32_t, a ^ b)
+    MEMOP(i64_add, u64, uint64_t, a + b)
+    MEMOP(i64_sub, u64, uint64_t, a - b)
+    MEMOP(f32_add, f32, uint32_t, a + b)
+    MEMOP(f32_sub, f32, uint32_t, a - b)
+    MEMOP(f32_mul, f32, uint32_t, a * b)
+    MEMOP(f64_add, f64, uint64_t, a + b)
+    MEMOP(f64_sub, f64, uint64_t, a - b)
+    MEMOP(f64_mul, f64, uint64_t, a * b)
 
 trap_host:
     ex->depth = entry_depth;

@@ -37,6 +37,30 @@ static inline uint64_t f64_bits(double d)
     return u;
 }
 
+/* Identity conversions so integer ops share the float ops' macros. */
+typedef uint32_t u32_t;
+typedef uint64_t u64_t;
+
+static inline uint32_t u32_of(uint64_t slot)
+{
+    return (uint32_t)slot;
+}
+
+static inline uint64_t u32_bits(uint32_t v)
+{
+    return v;
+}
+
+static inline uint64_t u64_of(uint64_t slot)
+{
+    return slot;
+}
+
+static inline uint64_t u64_bits(uint64_t v)
+{
+    return v;
+}
+
 /* min/max: a NaN operand gives a NaN (a + b propagates it quieted); -0 is below +0. */
 static inline float f32_min(float a, float b)
 {
