@@ -23,3 +23,5 @@ TEST_SUITES += jail/probes=$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes),
 .PHONY: jail-probes
 jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
 	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
+TEST_SUITES += jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
+               jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host

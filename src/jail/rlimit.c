@@ -1,7 +1,7 @@
 /* jail/rlimit.c: resource limits set in the jail's init before the guest starts. Core dumps,
- * file size and open files are always capped; data size (RLIMIT_DATA: unlike RLIMIT_AS it lets V8
- * reserve address space) and process count only stand in
- * when no cgroup holds memory and pids (the result's enforced bits say which). */
+ * file size and open files are always capped; data size and process count only stand in when
+ * no cgroup holds memory and pids (the result's enforced bits say which). RLIMIT_DATA, unlike
+ * RLIMIT_AS, lets V8 and other runtimes reserve address space they never touch. */
 #include <errno.h>
 #include <sys/resource.h>
 

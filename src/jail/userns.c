@@ -2,10 +2,10 @@
  * caller's own, or nobody (65534) when sbx runs as root, so host uid 0 is never reachable. */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "jail/jail.h"
@@ -52,11 +52,14 @@ int sbx__jail_userns_apply(const struct sbx__jail_spec *spec)
 {
     if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
         return -errno;
-    if (spec->can_setgroups && setgroups(0, NULL) != 0)
+    /* Raw system calls: glibc's wrappers broadcast the change to every thread it believes
+     * exists (nptl setxid), and this fork-like child inherited the host's thread list but not
+     * its threads, so the wrappers would wait forever. */
+    if (spec->can_setgroups && syscall(SYS_setgroups, 0, NULL) != 0)
         return -errno;
-    if (setresgid(spec->guest_gid, spec->guest_gid, spec->guest_gid) != 0)
-        return -errno;
-    if (setresuid(spec->guest_uid, spec->guest_uid, spec->guest_uid) != 0)
+    gid_t g = spec->guest_gid;
+    uid_t u = spec->guest_uid;
+    if (syscall(SYS_setresgid, g, g, g) != 0 || syscall(SYS_setresuid, u, u, u) != 0)
         return -errno;
     return 0;
 }
