@@ -341,8 +341,11 @@ sbx_err sbx__wasi_create(const struct sbx__wasi_config *cfg, struct sbx__wasi **
     if (errlen)
         err[0] = '\0';
     struct sbx__wasi *w = sbx__calloc(1, sizeof(*w));
-    if (!w)
+    if (!w) {
+        if (errlen)
+            snprintf(err, errlen, "out of memory");
         return SBX_E_NOMEM;
+    }
     w->on_denied = cfg->on_denied;
     w->user = cfg->user;
     w->resolver = cfg->resolver;

@@ -19,6 +19,8 @@
 #define RIGHTS_TTY_BASE                                                                            \
     (R_FD_READ | R_FD_WRITE | R_FD_FDSTAT_SET_FLAGS | R_FD_FILESTAT_GET | R_POLL_FD_READWRITE)
 #define RIGHTS_SOCK_BASE (RIGHTS_TTY_BASE | R_SOCK_SHUTDOWN | R_SOCK_ACCEPT)
+/* pipes and captured stdio: seek/tell are granted so they fail with ESPIPE, as on POSIX */
+#define RIGHTS_STREAM_BASE (RIGHTS_TTY_BASE | R_FD_SEEK | R_FD_TELL | R_FD_SYNC | R_FD_DATASYNC)
 
 /* Everything that changes the file system: absent under a read-only preopen. */
 #define RIGHTS_WRITE                                                                               \
@@ -36,6 +38,10 @@ void sbx__wasi_rights_for(uint8_t filetype, bool is_read_only, uint64_t *base, u
         break;
     case FT_CHAR: /* a terminal: no seek/tell, so wasi-libc's isatty() says yes */
         *base = RIGHTS_TTY_BASE;
+        *inheriting = 0;
+        break;
+    case FT_UNKNOWN:
+        *base = RIGHTS_STREAM_BASE;
         *inheriting = 0;
         break;
     case FT_SOCK_STREAM:

@@ -1,0 +1,305 @@
+/* The policy pieces of src/wasi/: preopens (build, merge, match), the outbound gate and the
+ * errno table. */
+#include <errno.h>
+
+#include "sbx_test.h"
+#include "util/alloc.h"
+#include "wasi/internal.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct sbx_policy fs_policy(struct sbx__fs_grant *g, size_t n)
+{
+    struct sbx_policy p = {0};
+    p.fs = g;
+    p.fs_count = n;
+    return p;
+}
+
+START_TEST(preopens_read_only_by_default)
+{
+    struct sbx__fs_grant g[] = {{"/srv/data", "/srv/data", false}};
+    struct sbx_policy p = fs_policy(g, 1);
+    struct sbx__wasi_preopen *list;
+    size_t n;
+    ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(list[0].host_path, "/srv/data");
+    ck_assert_str_eq(list[0].guest_path, "/srv/data");
+    ck_assert(!list[0].is_writable);
+    sbx__wasi_preopens_free(list, n);
+}
+END_TEST
+
+START_TEST(preopens_rw_prefix_and_guest_path)
+{
+    struct sbx__fs_grant g[] = {{"/tmp/work", "/work/", true}, {"/opt/x", "./", false}};
+    struct sbx_policy p = fs_policy(g, 2);
+    struct sbx__wasi_preopen *list;
+    size_t n;
+    ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(list[0].guest_path, "/work");
+    ck_assert(list[0].is_writable);
+    ck_assert_str_eq(list[1].guest_path, ".");
+    ck_assert(!list[1].is_writable);
+    sbx__wasi_preopens_free(list, n);
+}
+END_TEST
+
+START_TEST(preopens_dedup)
+{
+    /* the same guest path three times: one preopen, writable because one grant said rw: */
+    struct sbx__fs_grant g[] = {{"/a", "/data", false},
+                                {"/b", "/data/", true},
+                                {"/c", "//data/.", false},
+                                {"/d", "/other", false},
+                                {"/d", "/other", false}};
+    struct sbx_policy p = fs_policy(g, COUNT(g));
+    struct sbx__wasi_preopen *list;
+    size_t n;
+    ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(list[0].guest_path, "/data");
+    ck_assert_str_eq(list[0].host_path, "/a"); /* the first grant's host path */
+    ck_assert(list[0].is_writable);
+    ck_assert_str_eq(list[1].guest_path, "/other");
+    ck_assert(!list[1].is_writable); /* never writable without an explicit rw: */
+    sbx__wasi_preopens_free(list, n);
+}
+END_TEST
+
+START_TEST(preopens_empty_and_null)
+{
+    struct sbx__wasi_preopen *list = (void *)1;
+    size_t n = 9;
+    ck_assert_int_eq(sbx__wasi_preopens_build(NULL, &list, &n), SBX_OK);
+    ck_assert_ptr_null(list);
+    ck_assert_uint_eq(n, 0);
+    struct sbx__fs_grant g[] = {{"/x", NULL, false}};
+    struct sbx_policy p = fs_policy(g, 1);
+    ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
+    ck_assert_str_eq(list[0].guest_path, "/x"); /* no guest path: the host path */
+    sbx__wasi_preopens_free(list, n);
+    sbx__wasi_preopens_free(NULL, 0);
+}
+END_TEST
+
+START_TEST(preopens_nomem)
+{
+    struct sbx__fs_grant g[] = {{"/a", "/a", false}, {"/b", "/b", false}};
+    struct sbx_policy p = fs_policy(g, 2);
+    struct sbx__wasi_preopen *list;
+    size_t n;
+    for (unsigned long k = 1; k <= 6; k++) {
+        sbx__alloc_fail_at(k);
+        sbx_err rc = sbx__wasi_preopens_build(&p, &list, &n);
+        sbx__alloc_fail_at(0);
+        if (rc == SBX_OK) {
+            ck_assert_uint_eq(n, 2);
+            sbx__wasi_preopens_free(list, n);
+        } else {
+            ck_assert_int_eq(rc, SBX_E_NOMEM);
+        }
+    }
+}
+END_TEST
+
+START_TEST(preopen_match)
+{
+    struct sbx__wasi_preopen list[] = {{"/h/root", "/", false},
+                                       {"/h/data", "/data", false},
+                                       {"/h/sub", "/data/sub", true},
+                                       {"/h/rel", "rel", false},
+                                       {"/h/cwd", ".", false}};
+    const char *rest;
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/data/sub/x/y", &rest), 2);
+    ck_assert_str_eq(rest, "x/y");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/data/subway", &rest), 1);
+    ck_assert_str_eq(rest, "subway");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/database", &rest), 0);
+    ck_assert_str_eq(rest, "database");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/data", &rest), 1);
+    ck_assert_str_eq(rest, ".");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/data//", &rest), 1);
+    ck_assert_str_eq(rest, ".");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "rel/file", &rest), 3);
+    ck_assert_str_eq(rest, "file");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "other/file", &rest), 4);
+    ck_assert_str_eq(rest, "other/file");
+    ck_assert_int_eq(sbx__wasi_preopen_match(list, 2, "x", NULL), -1);
+    ck_assert_int_eq(sbx__wasi_preopen_match(list + 1, 1, "/etc", &rest), -1);
+}
+END_TEST
+
+static const struct sbx__net_pattern pats[] = {
+    {"api.example.com", false, false, 443},
+    {"*.example.org", true, false, 443},
+    {"any.test", false, true, 0},
+    {"10.0.0.5", false, false, 8080},
+    {"2001:db8::1", false, false, 53},
+    {"example.net", true, true, 0}, /* wildcard flag without "*.": deeper names only */
+};
+
+START_TEST(outbound_patterns)
+{
+    struct sbx_policy p = {0};
+    p.outbound = (struct sbx__net_pattern *)pats;
+    p.outbound_count = COUNT(pats);
+    struct {
+        const char *host;
+        uint16_t port;
+        bool allowed;
+    } cases[] = {
+        {"api.example.com", 443, true},
+        {"API.Example.COM", 443, true},
+        {"api.example.com.", 443, true},
+        {"api.example.com", 80, false},
+        {"example.com", 443, false},
+        {"x.api.example.com", 443, false},
+        {"a.example.org", 443, true},
+        {"a.b.example.org", 443, true},
+        {"example.org", 443, false},
+        {"aexample.org", 443, false},
+        {"a.example.org", 80, false},
+        {"any.test", 1, true},
+        {"any.test", 65535, true},
+        {"sub.any.test", 1, false},
+        {"10.0.0.5", 8080, true},
+        {"10.0.0.5", 8081, false},
+        {"010.0.0.5", 8080, false},
+        {"10.0.0.6", 8080, false},
+        {"2001:db8::1", 53, true},
+        {"[2001:db8::1]", 53, true},
+        {"2001:DB8:0:0::1", 53, true},
+        {"2001:db8::2", 53, false},
+        {"[2001:db8::1]", 54, false},
+        {"x.example.net", 9, true},
+        {"example.net", 9, false},
+        {"1.2.3.4", 443, false},
+        {"", 443, false},
+        {"[]", 443, false},
+        {"*.example.org", 443, true}, /* the literal pattern text is itself a deeper name */
+    };
+    for (size_t i = 0; i < COUNT(cases); i++)
+        ck_assert_msg(sbx__wasi_outbound_allowed(&p, cases[i].host, cases[i].port) ==
+                          cases[i].allowed,
+                      "%s:%u", cases[i].host, cases[i].port);
+    char longname[400];
+    memset(longname, 'a', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    ck_assert(!sbx__wasi_outbound_allowed(&p, longname, 443));
+    ck_assert(!sbx__wasi_outbound_allowed(&p, NULL, 443));
+    ck_assert(!sbx__wasi_outbound_allowed(NULL, "api.example.com", 443));
+}
+END_TEST
+
+START_TEST(outbound_deny_by_default)
+{
+    struct sbx_policy p = {0};
+    ck_assert(!sbx__wasi_outbound_allowed(&p, "127.0.0.1", 80));
+    ck_assert(!sbx__wasi_outbound_allowed(&p, "localhost", 80));
+    /* a bad pattern (too long, or an IP pattern against a name) never matches */
+    char longpat[300];
+    memset(longpat, 'b', sizeof(longpat) - 1);
+    longpat[sizeof(longpat) - 1] = '\0';
+    struct sbx__net_pattern bad[] = {{longpat, false, true, 0}, {"127.0.0.1", false, true, 0}};
+    p.outbound = bad;
+    p.outbound_count = 2;
+    ck_assert(!sbx__wasi_outbound_allowed(&p, "localhost", 80));
+    ck_assert(sbx__wasi_outbound_allowed(&p, "127.0.0.1", 80));
+    ck_assert(!sbx__wasi_outbound_allowed(&p, "::ffff:127.0.0.2", 80));
+}
+END_TEST
+
+START_TEST(errno_table)
+{
+    static const struct {
+        int host;
+        uint16_t wasi;
+    } pairs[] = {
+        {0, WASI_ESUCCESS},
+        {E2BIG, WASI_E2BIG},
+        {EACCES, WASI_EACCES},
+        {EAGAIN, WASI_EAGAIN},
+        {EWOULDBLOCK, WASI_EAGAIN},
+        {EBADF, WASI_EBADF},
+        {EEXIST, WASI_EEXIST},
+        {EINVAL, WASI_EINVAL},
+        {EISDIR, WASI_EISDIR},
+        {ELOOP, WASI_ELOOP},
+        {ENOENT, WASI_ENOENT},
+        {ENOTDIR, WASI_ENOTDIR},
+        {ENOTEMPTY, WASI_ENOTEMPTY},
+        {ENOTSUP, WASI_ENOTSUP},
+        {EOPNOTSUPP, WASI_ENOTSUP},
+        {EPERM, WASI_EPERM},
+        {EPIPE, WASI_EPIPE},
+        {EROFS, WASI_EROFS},
+        {ESPIPE, WASI_ESPIPE},
+        {EXDEV, WASI_EXDEV},
+        {ETXTBSY, WASI_ETXTBSY},
+        {ECONNREFUSED, WASI_ECONNREFUSED},
+        {EDEADLOCK, WASI_EDEADLK},
+        {EPROTO, WASI_EPROTO},
+        {ENOTCONN, WASI_ENOTCONN},
+        {EADDRINUSE, WASI_EADDRINUSE},
+        {ETIMEDOUT, WASI_ETIMEDOUT},
+        {ENAMETOOLONG, WASI_ENAMETOOLONG},
+        {EMFILE, WASI_EMFILE},
+        {ENOMEM, WASI_ENOMEM},
+        {ENOSYS, WASI_ENOSYS},
+        {EFAULT, WASI_EFAULT},
+        {EILSEQ, WASI_EILSEQ},
+        {EINTR, WASI_EINTR},
+        {EOVERFLOW, WASI_EOVERFLOW},
+        {ESTALE, WASI_ESTALE},
+        /* no WASI name: EIO, as wasmtime */
+        {ENOMEDIUM, WASI_EIO},
+        {EHOSTDOWN, WASI_EIO},
+        {-1, WASI_EIO},
+        {100000, WASI_EIO},
+    };
+    for (size_t i = 0; i < COUNT(pairs); i++)
+        ck_assert_msg(sbx__wasi_errno(pairs[i].host) == pairs[i].wasi, "host errno %d",
+                      pairs[i].host);
+    /* the table is one-to-one on the codes WASI names: every host errno 1..133 maps to a
+     * distinct WASI value unless it is EIO or a Linux alias */
+    int seen[128] = {0};
+    for (int e = 1; e < 134; e++) {
+        uint16_t w = sbx__wasi_errno(e);
+        ck_assert_uint_lt(w, 77);
+        if (w != WASI_EIO && e != EWOULDBLOCK && e != EDEADLOCK && e != EOPNOTSUPP)
+            ck_assert_msg(seen[w]++ == 0, "WASI errno %u mapped twice (host %d)", w, e);
+    }
+}
+END_TEST
+
+static Suite *parts_suite(void)
+{
+    Suite *s = suite_create("wasi_policy_parts");
+    TCase *tc = tcase_create("preopens");
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, preopens_read_only_by_default);
+    tcase_add_test(tc, preopens_rw_prefix_and_guest_path);
+    tcase_add_test(tc, preopens_dedup);
+    tcase_add_test(tc, preopens_empty_and_null);
+    tcase_add_test(tc, preopens_nomem);
+    tcase_add_test(tc, preopen_match);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("outbound");
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, outbound_patterns);
+    tcase_add_test(tc, outbound_deny_by_default);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errno");
+    tcase_set_timeout(tc, 10);
+    tcase_add_test(tc, errno_table);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return sbx_test_main(parts_suite());
+}
