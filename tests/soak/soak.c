@@ -181,6 +181,15 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static void run_all(void)
+{
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+}
+
 static int check(const char *what, long before, long after, long slack)
 {
     int ok = after <= before + slack;
@@ -200,17 +209,21 @@ int main(int argc, char **argv)
     if (sbx_policy_parse("{}", 2, &policy, NULL, 0) ||
         sbx_policy_parse(tight_text, strlen(tight_text), &tight, NULL, 0))
         return 2;
-    one_run(SBX_BACKEND_WORKER, 0); /* warm up lazily created pools before the baseline */
+    /* Warm up: the worker tier keeps one idle engine thread per concurrent caller, so the
+     * baseline is taken after THREADS concurrent runs of every tier; a leak per run would
+     * still show as thousands of threads. */
+    int all = totals[0] + totals[1] + totals[2];
+    int saved[3] = {totals[0], totals[1], totals[2]};
+    totals[0] = totals[1] = totals[2] = THREADS;
+    run_all();
+    memset(&counts, 0, sizeof(counts));
+    atomic_store(&next_run, 0);
+    memcpy(totals, saved, sizeof(totals));
     struct snapshot before, after;
     snap(&before);
-    pthread_t t[THREADS];
-    for (int i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(t[i], NULL);
+    run_all();
     usleep(200 * 1000); /* abandoned workers are reaped in the background */
     snap(&after);
-    int all = totals[0] + totals[1] + totals[2];
     int seen = counts.ok + counts.timeout + counts.trap + counts.truncated + counts.wrong;
     printf("runs: %d (worker %d, process %d, wasm %d); ok %d, timeout %d, trap %d, "
            "truncated %d, misreported %d\n",
