@@ -25,3 +25,13 @@ jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
 	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
 TEST_SUITES += jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
                jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host
+
+# `make bench-process`: the process tier against fork/exec, bwrap and firejail (not a test).
+BENCH_PROCESS := $(BUILD)/bench/process/bench
+$(BENCH_PROCESS): bench/process/bench.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+
+.PHONY: bench-process
+bench-process: $(BENCH_PROCESS)
+	$(BENCH_PROCESS) $(BENCH_ITERATIONS)
