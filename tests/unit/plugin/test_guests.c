@@ -83,8 +83,24 @@ static const char expected_tail[] = "MODE=test\n"
                                     "realtime: ok\n"
                                     "random: ok\n";
 
+static char wasi_labels[512];
+
+static void on_counter(void *user, const char *name, uint64_t value, const sbx_attr *attrs,
+                       size_t n)
+{
+    (void)user;
+    (void)value;
+    size_t used = strlen(wasi_labels);
+    if (!strcmp(name, "plugin.permission_denied_total") && n == 1 &&
+        !strcmp(attrs[0].key, "capability"))
+        snprintf(wasi_labels + used, sizeof(wasi_labels) - used, "%s ", attrs[0].value);
+}
+
 START_TEST(command_through_the_handle)
 {
+    wasi_labels[0] = '\0';
+    sbx_telemetry_hooks hooks = {.counter_add = on_counter};
+    sbx_telemetry_set_hooks(&hooks);
     size_t len;
     uint8_t *bytes = load_guest("command", &len);
     sbx_policy *p = command_policy();
@@ -108,6 +124,10 @@ START_TEST(command_through_the_handle)
     ck_assert_int_eq(r.exit_code, 0);
     /* Both read-only denials (write, escape) were counted. */
     ck_assert_uint_ge(sbx_wasm_sandbox_denied_count(sb), 2);
+    sbx_telemetry_set_hooks(NULL);
+    /* ... each with its capability label on plugin.permission_denied_total. */
+    ck_assert_msg(strstr(wasi_labels, "fs.write ") && strstr(wasi_labels, "fs.escape "), "%s",
+                  wasi_labels);
     sbx_result_free(&r);
     sbx_wasm_sandbox_destroy(sb);
     sbx_policy_destroy(p);
