@@ -8,7 +8,7 @@
 #include "util/alloc.h"
 
 /* How long a stopped engine gets to unwind before its worker is abandoned. */
-#define STOP_GRACE_NS (20u * 1000000u)
+#define STOP_GRACE_NS (10u * 1000000u)
 
 static sbx_err worker_open(struct sbx__run *run)
 {
