@@ -187,6 +187,20 @@ static duk_ret_t console_write(duk_context *ctx)
     return 0;
 }
 
+static void install_console(duk_context *ctx);
+
+/* Shapes the global object before any guest code exists. */
+static duk_ret_t setup_globals(duk_context *ctx, void *udata)
+{
+    (void)udata;
+    /* Duktape.fin/act/gc and Duktape.Thread reach below the language; the guest gets none. */
+    duk_push_global_object(ctx);
+    duk_del_prop_string(ctx, -1, "Duktape");
+    duk_pop(ctx);
+    install_console(ctx);
+    return 0;
+}
+
 static void install_console(duk_context *ctx)
 {
     static const struct {
@@ -243,11 +257,6 @@ static void push_context(duk_context *ctx, const struct sbx__js_eval_in *in)
 static duk_ret_t run_guest(duk_context *ctx, void *udata)
 {
     struct engine *e = udata;
-    install_console(ctx);
-    /* Duktape.fin/act/gc and Duktape.Thread reach below the language; the guest gets none. */
-    duk_push_global_object(ctx);
-    duk_del_prop_string(ctx, -1, "Duktape");
-    duk_pop(ctx);
     push_function(ctx, e->in);
     e->phase = PHASE_CONTEXT;
     push_context(ctx, e->in);
@@ -401,9 +410,14 @@ static struct sbx__js_engine *create_capped(uint64_t limit_bytes)
     sbx__js_heap_init(&e->heap, limit_bytes);
     init_stack_floor();
     current = e;
-    if (setjmp(e->fatal_jmp) == 0)
+    if (setjmp(e->fatal_jmp) == 0) {
         e->ctx = duk_create_heap(sbx__js_heap_alloc, sbx__js_heap_realloc, sbx__js_heap_free, e,
                                  on_fatal);
+        if (e->ctx && duk_safe_call(e->ctx, setup_globals, NULL, 0, 1) != DUK_EXEC_SUCCESS)
+            e->ctx = NULL; /* a half-built global object must not run guests */
+        if (e->ctx)
+            duk_pop(e->ctx);
+    }
     current = NULL;
     e->owner = pthread_self();
     return (struct sbx__js_engine *)e;
