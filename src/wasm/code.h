@@ -46,7 +46,8 @@
     X(i32_store##S) X(i64_store##S) X(i32_store8##S) X(i32_store16##S) X(i64_store32##S)
 
 /* Binary ops fused with memory: _ld reads b from memory, [h][dst][a][addr][offset];
- * _st stores the result, [h][addr][a][b][offset]. Order matches sbx__wasm_memop_base. */
+ * _st stores the result, [h][addr][a][b][offset]; _rmw does both at one address,
+ * [h][addr][a][offset] (memory = a OP memory). Order matches compile_ops.c's memops. */
 #define WASM_MEMOPS(X, S) \
     X(i32_add##S) X(i32_sub##S) X(i32_and##S) X(i32_or##S) X(i32_xor##S) X(i64_add##S) \
     X(i64_sub##S) X(f32_add##S) X(f32_sub##S) X(f32_mul##S) X(f64_add##S) X(f64_sub##S) \
@@ -78,7 +79,8 @@
     WASM_FOPS(X, f32) WASM_FOPS(X, f64) \
     WASM_BRCMP(X, ) WASM_BRCMP(X, _i) WASM_BRCMP(X, _back) WASM_BRCMP(X, _i_back) \
     WASM_LOADS(X, ) WASM_LOADS(X, _add) WASM_LOADS(X, _addi) \
-    WASM_STORES(X, ) WASM_STORES(X, _i) WASM_MEMOPS(X, _ld) WASM_MEMOPS(X, _st)
+    WASM_STORES(X, ) WASM_STORES(X, _i) WASM_MEMOPS(X, _ld) WASM_MEMOPS(X, _st) \
+    WASM_MEMOPS(X, _rmw)
 /* clang-format on */
 
 enum wasm_iop {

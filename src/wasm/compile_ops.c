@@ -273,11 +273,38 @@ static bool store_imm(const struct simple_op *s, const struct centry *v)
     return k >= INT32_MIN && k <= INT32_MAX;
 }
 
+/* memory[x] = a OP memory[x]: the value was just computed by a load-op from the same
+ * address and offset, so load, operate and store in one instruction. */
+static bool emit_rmw(struct compiler *c, const struct simple_op *s, const struct centry *v,
+                     struct centry *a, uint32_t offset)
+{
+    unsigned i = (unsigned)c->last_op - IOP_i32_add_ld;
+    if (i >= sizeof(memops) / sizeof(memops[0]) || !is_fresh(c, v, (uint16_t)c->last_op) ||
+        memops[i].load + (IOP_i32_store - IOP_i32_load) != s->iop)
+        return false;
+    uint32_t start = c->last_start, as = a->kind == K_LOCAL ? a->local : a->slot;
+    if (a->kind == K_CONST && const_addr(a, &offset))
+        as = c->zero_slot;
+    else if (a->kind == K_CONST)
+        return false;
+    if (c->w[start + 3] != as || c->w[start + 4] != offset)
+        return false;
+    uint32_t x = c->w[start + 2];
+    c->wlen = start;
+    sbx__wasm_c_op(c, (enum wasm_iop)(IOP_i32_add_rmw + i));
+    sbx__wasm_c_emit(c, as);
+    sbx__wasm_c_emit(c, x);
+    sbx__wasm_c_emit(c, offset);
+    return true;
+}
+
 static void emit_store(struct compiler *c, const struct simple_op *s)
 {
     sbx__wasm_c_u32(c);
     uint32_t offset = sbx__wasm_c_u32(c);
     struct centry v = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
+    if (emit_rmw(c, s, &v, &a, offset))
+        return;
     int i = memop_index((uint16_t)c->last_op);
     if (i >= 0 && memops[i].load + (IOP_i32_store - IOP_i32_load) == s->iop &&
         is_fresh(c, &v, (uint16_t)c->last_op)) {

@@ -208,6 +208,19 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         memcpy(mbase + ea, &bits, sizeof(W));                                                      \
         ip += 5;                                                                                   \
         NEXT();                                                                                    \
+    }                                                                                              \
+    op_##name##_rmw:                                                                               \
+    {                                                                                              \
+        uint64_t ea = (uint64_t)U32(1) + ip[3];                                                    \
+        if (UNLIKELY(ea + sizeof(W) > msize))                                                      \
+            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
+        W bits;                                                                                    \
+        memcpy(&bits, mbase + ea, sizeof(W));                                                      \
+        T##_t a = T##_of(S(2)), b = T##_of(bits);                                                  \
+        bits = (W)T##_bits(expr);                                                                  \
+        memcpy(mbase + ea, &bits, sizeof(W));                                                      \
+        ip += 4;                                                                                   \
+        NEXT();                                                                                    \
     }
 
 typedef float f32_t;

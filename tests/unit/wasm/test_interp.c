@@ -1,0 +1,452 @@
+/* Interpreter tests: the fused forms the translator emits (address adds, constant addresses,
+ * load-op, op-store, read-modify-write, compare-branch, deferred locals), traps with function
+ * names, fuel, interrupts from another thread, call-depth and value-stack limits, host
+ * functions (traps, exit, memory, re-entry) and call_indirect across modules. */
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx_test.h"
+#include "wasm/wasm.h"
+#include "test_interp_mods.h"
+
+struct env {
+    struct wasm_module *m;
+    struct wasm_store *store;
+    struct wasm_instance *inst;
+};
+
+static struct wasm_func *host_add, *host_fail, *host_reenter, *host_poke;
+static struct env *reenter_env;
+
+static bool resolve_host(void *user, const struct wasm_import *imp, struct wasm_extern *out)
+{
+    (void)user;
+    out->kind = WASM_EXTERN_FUNC;
+    if (strcmp(imp->name, "add") == 0)
+        out->u.func = host_add;
+    else if (strcmp(imp->name, "fail") == 0)
+        out->u.func = host_fail;
+    else if (strcmp(imp->name, "reenter") == 0)
+        out->u.func = host_reenter;
+    else if (strcmp(imp->name, "poke") == 0)
+        out->u.func = host_poke;
+    else
+        return false;
+    return true;
+}
+
+static void env_open(struct env *e, const uint8_t *bytes, size_t len,
+                     const struct wasm_store_limits *limits)
+{
+    char err[256] = "";
+    struct wasm_store_limits none = {0};
+    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
+    ck_assert_int_eq(sbx__wasm_store_create(limits ? limits : &none, &e->store), SBX_OK);
+}
+
+static void env_inst(struct env *e, wasm_resolve_fn resolve)
+{
+    char err[256] = "";
+    sbx_err rc =
+        sbx__wasm_instantiate(e->store, e->m, resolve, NULL, &e->inst, NULL, err, sizeof(err));
+    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+}
+
+static void env_close(struct env *e)
+{
+    sbx__wasm_store_destroy(e->store);
+    sbx__wasm_module_destroy(e->m);
+}
+
+static struct wasm_func *export_func(struct env *e, const char *name)
+{
+    struct wasm_extern ext;
+    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
+    ck_assert_int_eq(ext.kind, WASM_EXTERN_FUNC);
+    return ext.u.func;
+}
+
+/* Calls export name with up to 3 i64-sized args; returns the call's status. */
+static sbx_err call(struct env *e, const char *name, const wasm_value *args, wasm_value *res,
+                    struct wasm_trap *trap)
+{
+    wasm_value none[3];
+    memset(none, 0, sizeof(none));
+    return sbx__wasm_func_call(e->store, export_func(e, name), args ? args : none, res, trap);
+}
+
+static uint32_t call_i32(struct env *e, const char *name, uint32_t a, uint32_t b, uint32_t c)
+{
+    wasm_value args[3], res[2];
+    memset(args, 0, sizeof(args));
+    args[0].i32 = a, args[1].i32 = b, args[2].i32 = c;
+    struct wasm_trap trap;
+    sbx_err rc = call(e, name, args, res, &trap);
+    ck_assert_msg(rc == SBX_OK, "%s trapped: %s", name, trap.message);
+    return res[0].i32;
+}
+
+static void expect_trap(struct env *e, const char *name, uint32_t a, enum wasm_trap_kind kind,
+                        const char *message)
+{
+    wasm_value args[3], res[2];
+    memset(args, 0, sizeof(args));
+    args[0].i32 = a;
+    struct wasm_trap trap;
+    ck_assert_int_eq(call(e, name, args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, kind);
+    if (message)
+        ck_assert_str_eq(trap.message, message);
+}
+
+static struct env ops_env(void)
+{
+    struct env e;
+    env_open(&e, mod_ops, sizeof(mod_ops), NULL);
+    env_inst(&e, NULL);
+    return e;
+}
+
+START_TEST(fused_address_add_wraps)
+{
+    struct env e = ops_env();
+    call_i32(&e, "st_add", 0, 0x01020304, 0);
+    /* 0xFFFFFFF8 + 8 wraps to 0 in i32.add: the fused load must wrap the same way. */
+    ck_assert_uint_eq(call_i32(&e, "ld_addi", 0xFFFFFFF8u, 0, 0), 0x01020304);
+    ck_assert_uint_eq(call_i32(&e, "ld_addi", 16, 0, 0), 0);
+    expect_trap(&e, "ld_addi", 65532 - 8 + 1, WASM_TRAP_MEMORY_OOB,
+                "out of bounds memory access in ld_addi");
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(fused_memory_ops)
+{
+    struct env e = ops_env();
+    call_i32(&e, "st_add", 100, 40, 2);                      /* op-store */
+    ck_assert_uint_eq(call_i32(&e, "ld_op", 100, 8, 0), 50); /* load-op */
+    expect_trap(&e, "st_add", 65533, WASM_TRAP_MEMORY_OOB, NULL);
+    expect_trap(&e, "ld_op", 65533, WASM_TRAP_MEMORY_OOB, NULL);
+
+    wasm_value args[2], res[1];
+    memset(args, 0, sizeof(args));
+    args[0].i32 = 200;
+    double x = 1.5, y;
+    memcpy(&args[1].f64, &x, sizeof(x));
+    struct wasm_trap trap;
+    ck_assert_int_eq(call(&e, "rmw", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(call(&e, "rmw", args, res, &trap), SBX_OK); /* memory = 1.5 + 1.5 */
+    memcpy(&y, &res[0].f64, sizeof(y));
+    ck_assert(y == 3.0);
+    args[0].i32 = 65529; /* 8 bytes from 65529 end past 65536 */
+    ck_assert_int_eq(call(&e, "rmw", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(fused_constants)
+{
+    struct env e = ops_env();
+    wasm_value args[1], res[1];
+    struct wasm_trap trap;
+    args[0].i64 = 0;
+    args[0].i32 = 64;
+    ck_assert_int_eq(call(&e, "store_const", args, res, &trap), SBX_OK);
+    ck_assert_int_eq((int64_t)res[0].i64, -2);
+    ck_assert_uint_eq(call_i32(&e, "const_addr", 0, 0, 0), 7);
+    expect_trap(&e, "const_addr_oob", 0, WASM_TRAP_MEMORY_OOB, NULL);
+    /* -1 + offset 2 exceeds 32 bits: no wrap into low memory. */
+    expect_trap(&e, "big_offset", 0, WASM_TRAP_MEMORY_OOB, NULL);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(deferred_locals)
+{
+    struct env e = ops_env();
+    /* local.get 0 is read before local.set 0 overwrites it. */
+    ck_assert_uint_eq(call_i32(&e, "swap", 10, 3, 0), 7);
+    ck_assert_uint_eq(call_i32(&e, "tee_chain", 5, 0, 0), 30);
+    ck_assert_uint_eq(call_i32(&e, "mov_mov", 9, 4, 3), 15);
+    ck_assert_uint_eq(call_i32(&e, "cmp_br", 1000, 0, 0), 1000);
+    ck_assert_uint_eq(call_i32(&e, "cmp_br", (uint32_t)-5, 0, 0), 1);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(blocks_and_tables)
+{
+    struct env e = ops_env();
+    wasm_value args[1], res[2];
+    struct wasm_trap trap;
+    memset(args, 0, sizeof(args));
+    args[0].i32 = 5;
+    ck_assert_int_eq(call(&e, "multi", args, res, &trap), SBX_OK);
+    ck_assert_uint_eq(res[0].i32, 5);
+    ck_assert_uint_eq(res[1].i32, 6);
+    args[0].i32 = 0;
+    ck_assert_int_eq(call(&e, "multi", args, res, &trap), SBX_OK);
+    ck_assert_uint_eq(res[0].i32, 7);
+    ck_assert_uint_eq(res[1].i32, 8);
+    ck_assert_uint_eq(call_i32(&e, "table_sw", 0, 0, 0), 10);
+    ck_assert_uint_eq(call_i32(&e, "table_sw", 1, 0, 0), 20);
+    ck_assert_uint_eq(call_i32(&e, "table_sw", 2, 0, 0), 30);
+    ck_assert_uint_eq(call_i32(&e, "table_sw", 99, 0, 0), 30);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(numeric_edges)
+{
+    struct env e = ops_env();
+    ck_assert_uint_eq(call_i32(&e, "div", (uint32_t)-7, 2, 0), (uint32_t)-3);
+    expect_trap(&e, "div", 1, WASM_TRAP_DIV_ZERO, "integer divide by zero in div");
+    wasm_value args[2], res[1];
+    struct wasm_trap trap;
+    memset(args, 0, sizeof(args));
+    args[0].i32 = 0x80000000u;
+    args[1].i32 = 0xFFFFFFFFu;
+    ck_assert_int_eq(call(&e, "div", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_str_eq(trap.message, "integer overflow in div");
+    /* min(-0, +0) is -0; a NaN payload stays a NaN. */
+    args[0].f64 = 0x8000000000000000u;
+    args[1].f64 = 0;
+    ck_assert_int_eq(call(&e, "fmin", args, res, &trap), SBX_OK);
+    ck_assert_uint_eq(res[0].f64, 0x8000000000000000u);
+    args[0].f64 = 0x7FF4000000000000u;
+    ck_assert_int_eq(call(&e, "fmin", args, res, &trap), SBX_OK);
+    ck_assert_uint_eq(res[0].f64 & 0x7FF8000000000000u, 0x7FF8000000000000u);
+    args[0].f32 = 0x4F000000u; /* 2^31: out of i32 range */
+    ck_assert_int_eq(call(&e, "trunc", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_INT_OVERFLOW);
+    args[0].f32 = 0x7FC00000u;
+    ck_assert_int_eq(call(&e, "trunc", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_str_eq(trap.message, "invalid conversion to integer in trunc");
+    args[0].f32 = 0xCF000000u; /* -2^31 fits */
+    ck_assert_int_eq(call(&e, "trunc", args, res, &trap), SBX_OK);
+    ck_assert_uint_eq(res[0].i32, 0x80000000u);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(fuel_runs_out)
+{
+    struct env e;
+    env_open(&e, mod_limits, sizeof(mod_limits), NULL);
+    env_inst(&e, NULL);
+    sbx__wasm_store_set_fuel(e.store, 100000);
+    ck_assert_uint_eq(call_i32(&e, "count", 100, 0, 0), 100);
+    uint64_t left = sbx__wasm_store_fuel(e.store);
+    ck_assert(left < 100000 - 100 && left > 100000 - 2000);
+    expect_trap(&e, "spin", 0, WASM_TRAP_FUEL_EXHAUSTED, NULL);
+    ck_assert_uint_eq(sbx__wasm_store_fuel(e.store), 0);
+    sbx__wasm_store_set_fuel(e.store, 0); /* unmetered again */
+    ck_assert_uint_eq(call_i32(&e, "count", 100000, 0, 0), 100000);
+    env_close(&e);
+}
+END_TEST
+
+static void *interrupt_later(void *p)
+{
+    usleep(50 * 1000);
+    sbx__wasm_store_interrupt(p);
+    return NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+START_TEST(interrupt_from_thread)
+{
+    struct env e;
+    env_open(&e, mod_limits, sizeof(mod_limits), NULL);
+    env_inst(&e, NULL);
+    pthread_t t;
+    double start = now_ms();
+    ck_assert_int_eq(pthread_create(&t, NULL, interrupt_later, e.store), 0);
+    expect_trap(&e, "spin", 0, WASM_TRAP_INTERRUPTED, NULL);
+    double took = now_ms() - start;
+    pthread_join(t, NULL);
+    ck_assert_msg(took < 2000, "interrupt took %.1f ms", took);
+    /* Stays interrupted until cleared. */
+    expect_trap(&e, "count", 10, WASM_TRAP_INTERRUPTED, NULL);
+    sbx__wasm_store_clear_interrupt(e.store);
+    ck_assert_uint_eq(call_i32(&e, "count", 10, 0, 0), 10);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(call_depth_limit)
+{
+    struct wasm_store_limits limits = {.max_call_depth = 500};
+    struct env e;
+    env_open(&e, mod_limits, sizeof(mod_limits), &limits);
+    env_inst(&e, NULL);
+    expect_trap(&e, "rec", 0, WASM_TRAP_STACK_EXHAUSTED, "call stack exhausted in rec");
+    ck_assert_uint_eq(call_i32(&e, "count", 3, 0, 0), 3); /* the store still works */
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(value_stack_limit)
+{
+    /* A deep call limit with a small value stack: the stack runs out first, cleanly. */
+    struct wasm_store_limits limits = {.max_call_depth = 1000000, .max_stack_bytes = 64 * 1024};
+    struct env e;
+    env_open(&e, mod_limits, sizeof(mod_limits), &limits);
+    env_inst(&e, NULL);
+    expect_trap(&e, "rec", 0, WASM_TRAP_STACK_EXHAUSTED, NULL);
+    env_close(&e);
+}
+END_TEST
+
+static int h_add(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
+{
+    (void)c, (void)user;
+    res[0].i32 = args[0].i32 + args[1].i32;
+    return 0;
+}
+
+static int h_fail(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
+{
+    (void)args, (void)res;
+    if (user)
+        sbx__wasm_call_exit(c, 42);
+    else
+        sbx__wasm_call_trap(c, WASM_TRAP_HOST, "boom %d", 7);
+    return -1;
+}
+
+static int h_reenter(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
+{
+    (void)user;
+    struct wasm_trap trap;
+    wasm_value a[1] = {{0}};
+    a[0].i32 = 21;
+    struct wasm_func *f = export_func(reenter_env, "double");
+    if (args[0].i32 > 0) { /* recurse through the host: call_reenter(n - 1) */
+        a[0].i32 = args[0].i32 - 1;
+        f = export_func(reenter_env, "call_reenter");
+    }
+    if (sbx__wasm_func_call(sbx__wasm_call_store(c), f, a, res, &trap) != SBX_OK) {
+        sbx__wasm_call_trap(c, trap.kind, "%s", trap.message);
+        return -1;
+    }
+    return 0;
+}
+
+static int h_poke(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
+{
+    (void)user, (void)res;
+    uint8_t *p = sbx__wasm_memory_span(sbx__wasm_call_memory(c), args[0].i32, 4);
+    if (!p) {
+        sbx__wasm_call_trap(c, WASM_TRAP_MEMORY_OOB, "poke out of bounds");
+        return -1;
+    }
+    memcpy(p, "\x2a\x00\x00\x00", 4);
+    return 0;
+}
+
+static void host_env(struct env *e, bool fail_exits)
+{
+    env_open(e, mod_host, sizeof(mod_host), NULL);
+    uint8_t ii_i[] = {WASM_I32, WASM_I32, WASM_I32}, i_i[] = {WASM_I32, WASM_I32};
+    struct wasm_functype t_add = {2, 1, ii_i}, t_none = {0, 0, NULL}, t_re = {1, 1, i_i};
+    struct wasm_functype t_poke = {1, 0, i_i};
+    host_add = sbx__wasm_func_new_host(e->store, &t_add, h_add, NULL);
+    host_fail = sbx__wasm_func_new_host(e->store, &t_none, h_fail, fail_exits ? e : NULL);
+    host_reenter = sbx__wasm_func_new_host(e->store, &t_re, h_reenter, NULL);
+    host_poke = sbx__wasm_func_new_host(e->store, &t_poke, h_poke, NULL);
+    ck_assert(host_add && host_fail && host_reenter && host_poke);
+    ck_assert_int_eq(sbx__wasm_func_type(host_add)->param_count, 2);
+    env_inst(e, resolve_host);
+    reenter_env = e;
+}
+
+START_TEST(host_calls)
+{
+    struct env e;
+    host_env(&e, false);
+    ck_assert_uint_eq(call_i32(&e, "call_add", 40, 2, 0), 42);
+    expect_trap(&e, "call_fail", 0, WASM_TRAP_HOST, "boom 7");
+    ck_assert_uint_eq(call_i32(&e, "poke_load", 8, 0, 0), 42);
+    expect_trap(&e, "poke_load", 65534, WASM_TRAP_MEMORY_OOB, "poke out of bounds");
+    /* call_reenter(n) = double(21) + n + 1, re-entering the guest n + 1 times */
+    ck_assert_uint_eq(call_i32(&e, "call_reenter", 0, 0, 0), 43);
+    ck_assert_uint_eq(call_i32(&e, "call_reenter", 3, 0, 0), 46);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(host_exit_and_deep_reentry)
+{
+    struct env e;
+    host_env(&e, true);
+    wasm_value args[1] = {{0}}, res[1];
+    struct wasm_trap trap;
+    ck_assert_int_eq(call(&e, "call_fail", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_EXIT);
+    ck_assert_int_eq(trap.exit_code, 42);
+    /* Unbounded re-entry through the host ends in a clean trap, not a C stack overflow. */
+    expect_trap(&e, "call_reenter", 1000000, WASM_TRAP_STACK_EXHAUSTED, NULL);
+    ck_assert_uint_eq(call_i32(&e, "call_reenter", 2, 0, 0), 45);
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(call_indirect_checks)
+{
+    struct env e;
+    host_env(&e, false);
+    ck_assert_uint_eq(call_i32(&e, "indirect", 3, 4, 0), 7); /* host function in the table */
+    wasm_value args[3], res[1];
+    struct wasm_trap trap;
+    memset(args, 0, sizeof(args));
+    args[2].i32 = 1; /* $double has the wrong type */
+    ck_assert_int_eq(call(&e, "indirect", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_str_eq(trap.message, "indirect call type mismatch in indirect");
+    args[2].i32 = 2;
+    ck_assert_int_eq(call(&e, "indirect", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_str_eq(trap.message, "undefined element in indirect");
+    env_close(&e);
+}
+END_TEST
+
+START_TEST(trap_texts)
+{
+    ck_assert_str_eq(sbx__wasm_trap_text(WASM_TRAP_UNREACHABLE), "unreachable");
+    ck_assert_str_eq(sbx__wasm_trap_text(WASM_TRAP_STACK_EXHAUSTED), "call stack exhausted");
+    ck_assert_str_eq(sbx__wasm_trap_text(WASM_TRAP_UNINITIALIZED_ELEMENT), "uninitialized element");
+    ck_assert_str_eq(sbx__wasm_trap_text((enum wasm_trap_kind)999), "unknown trap");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("wasm_interp");
+    TCase *tc = tcase_create("interp");
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, fused_address_add_wraps);
+    tcase_add_test(tc, fused_memory_ops);
+    tcase_add_test(tc, fused_constants);
+    tcase_add_test(tc, deferred_locals);
+    tcase_add_test(tc, blocks_and_tables);
+    tcase_add_test(tc, numeric_edges);
+    tcase_add_test(tc, fuel_runs_out);
+    tcase_add_test(tc, interrupt_from_thread);
+    tcase_add_test(tc, call_depth_limit);
+    tcase_add_test(tc, value_stack_limit);
+    tcase_add_test(tc, host_calls);
+    tcase_add_test(tc, host_exit_and_deep_reentry);
+    tcase_add_test(tc, call_indirect_checks);
+    tcase_add_test(tc, trap_texts);
+    suite_add_tcase(s, tc);
+    return sbx_test_main(s);
+}
