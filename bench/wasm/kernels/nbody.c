@@ -5,9 +5,9 @@
 struct body {
     double x, y, z, vx, vy, vz, mass;
 };
-#define PI          3.141592653589793
-#define SOLAR_MASS  (4 * PI * PI)
-#define DAYS        365.24
+#define PI         3.141592653589793
+#define SOLAR_MASS (4 * PI * PI)
+#define DAYS       365.24
 static struct body bodies[5] = {
     {0, 0, 0, 0, 0, 0, SOLAR_MASS},
     {4.84143144246472090e+00, -1.16032004402742839e+00, -1.03622044471123109e-01,
