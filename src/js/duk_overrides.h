@@ -27,9 +27,10 @@ void sbx__js_fatal(void *udata, const char *msg);
 struct duk_hthread;
 static void sbx__duk_poll_slow(struct duk_hthread *thr);
 /* Counts native work against the executor's interrupt counter; polls the hook when it runs out. */
-#define SBX_DUK_POLL(thr)                                                                          \
+#define SBX_DUK_POLL_COST(thr, cost)                                                               \
     do {                                                                                           \
-        if (--(thr)->interrupt_counter <= 0)                                                       \
+        if (((thr)->interrupt_counter -= (duk_int_t)(cost)) <= 0)                                  \
             sbx__duk_poll_slow(thr);                                                               \
     } while (0)
+#define SBX_DUK_POLL(thr) SBX_DUK_POLL_COST(thr, 1)
 #endif

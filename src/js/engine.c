@@ -35,17 +35,21 @@ struct engine {
     struct sbx__js_eval_out *out;
     enum phase phase;
     const char *encode_type; /* typeof a return value JSON cannot encode */
+    uint64_t deaf_until_ns;  /* sbx__js_test_deaf_ms */
     jmp_buf fatal_jmp;
     char fatal_msg[128];
 };
 
 static _Thread_local uintptr_t stack_floor;
+static atomic_uint test_deaf_ms;
 static _Thread_local struct engine *current;
 
 int sbx__js_timeout_check(void *udata)
 {
     struct engine *e = udata;
     if (!e || !e->in)
+        return 0;
+    if (e->deaf_until_ns && sbx__now_ns() < e->deaf_until_ns)
         return 0;
     if (e->in->stop && atomic_load_explicit(e->in->stop, memory_order_relaxed) != SBX_OK)
         return 1;
@@ -454,6 +458,9 @@ static void run_engine(struct engine *e)
             set_error(e->out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
         return;
     }
+    unsigned deaf_ms = atomic_load(&test_deaf_ms);
+    if (deaf_ms)
+        e->deaf_until_ns = sbx__now_ns() + deaf_ms * 1000000ull;
     current = e;
     if (setjmp(e->fatal_jmp) == 0)
         run_heap(e);
@@ -487,6 +494,11 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
 void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
 {
     sbx__js_engine_run(create_capped(in->memory_bytes), in, out);
+}
+
+void sbx__js_test_deaf_ms(unsigned ms)
+{
+    atomic_store(&test_deaf_ms, ms);
 }
 
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes)

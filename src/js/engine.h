@@ -37,6 +37,10 @@ struct sbx__js_eval_out {
     size_t heap_peak_bytes;
 };
 
+/* For tests only: engines started from now on ignore stops and deadlines for their first ms
+ * milliseconds, like an engine stuck in a native call; 0 turns it off. */
+void sbx__js_test_deaf_ms(unsigned ms);
+
 /* Zeroes out and sets the console caps. */
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);
 void sbx__js_eval_out_free(struct sbx__js_eval_out *out);

@@ -163,6 +163,42 @@ START_TEST(timeout_native_call)
     expect_timeout("return Array.prototype.lastIndexOf.call({length: 2147483647}, 1)", 100);
     expect_timeout("Array.prototype.reverse.call({length: 2147483647})", 100);
     expect_reaped();
+    /* Naive substring search: 30 MB haystack, 1 MB needle, no hit. */
+    expect_timeout("var h = 'a'.repeat(30000000); return h.indexOf('a'.repeat(1000000) + 'b')",
+                   100);
+    expect_reaped();
+}
+END_TEST
+
+/* An engine that does not react to its stop (simulated with the test switch) is abandoned: the
+ * caller is back in time, the worker is reaped later, and too many such workers make new runs
+ * fail fast with SANDBOX_UNAVAILABLE instead of piling up threads. */
+START_TEST(abandoned_workers)
+{
+    sbx__js_test_deaf_ms(500);
+    expect_timeout("while (true) {}", 50);
+    ck_assert_int_eq(sbx__js_abandoned_count(), 1);
+    expect_reaped();
+    sbx__js_test_deaf_ms(3000);
+    sbx_sandbox *sb = sandbox("{\"timeoutMs\":20}");
+    struct run x;
+    for (int i = 0; i < SBX_JS_MAX_ABANDONED; i++) {
+        run_on(sb, "while (true) {}", NULL, &x);
+        ck_assert_int_eq(x.r.error, SBX_E_TIMEOUT);
+        ck_assert_ptr_nonnull(strstr(x.r.error_message, "background"));
+        sbx_result_free(&x.r);
+    }
+    ck_assert_int_eq(sbx__js_abandoned_count(), SBX_JS_MAX_ABANDONED);
+    sbx_run_input in = {.code = "return 1", .code_len = 8};
+    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &x.r), SBX_E_UNAVAILABLE);
+    ck_assert_int_eq(x.r.error, SBX_E_UNAVAILABLE);
+    sbx_result_free(&x.r);
+    sbx__js_test_deaf_ms(0);
+    expect_reaped();
+    run_on(sb, "return 1", NULL, &x);
+    ck_assert(x.r.ok);
+    sbx_result_free(&x.r);
+    sbx_sandbox_destroy(sb);
 }
 END_TEST
 
@@ -447,6 +483,7 @@ int main(void)
     add(s, "timeout_loops", timeout_loops, 20);
     add(s, "timeout_regexp", timeout_regexp, 20);
     add(s, "timeout_native_call", timeout_native_call, 30);
+    add(s, "abandoned_workers", abandoned_workers, 30);
     add(s, "syntax_error", syntax_error, 10);
     add(s, "runtime_error", runtime_error, 10);
     add(s, "abort_other_thread", abort_other_thread, 30);
