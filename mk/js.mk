@@ -49,6 +49,10 @@ $(DUK_OBJ): $(DUK_GEN)/duktape.c $(DUK_GEN)/duktape.h $(DUK_GEN)/duk_config.h
 # engine.c is the one file that includes duktape.h (the generated copy, not /usr/include's).
 $(BUILD)/src/js/engine.o: $(DUK_GEN)/duktape.h $(DUK_GEN)/duk_config.h
 
+# Snippets with expected results, run through `sbx eval` (tests/js/cases/*.js).
+TEST_SUITES += js/snippets=python3,tests/js/run_snippets.py
+TEST_DEPS += $(BUILD)/sbx
+
 BENCH_WORKER_RUNS ?= 10000
 .PHONY: bench-worker
 bench-worker: $(BUILD)/bench/worker/bench_worker

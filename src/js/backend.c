@@ -50,12 +50,12 @@ static void fail_stopped(int reason, sbx_result *out)
 {
     if (reason == SBX_E_ABORTED)
         sbx__result_fail(out, SBX_E_ABORTED,
-                         "run was aborted by the host; its engine was stuck in a native call "
-                         "and is being stopped in the background");
+                         "run was aborted by the host; its engine did not stop at once (a long "
+                         "native call?) and is being stopped in the background");
     else
         sbx__result_fail(out, SBX_E_TIMEOUT,
-                         "run exceeded its time limit; its engine was stuck in a native call "
-                         "and is being stopped in the background");
+                         "run exceeded its time limit; its engine did not stop at once (a long "
+                         "native call?) and is being stopped in the background");
     out->limit = reason == SBX_E_ABORTED ? SBX_LIMIT_NONE : SBX_LIMIT_TIMEOUT;
 }
 

@@ -1,0 +1,3 @@
+//! context: {"a": 41}
+//! value: 42
+return context.a + 1;

@@ -1,0 +1,2 @@
+//! value: null
+var unused = 1;

@@ -1,0 +1,3 @@
+//! error: SANDBOX_EXECUTION_FAILED
+//! message: JSON
+return function () {};
