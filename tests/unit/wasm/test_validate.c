@@ -1,6 +1,9 @@
 /* Validator tests: function bodies built around a small fixed module (accepted ones and
  * rejected ones with the spec's message), and module-level rules on hand-written binaries. */
+#include <glob.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sbx_test.h"
@@ -290,6 +293,99 @@ START_TEST(refs_from_globals)
 }
 END_TEST
 
+/* ---- the spec suite's verdicts ----------------------------------------------------------- */
+
+struct tally {
+    unsigned pass[3], fail[3];
+};
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    unsigned char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL)
+            *len = fread(buf, 1, (size_t)n, f);
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Checks one JSON script's binary module, assert_malformed and assert_invalid commands. */
+static void run_script(const char *path, struct tally *t)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_ALLOW_NUL, &je);
+    ck_assert_msg(root != NULL, "%s: %s", path, je.text);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    size_t i;
+    json_t *cmd;
+    json_array_foreach(json_object_get(root, "commands"), i, cmd)
+    {
+        const char *type = json_string_value(json_object_get(cmd, "type"));
+        const char *mt = json_string_value(json_object_get(cmd, "module_type"));
+        int kind = strcmp(type, "module") == 0             ? 0
+                   : strcmp(type, "assert_malformed") == 0 ? 1
+                   : strcmp(type, "assert_invalid") == 0   ? 2
+                                                           : -1;
+        if (kind < 0 || (mt != NULL && strcmp(mt, "binary") != 0))
+            continue;
+        char file[8192];
+        snprintf(file, sizeof file, "%s/%s", dir,
+                 json_string_value(json_object_get(cmd, "filename")));
+        size_t len = 0;
+        unsigned char *bytes = slurp(file, &len);
+        ck_assert_msg(bytes != NULL, "cannot read %s", file);
+        char err[256] = "";
+        sbx_err rc = check(bytes, len, err, sizeof err);
+        const char *want = kind == 1 ? "malformed: " : "invalid: ";
+        bool ok = kind == 0
+                      ? rc == SBX_OK
+                      : rc == SBX_E_WASM_INVALID_MODULE && strncmp(err, want, strlen(want)) == 0;
+        if (ok) {
+            t->pass[kind]++;
+        } else {
+            t->fail[kind]++;
+            printf("%s line %lld: %s, got \"%s\"\n", path,
+                   (long long)json_integer_value(json_object_get(cmd, "line")), type, err);
+        }
+        free(bytes);
+    }
+    json_decref(root);
+}
+
+/* Every binary module of the 2.0 suite (SIMD included) decodes and validates, and every
+ * assert_malformed/assert_invalid is rejected in the right category. */
+START_TEST(spec_suite_verdicts)
+{
+    const char *dir = getenv("SBX_WASM_TESTSUITE");
+    if (dir == NULL)
+        dir = "../shared/wasm-testsuite";
+    char pattern[4096];
+    struct tally t = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        glob_t g;
+        snprintf(pattern, sizeof pattern, pass ? "%s/simd/*.json" : "%s/*.json", dir);
+        ck_assert_msg(glob(pattern, 0, NULL, &g) == 0, "no spec scripts at %s", pattern);
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            run_script(g.gl_pathv[i], &t);
+        globfree(&g);
+    }
+    printf("spec verdicts: module %u/%u, assert_malformed %u/%u, assert_invalid %u/%u\n", t.pass[0],
+           t.pass[0] + t.fail[0], t.pass[1], t.pass[1] + t.fail[1], t.pass[2],
+           t.pass[2] + t.fail[2]);
+    ck_assert_uint_eq(t.fail[0] + t.fail[1] + t.fail[2], 0);
+    ck_assert_uint_gt(t.pass[0], 1000);
+    ck_assert_uint_gt(t.pass[1], 500);
+    ck_assert_uint_gt(t.pass[2], 2000);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wasm_validate");
@@ -299,5 +395,9 @@ int main(void)
     tcase_add_loop_test(tc, module_rules, 0, (int)COUNT(module_cases));
     tcase_add_test(tc, refs_from_globals);
     suite_add_tcase(s, tc);
+    TCase *spec = tcase_create("spec");
+    tcase_set_timeout(spec, 120);
+    tcase_add_test(spec, spec_suite_verdicts);
+    suite_add_tcase(s, spec);
     return sbx_test_main(s);
 }
