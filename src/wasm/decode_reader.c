@@ -7,8 +7,8 @@
 #include "wasm/decode.h"
 #include "wasm/leb.h"
 
-static void vrecord(struct wasm_reader *r, const char *prefix, const uint8_t *at, const char *fmt,
-                    va_list ap)
+__attribute__((format(printf, 4, 0))) static void
+vrecord(struct wasm_reader *r, const char *prefix, const uint8_t *at, const char *fmt, va_list ap)
 {
     if (r->is_failed)
         return;
