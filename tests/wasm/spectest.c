@@ -94,6 +94,20 @@ static void on_progress(void *user, unsigned passed, unsigned failed, unsigned s
     c->prog->line = line;
 }
 
+/* Prints this process's peak virtual size: every memory reserves its maximum up front, so a
+ * script with many unbounded memories shows here first. */
+static void print_vm_peak(const char *file)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "VmPeak:", 7) == 0)
+            printf("  %s: %s", file, line);
+    }
+    if (f)
+        fclose(f);
+}
+
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -160,9 +174,11 @@ static void run_file(struct run *run, const char *path)
         close(fds[0]);
         c.fd = run->no_fork ? -1 : fds[1];
         bool ok = spectest_run_script(path, &run->opts, &sink);
+        if (run->verbose)
+            print_vm_peak(c.file);
         if (!run->no_fork) {
             fflush(stdout);
-            _exit(ok ? 0 : 2);
+            exit(ok ? 0 : 2); /* not _exit: LeakSanitizer checks at exit */
         }
         close(fds[1]);
         if (!ok)

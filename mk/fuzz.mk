@@ -1,0 +1,49 @@
+# mk/fuzz.mk: libFuzzer targets. Every fuzz/fuzz_<target>.c links against a libsbx built with
+# clang and the fuzzer/address/undefined instrumentation in its own tree ($(FUZZ_BUILD)).
+# `make fuzz` builds them; `make fuzz-smoke` runs each for FUZZ_SECONDS, seeded from
+# fuzz/corpus/<target>/ or, for fuzz_wasm_* targets without one, the spec-test modules.
+
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# The library tree: the ordinary rules, re-run with clang; warnings stay on but not fatal, so a
+# clang-only warning elsewhere cannot stop the fuzzers from building.
+FUZZ_MAKE    := $(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN=0 \
+                SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+                WARN="-Wall -Wextra -Wno-error" OPT="-O1 -g"
+FUZZ_SRC     := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BIN     := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_BUILD)/fuzz/%)
+FUZZ_SEEDS   := $(FUZZ_BUILD)/seeds/wasm
+CLEAN_EXTRA  += $(FUZZ_BUILD)
+
+.PHONY: fuzz fuzz-smoke fuzz-lib
+fuzz: $(FUZZ_BIN)
+
+# Always re-entered: the sub-make knows the library's real dependencies.
+fuzz-lib:
+	@$(FUZZ_MAKE) $(FUZZ_BUILD)/libsbx.a
+
+$(FUZZ_BUILD)/fuzz/%: fuzz/%.c fuzz-lib
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c17 -O1 -g -D_GNU_SOURCE -Iinclude -Isrc -Wall -Wextra -Werror \
+		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_BUILD)/libsbx.a $(LDLIBS) -pthread
+
+$(FUZZ_SEEDS)/.stamp:
+	@mkdir -p $(@D)
+	cp $(SPECTEST_DIR)/*.wasm $(@D)/
+	@touch $@
+
+# Each target gets a scratch corpus (new finds) plus its seeds; a crash leaves its input in
+# $(FUZZ_BUILD)/artifacts/ and fails the target.
+fuzz-smoke: $(FUZZ_BIN) $(FUZZ_SEEDS)/.stamp
+	@set -e; for bin in $(FUZZ_BIN); do \
+		t=$$(basename $$bin); seeds=fuzz/corpus/$$t; \
+		if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
+		echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
+		$$bin -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $$seeds \
+			2>$(FUZZ_BUILD)/$$t.log || { tail -n 40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_BUILD)/$$t.log | tr '\n' ' '; echo; \
+	done
