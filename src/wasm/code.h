@@ -57,7 +57,8 @@
 #define WASM_MISC_OPS(X) \
     X(unreachable) X(br) X(br_if) X(br_unless) X(br_back) X(br_if_back) X(br_unless_back) \
     X(br_table) X(ret0) X(ret1) X(retn) X(call) X(call_func) X(call_indirect) X(mov) X(mov2) X(mov_mov) \
-    X(const32) X(const64) X(select) X(global_get) X(global_set) \
+    X(const32) X(const64) X(select) X(global_get) X(global_set) X(select2) X(global_get2) \
+    X(global_set2) \
     X(i32_clz) X(i32_ctz) X(i32_popcnt) X(i32_eqz) X(i32_extend8_s) X(i32_extend16_s) \
     X(i64_clz) X(i64_ctz) X(i64_popcnt) X(i64_eqz) X(i64_extend8_s) X(i64_extend16_s) \
     X(i64_extend32_s) X(i64_extend_i32_s) X(i64_extend_i32_u) \
@@ -87,7 +88,8 @@ enum wasm_iop {
 #define WASM_IOP_ENUM(name) IOP_##name,
     WASM_ALL_OPS(WASM_IOP_ENUM)
 #undef WASM_IOP_ENUM
-        IOP_COUNT_
+        IOP_SIMD_BASE_, /* + the 0xFD sub-opcode: SIMD handlers follow opcodes.h */
+    IOP_COUNT_ = IOP_SIMD_BASE_ + 256
 };
 
 /* One translated function. */

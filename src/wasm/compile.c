@@ -682,15 +682,11 @@ static void do_select(struct compiler *c, uint8_t op)
     if (c->is_dead)
         return;
     struct centry cond = sbx__wasm_c_pop(c), b = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
-    if (a.type == WASM_V128) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unsupported: v128 select");
-        return;
-    }
     uint32_t opnds[3];
     opnds[0] = sbx__wasm_c_operand(c, &a);
     opnds[1] = sbx__wasm_c_operand(c, &b);
     opnds[2] = sbx__wasm_c_operand(c, &cond);
-    sbx__wasm_c_result(c, IOP_select, a.type, opnds, 3);
+    sbx__wasm_c_result(c, a.type == WASM_V128 ? IOP_select2 : IOP_select, a.type, opnds, 3);
 }
 
 /* --- the driver ------------------------------------------------------------------------- */
@@ -823,9 +819,10 @@ static bool step(struct compiler *c)
         skip_imm(c, op);
     else if (op == 0xFC)
         sbx__wasm_c_prefixed(c, sbx__wasm_c_u32(c));
+    else if (op == 0xFD)
+        sbx__wasm_c_simd(c, sbx__wasm_c_u32(c));
     else if (!sbx__wasm_c_simple(c, op) && !sbx__wasm_c_variable(c, op))
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE,
-                         op == 0xFD ? "unsupported: SIMD instruction" : "unknown opcode");
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
     return false;
 }
 

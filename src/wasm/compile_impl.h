@@ -98,4 +98,7 @@ bool sbx__wasm_c_simple(struct compiler *c, uint8_t op);
 bool sbx__wasm_c_prefixed(struct compiler *c, uint32_t op);
 bool sbx__wasm_c_variable(struct compiler *c, uint8_t op);
 
+/* compile_simd.c: one 0xFD instruction (code is the sub-opcode). */
+bool sbx__wasm_c_simd(struct compiler *c, uint32_t code);
+
 #endif

@@ -511,14 +511,11 @@ static void do_global(struct compiler *c, uint8_t op)
         return;
     }
     uint8_t type = c->m->globals[idx].type;
-    if (type == WASM_V128) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unsupported: v128 global");
-        return;
-    }
+    bool is_wide = type == WASM_V128;
     if (op == 0x23)
-        emit_valued(c, IOP_global_get, type, &idx, 1, 0);
+        emit_valued(c, is_wide ? IOP_global_get2 : IOP_global_get, type, &idx, 1, 0);
     else
-        emit_effect(c, IOP_global_set, &idx, 1, 1);
+        emit_effect(c, is_wide ? IOP_global_set2 : IOP_global_set, &idx, 1, 1);
 }
 
 /* Opcodes with immediates or types the table cannot express. */

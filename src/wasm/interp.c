@@ -8,6 +8,7 @@
 
 #include "wasm/code.h"
 #include "wasm/interp_num.h"
+#include "wasm/opcodes.h"
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -238,6 +239,10 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
 #define SET_OFFSET(name) op_offsets[IOP_##name] = (int32_t)((const char *)&&op_##name - lbase);
         WASM_ALL_OPS(SET_OFFSET)
 #undef SET_OFFSET
+#define SET_SIMD_OFFSET(name, prefix, code, text, imm, sig, arg)                                   \
+    op_offsets[IOP_SIMD_BASE_ + (code)] = (int32_t)((const char *)&&op_simd_##name - lbase);
+        WASM_OPCODES_SIMD(SET_SIMD_OFFSET)
+#undef SET_SIMD_OFFSET
         return WASM_TRAP_NONE;
     }
     struct wasm_store *store = ex->store;
@@ -795,6 +800,8 @@ op_elem_drop:
     MEMOP(f64_add, f64, uint64_t, a + b)
     MEMOP(f64_sub, f64, uint64_t, a - b)
     MEMOP(f64_mul, f64, uint64_t, a * b)
+
+#include "wasm/interp_simd.h"
 
 trap_host:
     ex->depth = entry_depth;

@@ -159,6 +159,27 @@ static inline uint64_t sat_u64(double x)
     return (uint64_t)x;
 }
 
+/* Saturating narrowings for the SIMD lanes. */
+static inline int8_t sat_s8(int v)
+{
+    return (int8_t)(v < INT8_MIN ? INT8_MIN : v > INT8_MAX ? INT8_MAX : v);
+}
+
+static inline uint8_t sat_u8(int v)
+{
+    return (uint8_t)(v < 0 ? 0 : v > UINT8_MAX ? UINT8_MAX : v);
+}
+
+static inline int16_t sat_s16(int v)
+{
+    return (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
+}
+
+static inline uint16_t sat_u16(int v)
+{
+    return (uint16_t)(v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : v);
+}
+
 static inline uint32_t rotl32(uint32_t a, uint32_t b)
 {
     b &= 31;
