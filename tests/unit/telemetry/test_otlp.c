@@ -19,6 +19,8 @@
 
 #include <sbx.h>
 
+#include "util/alloc.h"
+
 #define TIMEOUT_S 60
 #define RECEIVER  "tests/telemetry/otlp_receiver.js"
 
@@ -478,6 +480,33 @@ START_TEST(test_concurrent_threads)
 }
 END_TEST
 
+/* Fails the 1st, 2nd, ... allocation of create + spans + metrics + flush (to a refused port):
+ * never a crash or leak; a span that could not be stored is counted as dropped. */
+START_TEST(test_alloc_failure_walk)
+{
+    endpoint_refused();
+    unsigned long n, ok_run = 0;
+    for (n = 1; n < 10000 && ok_run < 32; n++) {
+        sbx_otlp *o = NULL;
+        sbx__alloc_fail_at(n);
+        sbx_err e = sbx_otlp_create_from_env(&o);
+        ck_assert(e == SBX_OK || e == SBX_E_NOMEM);
+        bool is_complete = false;
+        if (e == SBX_OK) {
+            emit_run(sbx_otlp_hooks(o), "wasm", true);
+            e = sbx_otlp_flush(o);
+            ck_assert(e == SBX_E_IO || e == SBX_E_NOMEM);
+            is_complete = e == SBX_E_IO && strstr(sbx_otlp_last_error(o), "POST ") != NULL;
+        }
+        sbx__alloc_fail_at(0);
+        ok_run = is_complete ? ok_run + 1 : 0;
+        ck_assert(o == NULL || sbx_otlp_dropped_spans(o) == 1);
+        sbx_otlp_destroy(o);
+    }
+    ck_assert_int_lt(n, 10000);
+}
+END_TEST
+
 int main(void)
 {
     /* Tests set OTEL_* in their forked child; start each from a clean environment. */
@@ -503,6 +532,7 @@ int main(void)
     tcase_add_test(tc, test_null_arguments);
     tcase_add_test(tc, test_signal_endpoints);
     tcase_add_test(tc, test_concurrent_threads);
+    tcase_add_test(tc, test_alloc_failure_walk);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -12,6 +12,8 @@
 
 #include <sbx.h>
 
+#include "util/alloc.h"
+
 #define TIMEOUT_S 30
 
 static void counter(const sbx_telemetry_hooks *h, const char *name, uint64_t v, const char *k1,
@@ -316,6 +318,34 @@ START_TEST(test_sandbox_run_feeds_registry)
 }
 END_TEST
 
+/* Fails the 1st, 2nd, ... allocation of create + emit + render: never a crash or leak, and a
+ * dropped sample is counted rather than silently lost. */
+START_TEST(test_alloc_failure_walk)
+{
+    char *want = render_standard();
+    unsigned long n, ok_run = 0, failures = 0;
+    for (n = 1; n < 10000 && ok_run < 32; n++) {
+        sbx_prometheus *p = NULL;
+        char *t = NULL;
+        sbx__alloc_fail_at(n);
+        if (sbx_prometheus_create(&p) == SBX_OK) {
+            emit_standard(sbx_prometheus_hooks(p));
+            t = sbx_prometheus_render(p);
+        }
+        sbx__alloc_fail_at(0);
+        bool is_complete = t && strcmp(t, want) == 0;
+        ck_assert(!t || is_complete || strstr(t, "sbx_telemetry_dropped_samples_total 1\n"));
+        ok_run = is_complete ? ok_run + 1 : 0;
+        failures += !is_complete;
+        sbx_free(t);
+        sbx_prometheus_destroy(p);
+    }
+    ck_assert_int_lt(n, 10000);
+    ck_assert_int_gt(failures, 5);
+    sbx_free(want);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("telemetry_prometheus");
@@ -330,6 +360,7 @@ int main(void)
     tcase_add_test(tc, test_promtool_rejects_bad_input);
     tcase_add_test(tc, test_write_file_error);
     tcase_add_test(tc, test_sandbox_run_feeds_registry);
+    tcase_add_test(tc, test_alloc_failure_walk);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
