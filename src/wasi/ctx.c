@@ -112,6 +112,17 @@ void sbx__wasi_interrupt(struct sbx__wasi *w)
     }
 }
 
+void sbx__wasi_clear_interrupt(struct sbx__wasi *w)
+{
+    if (!w)
+        return;
+    uint64_t n;
+    if (w->wake_fd >= 0 && read(w->wake_fd, &n, sizeof(n)) < 0) {
+        /* EAGAIN: nothing was pending */
+    }
+    atomic_store(&w->is_interrupted, false);
+}
+
 static int host_entry(struct wasm_call *call, void *user, const wasm_value *args,
                       wasm_value *results)
 {

@@ -78,6 +78,9 @@ bool sbx__wasi_resolve(struct sbx__wasi *w, struct wasm_store *store, const stru
  * EINTR at once, and every later blocking call too. Safe from any thread; pair with
  * sbx__wasm_store_interrupt() so the guest then traps. */
 void sbx__wasi_interrupt(struct sbx__wasi *w);
+/* Lets blocking calls block again (before the next guest call after an interrupt). Call it
+ * from the thread that runs the guest, while the guest is not running. Accepts NULL. */
+void sbx__wasi_clear_interrupt(struct sbx__wasi *w);
 
 /* Number of denials counted so far (also reported through on_denied). */
 uint64_t sbx__wasi_denied_count(const struct sbx__wasi *w);

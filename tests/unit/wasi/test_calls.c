@@ -634,6 +634,12 @@ START_TEST(poll_oneoff_calls)
     ck_assert_uint_eq(CALL(poll_oneoff, I32(0), I32(1000), I32(1), I32(2000)), WASI_EINTR);
     ck_assert_uint_lt(mono_ns() - t0, 1000000000u);
     ck_assert_uint_eq(sbx__wasi_wait(fx.w, 0, false), WASI_EINTR);
+    /* cleared, a short clock sleeps normally again */
+    sbx__wasi_clear_interrupt(fx.w);
+    sbx__wasi_clear_interrupt(fx.w);
+    sbx__wasi_clear_interrupt(NULL);
+    sub_clock(0, 1, 1, 1000000, false);
+    ck_assert_uint_eq(CALL(poll_oneoff, I32(0), I32(1000), I32(1), I32(2000)), 0);
     teardown_all();
 }
 END_TEST
