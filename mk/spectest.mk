@@ -16,6 +16,8 @@ $(SPECTEST_OBJ): tests/wasm/spectest.h
 
 TEST_DEPS   += $(BUILD)/sbx-spectest
 TEST_SUITES += wasm/spectest=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest
+# The runner itself: commands built to fail must be reported, and only those.
+TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
 
 .PHONY: spectest
 spectest: $(BUILD)/sbx-spectest
