@@ -23,6 +23,8 @@ TEST_SUITES += jail/probes=$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes),
 .PHONY: jail-probes
 jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
 	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
+TEST_SUITES += jail/cli=sh,tests/jail/cli_run.sh,$(abspath $(BUILD)/sbx) \
+               jail/cli-unprivileged=$(JAIL_UNPRIV),sh,tests/jail/cli_run.sh,$(abspath $(BUILD)/sbx)
 TEST_SUITES += jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
                jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host
 
