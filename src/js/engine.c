@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "core/backend.h"
 #include "duktape/duktape.h"
@@ -79,19 +80,32 @@ void sbx__js_fatal(void *udata, const char *msg)
     on_fatal(udata, msg);
 }
 
-/* Sets the native stack floor of this thread once: its lowest address plus the margin. */
+/* Sets the native stack floor of this thread once: its lowest address plus the margin. When
+ * the bounds are unknown (the main thread in a jail without /proc), assumes the stack ends
+ * RLIMIT_STACK (at most 8 MiB) below the current frame. */
 static void init_stack_floor(void)
 {
     if (stack_floor)
         return;
     pthread_attr_t attr;
     void *lo;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0)
-        return; /* unknown: Duktape's own recursion limits still apply */
-    if (pthread_attr_getstack(&attr, &lo, &size) == 0 && size > 2 * STACK_MARGIN)
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &size) != 0)
+            size = 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (size > 2 * STACK_MARGIN) {
         stack_floor = (uintptr_t)lo + STACK_MARGIN;
-    pthread_attr_destroy(&attr);
+        return;
+    }
+    struct rlimit rl;
+    size = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur < size)
+        size = (size_t)rl.rlim_cur;
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (size > 2 * STACK_MARGIN && sp > size)
+        stack_floor = sp - size + STACK_MARGIN;
 }
 
 static struct engine *engine_of(duk_context *ctx)
