@@ -39,7 +39,7 @@ struct run {
     struct failure *fails;
     size_t fail_count;
     unsigned passed, failed, skipped;
-    unsigned file_failed[OWNER_COUNT];
+    unsigned files, files_failed;
 };
 
 /* The child's side: the file being run, where to report. */
@@ -193,6 +193,8 @@ static void run_file(struct run *run, const char *path)
             account_abnormal(run, path, status, p);
     }
     printf("%s: %u passed, %u failed\n", base_name(path), p->passed, p->failed);
+    run->files++;
+    run->files_failed += p->failed != 0;
     run->passed += p->passed;
     run->failed += p->failed;
     run->skipped += p->skipped;
@@ -268,10 +270,11 @@ static void write_summary(const struct run *run)
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
     fprintf(f,
             "# sbx-spectest failures at %s: %u passed, %u failed, %u skipped (text modules)\n"
+            "# %u scripts run, %u with failures.\n"
             "# Written by `make spectest` (build/sbx-spectest -v FILE.json for details).\n"
             "# Owners are guesses from where a failure showed: a load failure is the decoder's,\n"
             "# a wrong result or trap the interpreter's, linking/segments the runtime's.\n",
-            when, run->passed, run->failed, run->skipped);
+            when, run->passed, run->failed, run->skipped, run->files, run->files_failed);
     for (int o = 0; o < OWNER_COUNT; o++)
         summarize_owner(f, run, (enum owner)o);
     fclose(f);
