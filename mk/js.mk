@@ -33,13 +33,14 @@ $(DUK_GEN)/duktape.h: $(DUK_SRC)/duktape.h
 $(DUK_GEN)/duktape.c: $(DUK_SRC)/duktape.c src/js/duk_poll.inc mk/js.mk
 	@mkdir -p $(@D)
 	cp $< $@.tmp
-	$(call duk_edit,$@.tmp,SBX_EDIT_REGEXP,s|^\t\tre_ctx->steps_count++;$$|& SBX_DUK_POLL(re_ctx->thr); /* SBX_EDIT_REGEXP */|)
-	$(call duk_edit,$@.tmp,SBX_EDIT_GETPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_getprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_GETPROP */|)
-	$(call duk_edit,$@.tmp,SBX_EDIT_HASPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_hasprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_HASPROP */|)
-	$(call duk_edit,$@.tmp,SBX_EDIT_PUTPROP,s|^duk_hobject_putprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key, duk_tval \*tv_val, duk_bool_t throw_flag) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_PUTPROP */|)
-	$(call duk_edit,$@.tmp,SBX_EDIT_DELPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_delprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key, duk_bool_t throw_flag) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_DELPROP */|)
-	$(call duk_edit,$@.tmp,SBX_EDIT_STRSEARCH,s|^\t\t\tif (duk_memcmp((const void \*) p, (const void \*) q_start, (size_t) q_blen) == 0) {$$|\t\t\tSBX_DUK_POLL_COST(thr, 1 + (q_blen >> 8)); /* SBX_EDIT_STRSEARCH */\n&|)
-	$(call duk_edit,$@.tmp,SBX_EDIT_GCRETRY,s|^\t10 /\* Retry allocation after mark-and-sweep for this \\$$|\t3 /* SBX_EDIT_GCRETRY: guests cannot set finalizers so 3 rounds suffice \\|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_REGEXP,s|^\t\tre_ctx->steps_count++;$$|& SBX_DUK_POLL(re_ctx->thr); /* SBX_EDIT_REGEXP */|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_GETPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_getprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_GETPROP */|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_HASPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_hasprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_HASPROP */|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_PUTPROP,s|^duk_hobject_putprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key, duk_tval \*tv_val, duk_bool_t throw_flag) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_PUTPROP */|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_DELPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_delprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key, duk_bool_t throw_flag) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_DELPROP */|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_STRSEARCH,s|^\t\t\tif (duk_memcmp((const void \*) p, (const void \*) q_start, (size_t) q_blen) == 0) {$$|\t\t\tSBX_DUK_POLL_COST(thr, 1 + (q_blen >> 8)); /* SBX_EDIT_STRSEARCH */\n&|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_FIRSTGC,s|^\tres->ms_prevent_count = 0;$$|& res->ms_trigger_counter = SBX_DUK_FIRST_GC_ALLOCS; /* SBX_EDIT_FIRSTGC */|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_GCRETRY,s|^\t10 /\* Retry allocation after mark-and-sweep for this \\$$|\t3 /* SBX_EDIT_GCRETRY: guests cannot set finalizers so 3 rounds suffice \\|)
 	cat src/js/duk_poll.inc >> $@.tmp
 	mv $@.tmp $@
 

@@ -24,6 +24,10 @@ void sbx__js_fatal(void *udata, const char *msg);
 #define DUK_EXTERNAL      __attribute__((visibility("hidden")))
 
 #if defined(DUK_COMPILING_DUKTAPE)
+/* A new heap would otherwise start with a full mark-and-sweep of its own builtins on its first
+ * allocation; short runs never need it (reference counting frees their garbage). Later
+ * triggers and the collection on allocation failure are Duktape's. */
+#define SBX_DUK_FIRST_GC_ALLOCS 32768
 struct duk_hthread;
 static void sbx__duk_poll_slow(struct duk_hthread *thr);
 /* Counts native work against the executor's interrupt counter; polls the hook when it runs out. */
