@@ -302,14 +302,17 @@ bool sbx__wasm_dec_custom(struct wasm_dec *d)
     uint32_t len;
     if (!sbx__wasm_rd_name(r, &s, &len))
         return false;
-    struct wasm_custom_section *cs =
-        sbx__reallocn(m->customs, (size_t)m->custom_count + 1, sizeof *cs);
-    if (cs == NULL) {
-        d->is_nomem = true;
-        return sbx__wasm_rd_fail(r, r->p, "out of memory");
+    if (m->custom_count == d->custom_cap) {
+        uint32_t cap = d->custom_cap ? d->custom_cap * 2 : 4; /* each is >= 2 bytes: no overflow */
+        struct wasm_custom_section *grown = sbx__reallocn(m->customs, cap, sizeof *grown);
+        if (grown == NULL) {
+            d->is_nomem = true;
+            return sbx__wasm_rd_fail(r, r->p, "out of memory");
+        }
+        m->customs = grown;
+        d->custom_cap = cap;
     }
-    m->customs = cs;
-    cs = &m->customs[m->custom_count];
+    struct wasm_custom_section *cs = &m->customs[m->custom_count];
     memset(cs, 0, sizeof *cs);
     m->custom_count++;
     if (!(cs->name = sbx__wasm_dec_strndup(d, s, len)))

@@ -1,6 +1,7 @@
 /* Decoder tests: LEB128 limits, a table of malformed binaries with the spec's messages, a valid
  * module using every section, the lenient name section, and allocation failure at every step. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sbx_test.h"
@@ -362,6 +363,27 @@ START_TEST(allocation_failures)
 }
 END_TEST
 
+/* Custom sections are kept in order, however many there are (the array grows by doubling). */
+START_TEST(many_custom_sections)
+{
+    enum { N = 100000 };
+    size_t len = 8 + (size_t)N * 4;
+    uint8_t *mod = malloc(len);
+    ck_assert_ptr_nonnull(mod);
+    memcpy(mod, WASM_HDR, 8);
+    for (size_t i = 0; i < N; i++)
+        memcpy(mod + 8 + i * 4, i == N - 1 ? "\x00\x02\x01\x7a" : "\x00\x02\x01\x79", 4);
+    struct wasm_module *m = NULL;
+    char err[256] = "";
+    ck_assert_msg(sbx__wasm_module_load(mod, len, &m, err, sizeof err) == SBX_OK, "%s", err);
+    ck_assert_uint_eq(m->custom_count, N);
+    ck_assert_str_eq(m->customs[0].name, "y");
+    ck_assert_str_eq(m->customs[N - 1].name, "z");
+    sbx__wasm_module_destroy(m);
+    free(mod);
+}
+END_TEST
+
 START_TEST(instruction_reader)
 {
     /* br_table 2 [0 1] default 0; i64.const -1; f32.const 1.0; v128 shuffle */
@@ -423,6 +445,7 @@ int main(void)
     tcase_add_test(tc, every_section_decodes);
     tcase_add_test(tc, bad_name_section_ignored);
     tcase_add_test(tc, allocation_failures);
+    tcase_add_test(tc, many_custom_sections);
     tcase_add_test(tc, instruction_reader);
     tcase_add_test(tc, opcode_table_consistent);
     suite_add_tcase(s, tc);
