@@ -46,18 +46,18 @@ static uint32_t open_beneath(struct sbx__wasi *w, int dirfd, const char *path, b
         .mode = (flags & O_CREAT) ? mode : 0,
         .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
     };
-    for (int tries = 0; tries < 16; tries++) {
-        long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-        if (fd >= 0) {
-            *out = (int)fd;
-            return WASI_ESUCCESS;
-        }
-        if (errno == EXDEV) /* the path (or a symlink in it) pointed outside */
-            return escape(w);
-        if (errno != EAGAIN && errno != EINTR) /* EAGAIN: a concurrent rename, retry */
-            return sbx__wasi_errno(errno);
+    long fd;
+    int tries = 0;
+    do /* EAGAIN: a rename raced with the lookup; the kernel asks us to retry */
+        fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+    while (fd < 0 && (errno == EAGAIN || errno == EINTR) && ++tries < 16);
+    if (fd >= 0) {
+        *out = (int)fd;
+        return WASI_ESUCCESS;
     }
-    return WASI_EAGAIN;
+    if (errno == EXDEV) /* the path (or a symlink in it) pointed outside */
+        return escape(w);
+    return sbx__wasi_errno(errno);
 }
 
 /* The walk's state: a stack of directory fds (stack[0] is the borrowed start) and the path
@@ -103,47 +103,31 @@ static uint32_t splice_link(struct walk *wk, const char *target, size_t tlen)
 /* Reads the symlink fd (opened O_PATH | O_NOFOLLOW) and splices it in; absolute -> escape. */
 static uint32_t follow_link(struct sbx__wasi *w, struct walk *wk, int linkfd)
 {
-    char target[MAX_PATH];
+    char target[MAX_PATH]; /* Linux keeps at most PATH_MAX - 1 bytes in a symlink */
     ssize_t n = readlinkat(linkfd, "", target, sizeof(target));
-    int e = errno;
     close(linkfd);
-    if (n < 0)
-        return sbx__wasi_errno(e);
-    if (n == 0 || (size_t)n >= sizeof(target))
-        return n == 0 ? WASI_ENOENT : WASI_ENAMETOOLONG;
-    if (target[0] == '/')
-        return escape(w);
+    /* the fd pins the link itself, so it cannot vanish; an empty read is treated as ENOENT */
+    if (n <= 0 || target[0] == '/')
+        return n <= 0 ? WASI_ENOENT : escape(w);
     return splice_link(wk, target, (size_t)n);
 }
 
 /* Takes the next component into name (NUL-terminated); *is_last when nothing but slashes
- * follows it. Returns false at the end. A trailing slash yields a final "." component. */
-static bool next_component(struct walk *wk, char *name, bool *is_last)
+ * follows it. There always is one: the path and every spliced target are non-empty and
+ * relative, and a trailing slash ("dir/") is rewritten to a final "." component. */
+static void next_component(struct walk *wk, char *name, bool *is_last)
 {
     const char *p = wk->rest + wk->pos;
-    while (*p == '/')
-        p++;
-    if (!*p)
-        return false;
-    size_t n = 0;
-    while (p[n] && p[n] != '/')
-        n++;
+    size_t n = strcspn(p, "/");
     memcpy(name, p, n);
     name[n] = '\0';
-    const char *q = p + n;
-    bool has_slash = *q == '/';
-    while (*q == '/')
-        q++;
+    const char *q = p + n + strspn(p + n, "/");
     wk->pos = (size_t)(q - wk->rest);
-    if (has_slash && !*q && !(n == 1 && name[0] == '.')) {
-        /* "dir/": resolve dir as an intermediate, then open "." of it */
-        wk->pos = (size_t)(q - wk->rest) - 1;
-        *is_last = false;
-        wk->rest[wk->pos] = '.';
-        return true;
-    }
     *is_last = !*q;
-    return true;
+    if (*is_last && q > p + n && !(n == 1 && name[0] == '.')) {
+        wk->rest[--wk->pos] = '.';
+        *is_last = false;
+    }
 }
 
 /* One intermediate component: push it if a directory, splice it if a symlink. */
@@ -160,21 +144,14 @@ static uint32_t walk_step(struct sbx__wasi *w, struct walk *wk, const char *name
     int fd = openat(wk->stack[wk->depth], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return sbx__wasi_errno(errno);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return sbx__wasi_errno(e);
-    }
+    struct stat st = {.st_mode = 0}; /* fstat of an fd we hold cannot fail; 0 = not a dir */
+    fstat(fd, &st);
     if (S_ISLNK(st.st_mode))
         return follow_link(w, wk, fd);
-    if (!S_ISDIR(st.st_mode)) {
+    bool is_full = wk->depth + 1 >= (int)(sizeof(wk->stack) / sizeof(wk->stack[0]));
+    if (!S_ISDIR(st.st_mode) || is_full) {
         close(fd);
-        return WASI_ENOTDIR;
-    }
-    if (wk->depth + 1 >= (int)(sizeof(wk->stack) / sizeof(wk->stack[0]))) {
-        close(fd);
-        return WASI_ENAMETOOLONG;
+        return is_full ? WASI_ENAMETOOLONG : WASI_ENOTDIR;
     }
     wk->stack[++wk->depth] = fd;
     return WASI_ESUCCESS;
@@ -218,20 +195,16 @@ static uint32_t walk_open(struct sbx__wasi *w, int dirfd, const char *path, bool
     wk.rest = sbx__strdup(path);
     if (!wk.rest)
         return WASI_ENOMEM;
-    uint32_t r = WASI_ENOENT;
-    bool is_last = false;
-    while (next_component(&wk, name, &is_last)) {
-        if (!is_last) {
+    uint32_t r;
+    for (;;) {
+        bool is_last, again = true;
+        next_component(&wk, name, &is_last);
+        if (is_last)
+            r = walk_final(w, &wk, name, follow, flags, mode, out, &again);
+        else
             r = walk_step(w, &wk, name);
-            if (r)
-                break;
-            continue;
-        }
-        bool again;
-        r = walk_final(w, &wk, name, follow, flags, mode, out, &again);
         if (r || !again)
             break;
-        r = WASI_ENOENT; /* a spliced link that reduces to nothing */
     }
     walk_free(&wk);
     return r;
@@ -245,6 +218,8 @@ uint32_t sbx__wasi_path_resolve(struct sbx__wasi *w, int dirfd, const char *path
         return WASI_ENOENT;
     if (path[0] == '/')
         return escape(w);
+    if (strlen(path) >= MAX_PATH)
+        return WASI_ENAMETOOLONG;
     bool use_openat2 = w->resolver == SBX_WASI_RESOLVE_OPENAT2 ||
                        (w->resolver == SBX_WASI_RESOLVE_AUTO && sbx__wasi_have_openat2());
     if (use_openat2)

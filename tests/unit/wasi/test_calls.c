@@ -446,6 +446,11 @@ START_TEST(path_calls)
     ck_assert_uint_eq(CALL(path_unlink_file, I32(3), I32(1000), I32(3)), WASI_EILSEQ);
     memcpy(M(1000), "\xed\xa0\x80", 3); /* a UTF-16 surrogate */
     ck_assert_uint_eq(CALL(path_unlink_file, I32(3), I32(1000), I32(3)), WASI_EILSEQ);
+    memcpy(M(1000),
+           "\xc3"
+           "A",
+           2); /* a lead byte without its continuation */
+    ck_assert_uint_eq(CALL(path_unlink_file, I32(3), I32(1000), I32(2)), WASI_EILSEQ);
     memcpy(M(1000), "\xc0\xaf", 2); /* overlong */
     ck_assert_uint_eq(CALL(path_unlink_file, I32(3), I32(1000), I32(2)), WASI_EILSEQ);
     memcpy(M(1000), "\xe2\x82", 2); /* cut short */
