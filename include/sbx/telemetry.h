@@ -86,8 +86,9 @@ SBX_API const sbx_telemetry_hooks *sbx_otlp_hooks(sbx_otlp *o);
 /* POSTs the buffered spans to the traces endpoint and the cumulative metrics to the metrics
  * endpoint, each within the configured timeout. Sent spans leave the buffer even when the POST
  * fails (they are then counted as dropped); metrics are cumulative, so the next flush resends
- * them. Returns SBX_OK, SBX_E_IO when a request failed or got a non-2xx status (see
- * sbx_otlp_last_error()), SBX_E_NOMEM. Safe to call while hooks run on other threads. */
+ * them, and are not sent when nothing was recorded since the last delivery. Returns SBX_OK,
+ * SBX_E_IO when a request failed or got a non-2xx status (see sbx_otlp_last_error()), SBX_E_NOMEM.
+ * Safe to call while hooks run on other threads. */
 SBX_API sbx_err sbx_otlp_flush(sbx_otlp *o);
 
 /* Returns the spans dropped so far (buffer full, allocation failure or failed POST). */

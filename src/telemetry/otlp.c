@@ -234,14 +234,18 @@ static sbx_err flush_traces(sbx_otlp *o)
     return e;
 }
 
+/* Sends the cumulative totals unless nothing was recorded since the last successful send (so
+ * flush followed by destroy does not post the same totals twice). */
 static sbx_err flush_metrics(sbx_otlp *o)
 {
     struct sbx__buf b;
     sbx__buf_init(&b, BODY_LIMIT);
-    bool is_empty = true;
+    uint64_t updates = 0;
     sbx_err e = SBX_E_NOMEM;
-    if (sbx__otlp_encode_metrics(&b, o, now_unix_ns(), &is_empty) && !b.is_truncated)
-        e = is_empty ? SBX_OK : post(o, o->cfg.metrics_url, b.data, b.len);
+    if (sbx__otlp_encode_metrics(&b, o, now_unix_ns(), &updates) && !b.is_truncated)
+        e = updates == o->sent_updates ? SBX_OK : post(o, o->cfg.metrics_url, b.data, b.len);
+    if (e == SBX_OK)
+        o->sent_updates = updates;
     sbx__buf_free(&b);
     return e;
 }

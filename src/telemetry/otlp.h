@@ -50,6 +50,7 @@ struct sbx_otlp {
     atomic_size_t queued;    /* written under lock, read without */
     atomic_size_t in_flight; /* started, not yet ended */
     atomic_uint_least64_t dropped;
+    uint64_t sent_updates; /* store.updates at the last metrics POST that succeeded */
     char last_error[256];
 };
 
@@ -59,8 +60,8 @@ void sbx__otlp_config_free(struct sbx__otlp_config *cfg);
 
 /* Appends an ExportTraceServiceRequest for the spans in list. */
 bool sbx__otlp_encode_traces(struct sbx__buf *b, const sbx_otlp *o, const struct sbx__span *list);
-/* Appends an ExportMetricsServiceRequest for every series in the store, stamped now_ns.
- * Sets *is_empty when the store holds no series. */
-bool sbx__otlp_encode_metrics(struct sbx__buf *b, sbx_otlp *o, uint64_t now_ns, bool *is_empty);
+/* Appends an ExportMetricsServiceRequest for every series in the store, stamped now_ns, and
+ * sets *updates to the store's sample count at that instant. */
+bool sbx__otlp_encode_metrics(struct sbx__buf *b, sbx_otlp *o, uint64_t now_ns, uint64_t *updates);
 
 #endif

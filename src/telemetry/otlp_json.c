@@ -153,13 +153,13 @@ static bool metric(struct sbx__buf *b, struct sbx__series *const *series, size_t
     return ok && SBX__LIT(b, "}}");
 }
 
-bool sbx__otlp_encode_metrics(struct sbx__buf *b, sbx_otlp *o, uint64_t now_ns, bool *is_empty)
+bool sbx__otlp_encode_metrics(struct sbx__buf *b, sbx_otlp *o, uint64_t now_ns, uint64_t *updates)
 {
     struct sbx__series **series;
     size_t n;
     if (sbx__store_snapshot(&o->store, &series, &n) != 0)
         return false;
-    *is_empty = n == 0;
+    *updates = o->store.updates;
     bool ok = envelope_open(b, o, "resourceMetrics", "scopeMetrics", "metrics");
     for (size_t i = 0, j; ok && i < n; i = j) {
         for (j = i + 1; j < n && strcmp(series[j]->name, series[i]->name) == 0; j++)

@@ -212,8 +212,10 @@ void sbx__store_counter_add(struct sbx__store *s, const char *name, uint64_t val
     key_make(&k, name, attrs, attr_count);
     pthread_mutex_lock(&s->lock);
     struct sbx__series *se = lookup(s, &k, SBX__METRIC_COUNTER);
-    if (se)
+    if (se) {
         se->value += value;
+        s->updates++;
+    }
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -238,9 +240,10 @@ void sbx__store_histogram_record(struct sbx__store *s, const char *name, double 
     key_make(&k, name, attrs, attr_count);
     pthread_mutex_lock(&s->lock);
     struct sbx__series *se = isfinite(value) ? lookup(s, &k, SBX__METRIC_HISTOGRAM) : NULL;
-    if (se)
+    if (se) {
         histogram_add(se, value);
-    else if (!isfinite(value))
+        s->updates++;
+    } else if (!isfinite(value))
         s->dropped++; /* neither exposition format can carry NaN or Inf in a sum */
     pthread_mutex_unlock(&s->lock);
 }

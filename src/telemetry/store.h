@@ -32,6 +32,7 @@ struct sbx__store {
     struct sbx__series **slots; /* open addressing, capacity 2 * SBX__STORE_MAX_SERIES */
     size_t series_count;
     uint64_t dropped; /* samples not recorded: table full, kind clash, NOMEM, NaN */
+    uint64_t updates; /* samples recorded; lets an exporter skip resending unchanged totals */
 };
 
 /* The explicit histogram bounds, in the instrument's unit (ms for *_ms). */

@@ -308,7 +308,11 @@ START_TEST(test_payload_shape)
     check_metrics(request_body(all, "/v1/metrics"));
     json_decref(all);
     ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
-    sbx_otlp_destroy(o); /* its final flush fails: the receiver has exited */
+    /* Nothing new: no request at all (the receiver is gone, so any POST would fail). */
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    h->counter_add(h->user, "plugin.permission_denied_total", 1, &cap, 1);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    sbx_otlp_destroy(o); /* its final flush fails too: the totals were never delivered */
 }
 END_TEST
 
