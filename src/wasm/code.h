@@ -34,6 +34,12 @@
     X(br_eq##S) X(br_ne##S) X(br_lt_s##S) X(br_lt_u##S) X(br_gt_s##S) X(br_gt_u##S) \
     X(br_le_s##S) X(br_le_u##S) X(br_ge_s##S) X(br_ge_u##S)
 
+/* A loop's closing add and compare-branch: x = a + b (_i: a + k), then as br_<cmp>_i_back
+ * on x: [h][x][a][b][limit][target][fuel]. */
+#define WASM_ADDBR(X, S) \
+    X(addbr_eq##S) X(addbr_ne##S) X(addbr_lt_s##S) X(addbr_lt_u##S) X(addbr_gt_s##S) \
+    X(addbr_gt_u##S) X(addbr_le_s##S) X(addbr_le_u##S) X(addbr_ge_s##S) X(addbr_ge_u##S)
+
 /* Loads [h][dst][addr][offset]; _add: address a + b, [h][dst][a][b][offset]; _addi: address
  * a + k, [h][dst][a][k][offset] (the 32-bit sum wraps, as the separate i32.add would). */
 #define WASM_LOADS(X, S) \
@@ -41,7 +47,9 @@
     X(i32_load16_u##S) X(i64_load8_s##S) X(i64_load8_u##S) X(i64_load16_s##S) \
     X(i64_load16_u##S) X(i64_load32_s##S) X(i64_load32_u##S)
 
-/* Stores [h][addr][value][offset]; _i: [h][addr][k][offset], k sign-extended. */
+/* Stores [h][addr][value][offset]; _i: [h][addr][k][offset], k sign-extended. With the
+ * address as a sum: _add [h][a][b][value][offset], _addi [h][a][ka][value][offset], and
+ * _i_add / _i_addi with the value k in place of the value slot. */
 #define WASM_STORES(X, S) \
     X(i32_store##S) X(i64_store##S) X(i32_store8##S) X(i32_store16##S) X(i64_store32##S)
 
@@ -80,7 +88,9 @@
     WASM_FOPS(X, f32) WASM_FOPS(X, f64) \
     WASM_BRCMP(X, ) WASM_BRCMP(X, _i) WASM_BRCMP(X, _back) WASM_BRCMP(X, _i_back) \
     WASM_LOADS(X, ) WASM_LOADS(X, _add) WASM_LOADS(X, _addi) \
-    WASM_STORES(X, ) WASM_STORES(X, _i) WASM_MEMOPS(X, _ld) WASM_MEMOPS(X, _st) \
+    WASM_STORES(X, ) WASM_STORES(X, _i) WASM_STORES(X, _add) WASM_STORES(X, _addi) \
+    WASM_STORES(X, _i_add) WASM_STORES(X, _i_addi) WASM_ADDBR(X, ) WASM_ADDBR(X, _i) \
+    WASM_MEMOPS(X, _ld) WASM_MEMOPS(X, _st) \
     WASM_MEMOPS(X, _rmw)
 /* clang-format on */
 

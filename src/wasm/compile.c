@@ -52,6 +52,8 @@ void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op)
 {
     c->last_dst = 0;
     c->last_cmp = 0;
+    c->prev_op = c->last_op;
+    c->prev_start = c->last_start;
     c->last_op = op;
     c->last_start = c->wlen;
     sbx__wasm_c_emit(c, (uint32_t)c->ops[op]);
@@ -191,7 +193,7 @@ static void label_here(struct compiler *c)
 {
     c->last_dst = 0;
     c->last_cmp = 0;
-    c->last_op = IOP_unreachable;
+    c->last_op = c->prev_op = IOP_unreachable;
 }
 
 /* --- blocks and branches ---------------------------------------------------------------- */
@@ -328,7 +330,10 @@ static struct ccond pop_cond(struct compiler *c)
         cd.b = cd.kind == C_CMP ? c->w[start + 3] : 0;
         c->wlen = start;
         sbx__wasm_c_pop(c);
-        label_here(c);
+        c->last_dst = c->last_cmp = 0; /* the instruction before the compare is last again */
+        c->last_op = c->prev_op;
+        c->last_start = c->prev_start;
+        c->prev_op = IOP_unreachable;
         return cd;
     }
     struct centry e = sbx__wasm_c_pop(c);
@@ -495,6 +500,30 @@ static void do_br(struct compiler *c)
     c->is_dead = true;
 }
 
+/* A loop's back-edge `x = a + b; br_if (x cmp k)`: when the add is the instruction just
+ * before the fused compare, one instruction does both. */
+static bool fuse_add_branch(struct compiler *c, const struct ccond *cd, struct cblock *b)
+{
+    uint32_t start = c->last_start;
+    bool is_add = c->last_op == IOP_i32_add || c->last_op == IOP_i32_add_i;
+    if (cd->kind != C_CMP || !cd->is_imm || !is_add || start + 4 != c->wlen ||
+        c->w[start + 1] != cd->a)
+        return false;
+    uint32_t x = c->w[start + 1], a = c->w[start + 2], k = c->w[start + 3];
+    enum wasm_iop base = c->last_op == IOP_i32_add ? IOP_addbr_eq : IOP_addbr_eq_i;
+    c->wlen = start;
+    sbx__wasm_c_op(c, (enum wasm_iop)(base + cd->cmp));
+    sbx__wasm_c_emit(c, x);
+    sbx__wasm_c_emit(c, a);
+    sbx__wasm_c_emit(c, k);
+    sbx__wasm_c_emit(c, cd->b);
+    uint32_t word = c->wlen;
+    sbx__wasm_c_emit(c, 0);
+    sbx__wasm_c_emit(c, c->fuel ? c->fuel : 1);
+    link(c, b, word);
+    return true;
+}
+
 static void do_br_if(struct compiler *c)
 {
     uint32_t depth = sbx__wasm_c_u32(c);
@@ -502,6 +531,8 @@ static void do_br_if(struct compiler *c)
         return;
     struct ccond cd = pop_cond(c);
     struct cblock *b = label(c, depth);
+    if (b->kind == B_LOOP && !needs_moves(c, b) && fuse_add_branch(c, &cd, b))
+        return;
     if (b->kind != B_FUNC && !needs_moves(c, b)) {
         link(c, b, emit_cond_br(c, &cd, false, b->kind == B_LOOP));
         return;

@@ -73,6 +73,8 @@ struct compiler {
     uint8_t last_cmp_kind, last_cmp_op;
     enum wasm_iop last_op; /* the last instruction emitted (unreachable after a label) */
     uint32_t last_start;   /* its first word */
+    enum wasm_iop prev_op; /* the one before it, when no label lies between */
+    uint32_t prev_start;
     bool last_cmp_imm;
     bool has_failed;
     sbx_err rc;

@@ -319,8 +319,24 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
         sbx__wasm_c_emit(c, offset);
         return;
     }
-    uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
     bool is_imm = store_imm(s, &v);
+    if (is_fresh_add(c, &a) && (is_imm || v.kind == K_LOCAL)) {
+        /* The address was just added: fold the add into the store. The value is a local or
+         * an immediate, so nothing is emitted between. */
+        uint32_t start = c->last_start, x = c->w[start + 2], y = c->w[start + 3];
+        int form = (c->last_op == IOP_i32_add_i ? 1 : 0) + (is_imm ? 2 : 0);
+        static const int delta[4] = {
+            IOP_i32_store_add - IOP_i32_store, IOP_i32_store_addi - IOP_i32_store,
+            IOP_i32_store_i_add - IOP_i32_store, IOP_i32_store_i_addi - IOP_i32_store};
+        c->wlen = start;
+        sbx__wasm_c_op(c, (enum wasm_iop)(s->iop + delta[form]));
+        sbx__wasm_c_emit(c, x);
+        sbx__wasm_c_emit(c, y);
+        sbx__wasm_c_emit(c, is_imm ? (uint32_t)v.k : v.local);
+        sbx__wasm_c_emit(c, offset);
+        return;
+    }
+    uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
     uint32_t vs = is_imm ? (uint32_t)v.k : sbx__wasm_c_operand(c, &v);
     sbx__wasm_c_op(c, (enum wasm_iop)(s->iop + (is_imm ? IOP_i32_store_i - IOP_i32_store : 0)));
     sbx__wasm_c_emit(c, as);

@@ -130,6 +130,28 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         ip = TARGET(3);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
+    op_addbr_##name : {                                                                            \
+        uint32_t a = (uint32_t)(fp[ip[2]] + fp[ip[3]]), b = ip[4];                                 \
+        S(1) = a;                                                                                  \
+        if (!(expr)) {                                                                             \
+            ip += 7;                                                                               \
+            NEXT();                                                                                \
+        }                                                                                          \
+        POLL(ip[6]);                                                                               \
+        ip = TARGET(5);                                                                            \
+        NEXT();                                                                                    \
+    }                                                                                              \
+    op_addbr_##name##_i : {                                                                        \
+        uint32_t a = U32(2) + ip[3], b = ip[4];                                                    \
+        S(1) = a;                                                                                  \
+        if (!(expr)) {                                                                             \
+            ip += 7;                                                                               \
+            NEXT();                                                                                \
+        }                                                                                          \
+        POLL(ip[6]);                                                                               \
+        ip = TARGET(5);                                                                            \
+        NEXT();                                                                                    \
+    }                                                                                              \
     op_br_##name##_i_back : {                                                                      \
         uint32_t a = U32(1), b = ip[2];                                                            \
         if (!(expr)) {                                                                             \
@@ -155,25 +177,24 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
     LOAD_AT(name, T, conv, U32(2), 4)                                                              \
     LOAD_AT(name##_add, T, conv, (uint32_t)(fp[ip[2]] + fp[ip[3]]), 5)                             \
     LOAD_AT(name##_addi, T, conv, (uint32_t)(fp[ip[2]] + ip[3]), 5)
-#define STORE(name, T)                                                                             \
+#define STORE_AT(name, T, addr, value, len)                                                      \
     op_##name : {                                                                                  \
-        uint64_t ea = (uint64_t)U32(1) + ip[3];                                                    \
+        uint64_t ea = (uint64_t)(addr) + ip[(len)-1];                                              \
         if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
             TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
-        T v = (T)S(2);                                                                             \
+        T v = (T)(value);                                                                          \
         memcpy(mbase + ea, &v, sizeof(T));                                                         \
-        ip += 4;                                                                                   \
-        NEXT();                                                                                    \
-    }                                                                                              \
-    op_##name##_i : {                                                                              \
-        uint64_t ea = (uint64_t)U32(1) + ip[3];                                                    \
-        if (UNLIKELY(ea + sizeof(T) > msize))                                                      \
-            TRAP(WASM_TRAP_MEMORY_OOB);                                                            \
-        T v = (T)(int64_t)(int32_t)ip[2];                                                          \
-        memcpy(mbase + ea, &v, sizeof(T));                                                         \
-        ip += 4;                                                                                   \
+        ip += (len);                                                                               \
         NEXT();                                                                                    \
     }
+#define IMM_VALUE(k) (int64_t)(int32_t)ip[k]
+#define STORE(name, T)                                                                             \
+    STORE_AT(name, T, U32(1), S(2), 4)                                                             \
+    STORE_AT(name##_i, T, U32(1), IMM_VALUE(2), 4)                                                 \
+    STORE_AT(name##_add, T, (uint32_t)(fp[ip[1]] + fp[ip[2]]), S(3), 5)                            \
+    STORE_AT(name##_addi, T, (uint32_t)(fp[ip[1]] + ip[2]), S(3), 5)                               \
+    STORE_AT(name##_i_add, T, (uint32_t)(fp[ip[1]] + fp[ip[2]]), IMM_VALUE(3), 5)                  \
+    STORE_AT(name##_i_addi, T, (uint32_t)(fp[ip[1]] + ip[2]), IMM_VALUE(3), 5)
 #define TRUNC(name, T, fits, conv)                                                                 \
     op_##name : {                                                                                  \
         double x = (double)T##_of(S(2));                                                           \
