@@ -94,19 +94,53 @@ static bool same_labels(const struct sbx__series *x, const struct sbx__series *y
     return true;
 }
 
+/* The label names as exposed: sanitised, leaving out a later key that sanitises to an earlier
+ * one ("a.b" and "a_b") and, on a histogram, "le": either would make the exposition invalid. */
+struct label_names {
+    size_t count;
+    size_t index[SBX__STORE_MAX_LABELS];
+    char name[SBX__STORE_MAX_LABELS][SBX__STORE_MAX_TEXT + 2];
+};
+
+static bool label_names(const struct sbx__series *se, struct label_names *out)
+{
+    out->count = 0;
+    for (size_t i = 0; i < se->label_count; i++) {
+        struct sbx__buf nb;
+        sbx__buf_init(&nb, SBX__STORE_MAX_TEXT + 1);
+        if (!sbx__telemetry_prom_name(&nb, se->labels[i].key, true)) {
+            sbx__buf_free(&nb);
+            return false;
+        }
+        const char *n = nb.data ? nb.data : "";
+        bool is_dup = se->kind == SBX__METRIC_HISTOGRAM && strcmp(n, "le") == 0;
+        for (size_t j = 0; !is_dup && j < out->count; j++)
+            is_dup = strcmp(out->name[j], n) == 0;
+        if (!is_dup) {
+            snprintf(out->name[out->count], sizeof(out->name[0]), "%s", n);
+            out->index[out->count++] = i;
+        }
+        sbx__buf_free(&nb);
+    }
+    return true;
+}
+
 /* Appends {k="v",...} with an optional trailing le label; nothing for an empty set. */
 static bool render_labels(struct sbx__buf *b, const struct sbx__series *se, const char *le)
 {
-    if (se->label_count == 0 && !le)
+    struct label_names ln;
+    if (!label_names(se, &ln))
+        return false;
+    if (ln.count == 0 && !le)
         return true;
     bool ok = SBX__LIT(b, "{");
-    for (size_t i = 0; ok && i < se->label_count; i++) {
-        ok = (i == 0 || SBX__LIT(b, ",")) && sbx__telemetry_prom_name(b, se->labels[i].key, true) &&
-             SBX__LIT(b, "=\"") && sbx__telemetry_prom_label_value(b, se->labels[i].value) &&
-             SBX__LIT(b, "\"");
+    for (size_t i = 0; ok && i < ln.count; i++) {
+        ok = (i == 0 || SBX__LIT(b, ",")) && sbx__buf_append(b, ln.name[i], strlen(ln.name[i])) &&
+             SBX__LIT(b, "=\"") &&
+             sbx__telemetry_prom_label_value(b, se->labels[ln.index[i]].value) && SBX__LIT(b, "\"");
     }
     if (ok && le)
-        ok = sbx__buf_appendf(b, "%sle=\"%s\"", se->label_count ? "," : "", le);
+        ok = sbx__buf_appendf(b, "%sle=\"%s\"", ln.count ? "," : "", le);
     return ok && SBX__LIT(b, "}");
 }
 

@@ -127,6 +127,8 @@ START_TEST(test_escaping_and_translation)
     counter(h, "plugin.permission_denied_total", 1, "capability", "bad\xff\xc3(utf8", NULL, NULL);
     counter(h, "my.custom-metric", 5, "weird key!", "v", "dup", "first");
     counter(h, "my.custom-metric", 1, "dup", "first", "weird key!", "v"); /* same series */
+    counter(h, "label.clash", 1, "a.b", "1", "a_b", "2");                 /* same exposed name */
+    record(h, "with.le_ms", 1, "le", "x");                                /* reserved label */
     counter(h, "x.dups", 1, "dup", "first", "dup", "second");             /* first one wins */
     record(h, "queue.wait_us", 250, NULL, NULL);
     record(h, "9lives", 1, NULL, NULL);
@@ -139,6 +141,8 @@ START_TEST(test_escaping_and_translation)
     assert_has(t, "my_custom_metric_total{dup=\"first\",weird_key_=\"v\"} 6\n");
     ck_assert_double_eq_tol(value_of(t, "queue_wait_seconds_sum "), 0.00025, 1e-12);
     assert_has(t, "\nx_dups_total{dup=\"first\"} 1\n");
+    assert_has(t, "\nlabel_clash_total{a_b=\"1\"} 1\n");
+    assert_has(t, "\nwith_le_seconds_bucket{le=\"+Inf\"} 1\n");
     assert_has(t, "_9lives_bucket{le=\"1\"} 1\n");
     assert_has(t, "sbx_telemetry_dropped_samples_total 1\n"); /* the NaN */
     ck_assert_ptr_null(strstr(t, "sandbox_duration"));
@@ -238,6 +242,8 @@ START_TEST(test_promtool_accepts)
     emit_standard(h);
     counter(h, "plugin.permission_denied_total", 1, "capability", "q\"uo\\te\nnl\xff", NULL, NULL);
     record(h, "sandbox.duration_ms", 123456789, "backend", "process");
+    counter(h, "label.clash", 1, "a.b", "1", "a_b", "2");
+    record(h, "with.le_ms", 1, "le", "x");
     char dir[] = "/tmp/sbx-prom-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[128];
