@@ -670,7 +670,7 @@ static void set_local(struct compiler *c, uint32_t x)
         c->w[c->last_dst - 1] == top->slot && !has_local_refs(c, ls, c->sp - 1)) {
         c->w[c->last_dst - 1] = ls;
         sbx__wasm_c_pop(c);
-        label_here(c);
+        c->last_dst = c->last_cmp = 0; /* still the last instruction, now writing a local */
         return;
     }
     struct centry e = sbx__wasm_c_pop(c);

@@ -164,6 +164,30 @@ START_TEST(fused_constants)
 }
 END_TEST
 
+START_TEST(fused_store_address_and_loops)
+{
+    struct env e = ops_env();
+    call_i32(&e, "st_addr", 0xFFFFFFFCu, 4, 0x11223344); /* the address add wraps to 0 */
+    ck_assert_uint_eq(call_i32(&e, "ld_addi", 0xFFFFFFF8u, 0, 0), 0x11223344);
+    call_i32(&e, "st_addr", 8, 4, 5);
+    ck_assert_uint_eq(call_i32(&e, "ld_addi", 4, 0, 0), 5);
+    wasm_value args[3], res[1];
+    struct wasm_trap trap;
+    memset(args, 0, sizeof(args));
+    args[0].i32 = 65532;
+    args[1].i32 = 1;
+    ck_assert_int_eq(call(&e, "st_addr", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
+    call_i32(&e, "st_addr_k", 100, 0, 0);
+    ck_assert_uint_eq(call_i32(&e, "ld_byte", 104, 0, 0), 99);
+    expect_trap(&e, "st_addr_k", 65532, WASM_TRAP_MEMORY_OOB, NULL);
+    ck_assert_uint_eq(call_i32(&e, "step_loop", 0, 0, 0), 10);
+    ck_assert_uint_eq(call_i32(&e, "sum_loop", 7, 0, 0), 105);
+    ck_assert_uint_eq(call_i32(&e, "sum_loop", 200, 0, 0), 200);
+    env_close(&e);
+}
+END_TEST
+
 START_TEST(deferred_locals)
 {
     struct env e = ops_env();
@@ -436,6 +460,7 @@ int main(void)
     tcase_add_test(tc, fused_address_add_wraps);
     tcase_add_test(tc, fused_memory_ops);
     tcase_add_test(tc, fused_constants);
+    tcase_add_test(tc, fused_store_address_and_loops);
     tcase_add_test(tc, deferred_locals);
     tcase_add_test(tc, blocks_and_tables);
     tcase_add_test(tc, numeric_edges);
