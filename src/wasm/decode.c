@@ -8,6 +8,10 @@
 #include "util/alloc.h"
 #include "wasm/decode_internal.h"
 
+/* Implementation limit on a function type's params and results (as in V8 and wasmparser):
+ * keeps the validator's per-instruction work bounded on hostile input. */
+#define MAX_FUNC_ARITY 1000u
+
 void *sbx__wasm_dec_alloc(struct wasm_dec *d, size_t count, size_t size)
 {
     void *p = sbx__calloc(count, size);
@@ -28,6 +32,21 @@ char *sbx__wasm_dec_strndup(struct wasm_dec *d, const uint8_t *s, uint32_t len)
     return p;
 }
 
+/* Reads a type-list length; the limit is checked before the length is trusted. */
+static bool read_arity(struct wasm_reader *r, const uint8_t *at, const char *what, uint32_t *n)
+{
+    if (!sbx__wasm_rd_u32(r, n))
+        return false;
+    if (*n > MAX_FUNC_ARITY)
+        return sbx__wasm_rd_fail(r, at, "too many %s (limit %u)", what, MAX_FUNC_ARITY);
+    if (*n > (size_t)(r->end - r->p)) {
+        r->p = r->end;
+        uint8_t dummy;
+        return sbx__wasm_rd_byte(r, &dummy); /* "unexpected end ..." */
+    }
+    return true;
+}
+
 static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
 {
     struct wasm_reader *r = &d->r;
@@ -40,11 +59,11 @@ static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
         return sbx__wasm_rd_fail(r, at, "integer representation too long");
     if (form != 0x60)
         return sbx__wasm_rd_fail(r, at, "malformed function type");
-    if (!sbx__wasm_rd_count(r, 1, &np))
+    if (!read_arity(r, at, "parameters", &np))
         return false;
     const uint8_t *params = r->p;
     r->p += np;
-    if (!sbx__wasm_rd_count(r, 1, &nr))
+    if (!read_arity(r, at, "results", &nr))
         return false;
     const uint8_t *results = r->p;
     r->p += nr;

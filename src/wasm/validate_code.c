@@ -14,6 +14,7 @@
 struct ctl {
     uint16_t op; /* WASM_OP_BLOCK, _LOOP, _IF, or _ELSE once the else arm started */
     bool is_unreachable;
+    uint32_t br_table_mark; /* the last br_table that checked this label */
     uint32_t height;
     uint32_t nparams, nresults;
     const uint8_t *params, *results;
@@ -32,6 +33,7 @@ struct vfunc {
     uint32_t nctls, cap_ctls;
     uint8_t *tmp;
     uint32_t cap_tmp;
+    uint32_t br_table_serial;
     bool *nomem;
 };
 
@@ -155,7 +157,7 @@ static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const uint8_t **
 {
     if (depth >= v->nctls)
         return fail_idx(v, "label", depth);
-    const struct ctl *c = &v->ctls[v->nctls - 1 - depth];
+    struct ctl *c = &v->ctls[v->nctls - 1 - depth];
     if (c->op == WASM_OP_LOOP) {
         *n = c->nparams, *types = c->params;
     } else {
@@ -229,6 +231,7 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
     if (!grow(v, (void **)&v->tmp, &v->cap_tmp, 1, arity))
         return false;
     const uint8_t *p = in->targets;
+    uint32_t serial = ++v->br_table_serial;
     for (uint32_t i = 0; i < in->count; i++) {
         uint32_t depth = 0;
         sbx__wasm_leb_u32(&p, v->r->end, &depth); /* well-formed: read once already */
@@ -236,6 +239,12 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
             return false;
         if (n != arity)
             return fail(v, "type mismatch");
+        /* A label already checked by this br_table gives the same answer: skip it, so a
+         * long table costs one check per distinct label, not per entry. */
+        struct ctl *c = &v->ctls[v->nctls - 1 - depth];
+        if (c->br_table_mark == serial)
+            continue;
+        c->br_table_mark = serial;
         /* Pop the label's types and push back what was popped (spec appendix). */
         for (uint32_t k = n; k-- > 0;) {
             if (!pop_any(v, &v->tmp[k]))

@@ -159,6 +159,8 @@ static const struct bad_case bad_cases[] = {
      "malformed: data count and data section have inconsistent lengths"},
     {"bad functype form", RAW, LIT(WASM_HDR "\x01\x04\x01\x61\x00\x00"),
      "malformed: malformed function type"},
+    {"1001 params", RAW, LIT(WASM_HDR "\x01\x06\x01\x60\xe9\x07\x7f\x00"),
+     "malformed: too many parameters (limit 1000)"},
     {"bad value type", RAW, LIT(WASM_HDR "\x01\x05\x01\x60\x01\x7a\x00"),
      "malformed: malformed value type"},
     {"import kind 4", RAW, LIT(WASM_HDR "\x02\x05\x01\x00\x00\x04\x00"),
