@@ -43,6 +43,7 @@ struct engine {
 
 static _Thread_local uintptr_t stack_floor;
 static atomic_uint test_deaf_ms;
+static atomic_bool test_fatal;
 static _Thread_local struct engine *current;
 
 int sbx__js_timeout_check(void *udata)
@@ -190,6 +191,8 @@ static void push_console_text(duk_context *ctx, duk_idx_t idx)
 static duk_ret_t console_write(duk_context *ctx)
 {
     struct engine *e = engine_of(ctx);
+    if (atomic_load_explicit(&test_fatal, memory_order_relaxed))
+        (void)duk_fatal(ctx, "test fatal from console");
     struct sbx__buf *b = duk_get_current_magic(ctx) == 2 ? &e->out->err : &e->out->out;
     duk_idx_t n = duk_get_top(ctx);
     for (duk_idx_t i = 0; i < n; i++) {
@@ -513,6 +516,11 @@ void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out
 void sbx__js_test_deaf_ms(unsigned ms)
 {
     atomic_store(&test_deaf_ms, ms);
+}
+
+void sbx__js_test_fatal_on_console(bool on)
+{
+    atomic_store(&test_fatal, on);
 }
 
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes)

@@ -5,6 +5,7 @@
 #define SBX_JS_ENGINE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,10 @@ struct sbx__js_eval_out {
 /* For tests only: engines started from now on ignore stops and deadlines for their first ms
  * milliseconds, like an engine stuck in a native call; 0 turns it off. */
 void sbx__js_test_deaf_ms(unsigned ms);
+
+/* For tests only: while on, console.log raises an engine fatal error (as an internal Duktape
+ * failure would), to exercise containment. */
+void sbx__js_test_fatal_on_console(bool on);
 
 /* Zeroes out and sets the console caps. */
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);

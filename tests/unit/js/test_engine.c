@@ -171,6 +171,26 @@ START_TEST(engine_built_ahead)
 }
 END_TEST
 
+/* An engine fatal error mid-call jumps back to the tier, which frees the dead heap (ASan checks
+ * nothing leaks) and reports it; the next engine is unaffected. */
+START_TEST(engine_fatal_contained)
+{
+    struct sbx__js_eval_out out;
+    sbx__js_test_fatal_on_console(true);
+    eval("var a = [1, 2, 3].map(function (x) { console.log(x); return x; }); return a", NULL, 0,
+         &out);
+    sbx__js_test_fatal_on_console(false);
+    ck_assert_int_eq(out.error, SBX_E_EXECUTION_FAILED);
+    ck_assert_str_eq(out.message, "engine fatal error: test fatal from console");
+    ck_assert_ptr_null(out.value_json);
+    sbx__js_eval_out_free(&out);
+    eval("console.log('fine'); return 1", NULL, 0, &out);
+    ck_assert_int_eq(out.error, SBX_OK);
+    ck_assert_str_eq(out.out.data, "fine\n");
+    sbx__js_eval_out_free(&out);
+}
+END_TEST
+
 /* Fails the 1st, 2nd, ... allocation of an evaluation in turn: the host never crashes or leaks,
  * and each run either succeeds or reports an error. */
 START_TEST(engine_alloc_failures)
@@ -218,6 +238,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, engine_stop_and_deadline);
     tcase_add_test(tc, engine_built_ahead);
+    tcase_add_test(tc, engine_fatal_contained);
     tcase_add_test(tc, engine_alloc_failures);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
