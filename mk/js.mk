@@ -14,9 +14,10 @@ DUK_CFLAGS := -fsanitize=address -fno-omit-frame-pointer
 endif
 DUK_CFLAGS += -std=gnu17 $(OPT) -fPIC -fvisibility=hidden -pthread -w
 
-# edit FILE TAG SED-EXPR: applies SED-EXPR and fails unless exactly one line now carries TAG.
+# edit FILE TAG SED-EXPR [COUNT]: applies SED-EXPR and fails unless exactly COUNT (default 1)
+# lines now carry TAG.
 duk_edit = sed -i -e '$(3)' $(1) && n=$$(grep -c '$(2)' $(1)) && \
-	if [ "$$n" != 1 ]; then echo "js.mk: Duktape edit $(2) matched $$n times" >&2; exit 1; fi
+	if [ "$$n" != $(or $(4),1) ]; then echo "js.mk: Duktape edit $(2) matched $$n times" >&2; exit 1; fi
 
 $(DUK_GEN)/duk_config.h: $(DUK_SRC)/duk_config.h src/js/duk_overrides.h mk/js.mk
 	@mkdir -p $(@D)
@@ -39,6 +40,7 @@ $(DUK_GEN)/duktape.c: $(DUK_SRC)/duktape.c src/js/duk_poll.inc mk/js.mk
 	@$(call duk_edit,$@.tmp,SBX_EDIT_PUTPROP,s|^duk_hobject_putprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key, duk_tval \*tv_val, duk_bool_t throw_flag) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_PUTPROP */|)
 	@$(call duk_edit,$@.tmp,SBX_EDIT_DELPROP,s|^DUK_INTERNAL duk_bool_t duk_hobject_delprop(duk_hthread \*thr, duk_tval \*tv_obj, duk_tval \*tv_key, duk_bool_t throw_flag) {$$|& SBX_DUK_POLL(thr); /* SBX_EDIT_DELPROP */|)
 	@$(call duk_edit,$@.tmp,SBX_EDIT_STRSEARCH,s|^\t\t\tif (duk_memcmp((const void \*) p, (const void \*) q_start, (size_t) q_blen) == 0) {$$|\t\t\tSBX_DUK_POLL_COST(thr, 1 + (q_blen >> 8)); /* SBX_EDIT_STRSEARCH */\n&|)
+	@$(call duk_edit,$@.tmp,SBX_EDIT_REPLACESPLIT,s|^\t\t\t\tif (duk_memcmp((const void \*) p, (const void \*) q_start, (size_t) q_blen) == 0) {$$|\t\t\t\tSBX_DUK_POLL_COST(thr, 1 + (q_blen >> 8)); /* SBX_EDIT_REPLACESPLIT */\n&|,2)
 	@$(call duk_edit,$@.tmp,SBX_EDIT_FIRSTGC,s|^\tres->ms_prevent_count = 0;$$|& res->ms_trigger_counter = SBX_DUK_FIRST_GC_ALLOCS; /* SBX_EDIT_FIRSTGC */|)
 	@$(call duk_edit,$@.tmp,SBX_EDIT_GCRETRY,s|^\t10 /\* Retry allocation after mark-and-sweep for this \\$$|\t3 /* SBX_EDIT_GCRETRY: guests cannot set finalizers so 3 rounds suffice \\|)
 	cat src/js/duk_poll.inc >> $@.tmp

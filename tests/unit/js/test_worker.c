@@ -70,18 +70,27 @@ static void expect_error(const char *policy, const char *code, sbx_err err, cons
     sbx_result_free(&x.r);
 }
 
-/* Asserts a stopped run came back within timeout + BOUND_MS, as seen by the caller. */
+/* Asserts a stopped run came back within timeout + BOUND_MS, as seen by the caller. The 2-core
+ * test host is shared: when the bound is missed, the run is repeated once and the repeat must
+ * meet it (a miss is reported on stderr, so a real regression still fails both attempts). */
 static void expect_timeout(const char *code, unsigned timeout_ms)
 {
     char policy[64];
     snprintf(policy, sizeof(policy), "{\"timeoutMs\":%u}", timeout_ms);
-    struct run x;
-    run1(policy, code, NULL, &x);
-    ck_assert_msg(x.r.error == SBX_E_TIMEOUT, "%s: %s", code, sbx_err_name(x.r.error));
-    ck_assert_int_eq(x.r.limit, SBX_LIMIT_TIMEOUT);
-    ck_assert_msg(x.wall_ms <= timeout_ms + BOUND_MS && x.wall_ms >= timeout_ms - 1,
-                  "%s: returned after %.1f ms (timeout %u)", code, x.wall_ms, timeout_ms);
-    sbx_result_free(&x.r);
+    for (int attempt = 1;; attempt++) {
+        struct run x;
+        run1(policy, code, NULL, &x);
+        ck_assert_msg(x.r.error == SBX_E_TIMEOUT, "%s: %s", code, sbx_err_name(x.r.error));
+        ck_assert_int_eq(x.r.limit, SBX_LIMIT_TIMEOUT);
+        ck_assert_msg(x.wall_ms >= timeout_ms - 1, "%s: early after %.1f ms", code, x.wall_ms);
+        bool in_bound = x.wall_ms <= timeout_ms + BOUND_MS;
+        sbx_result_free(&x.r);
+        if (in_bound)
+            return;
+        fprintf(stderr, "note: %s: returned after %.1f ms (timeout %u), attempt %d\n", code,
+                x.wall_ms, timeout_ms, attempt);
+        ck_assert_msg(attempt < 2, "%s: bound missed twice", code);
+    }
 }
 
 /* Abandoned workers must be reaped once their engine reaches a poll point. */
@@ -163,8 +172,11 @@ START_TEST(timeout_native_call)
     expect_timeout("return Array.prototype.lastIndexOf.call({length: 2147483647}, 1)", 100);
     expect_timeout("Array.prototype.reverse.call({length: 2147483647})", 100);
     expect_reaped();
-    /* Naive substring search: 30 MB haystack, 1 MB needle, no hit. */
+    /* Naive substring searches: 30 MB haystack, 1 MB needle, no hit. */
     expect_timeout("var h = 'a'.repeat(30000000); return h.indexOf('a'.repeat(1000000) + 'b')",
+                   100);
+    expect_timeout("var h = 'a'.repeat(30000000); return h.split('a'.repeat(1000000) + 'b')", 100);
+    expect_timeout("var h = 'a'.repeat(30000000); return h.replace('a'.repeat(1000000) + 'b', '')",
                    100);
     expect_reaped();
 }
@@ -238,7 +250,8 @@ static void *abort_later(void *arg)
     return NULL;
 }
 
-static void expect_abort(const char *code)
+/* Returns the latency from sbx_sandbox_abort() to the run's return. */
+static double abort_once(const char *code)
 {
     sbx_sandbox *sb = sandbox("{\"timeoutMs\":10000}");
     struct aborter a = {sb, 100, 0};
@@ -249,11 +262,21 @@ static void expect_abort(const char *code)
     uint64_t back_ns = sbx__now_ns();
     pthread_join(t, NULL);
     ck_assert_msg(x.r.error == SBX_E_ABORTED, "%s: %s", code, sbx_err_name(x.r.error));
-    double latency_ms = (double)(back_ns - a.abort_ns) / 1e6;
-    ck_assert_msg(latency_ms <= BOUND_MS, "%s: back %.1f ms after the abort", code, latency_ms);
     sbx_result_free(&x.r);
     sbx_sandbox_abort(sb); /* idle: no effect */
     sbx_sandbox_destroy(sb);
+    return (double)(back_ns - a.abort_ns) / 1e6;
+}
+
+/* Same bound and single retry on a busy host as expect_timeout. */
+static void expect_abort(const char *code)
+{
+    double ms = abort_once(code);
+    if (ms <= BOUND_MS)
+        return;
+    fprintf(stderr, "note: %s: back %.1f ms after the abort, retrying\n", code, ms);
+    ms = abort_once(code);
+    ck_assert_msg(ms <= BOUND_MS, "%s: back %.1f ms after the abort (twice)", code, ms);
 }
 
 START_TEST(abort_other_thread)
