@@ -129,8 +129,9 @@ sbx_err sbx__jail_outcome(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     bool is_clean_exit =
         w.has_report && w.report.kind == SBX__REPORT_EXITED && WIFEXITED(w.report.wstatus);
     e = classify(r, run, &w, is_oom && !is_clean_exit, out);
-    if (e == SBX_OK && r->spec.exec_fd >= 0 && is_clean_exit &&
-        !sbx__jail_guest_apply_result(result.data, result.len, out) && out->ok)
+    /* sbx-js records count only from a guest that also exited 0. */
+    if (e == SBX_OK && r->spec.exec_fd >= 0 && out->ok &&
+        !sbx__jail_guest_apply_result(result.data, result.len, out))
         sbx__result_fail(out, SBX_E_EXECUTION_FAILED, "sbx-js guest sent no result");
     sbx__buf_free(&result);
     if (is_pids_hit && out->limit == SBX_LIMIT_NONE) {
