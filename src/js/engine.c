@@ -26,6 +26,12 @@
 #define STACK_MARGIN (256u * 1024u)
 #endif
 
+/* Holds a new heap's builtins and globals (Duktape 2.7 fills about 205 KiB of it, counting the
+ * space its growing tables leave behind); what does not fit spills over to malloc blocks. Heaps
+ * capped below SMALL_HEAP_BYTES are built without it, to leave the guest the most room. */
+#define BUILD_ARENA_BYTES (224u * 1024u)
+#define SMALL_HEAP_BYTES  (2u * 1024u * 1024u)
+
 enum phase { PHASE_SETUP, PHASE_CONTEXT, PHASE_RUN, PHASE_ENCODE };
 
 struct engine {
@@ -428,7 +434,8 @@ static struct sbx__js_engine *create_capped(uint64_t limit_bytes)
     struct engine *e = sbx__calloc(1, sizeof(*e));
     if (!e)
         return NULL;
-    sbx__js_heap_init(&e->heap, limit_bytes);
+    sbx__js_heap_init(&e->heap, limit_bytes,
+                      limit_bytes >= SMALL_HEAP_BYTES ? BUILD_ARENA_BYTES : 0);
     init_stack_floor();
     current = e;
     if (setjmp(e->fatal_jmp) == 0) {
@@ -439,6 +446,7 @@ static struct sbx__js_engine *create_capped(uint64_t limit_bytes)
         if (e->ctx)
             duk_pop(e->ctx);
     }
+    sbx__js_heap_seal(&e->heap);
     current = NULL;
     e->owner = pthread_self();
     return (struct sbx__js_engine *)e;
@@ -490,6 +498,12 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
                         struct sbx__js_eval_out *out)
 {
     struct engine *e = (struct engine *)js;
+    if (e && e->heap.arena && in->memory_bytes < SMALL_HEAP_BYTES &&
+        pthread_equal(e->owner, pthread_self())) {
+        sbx__js_engine_destroy(js); /* rebuild without the arena's slack */
+        e = (struct engine *)create_capped(in->memory_bytes);
+        js = (struct sbx__js_engine *)e;
+    }
     if (!e) {
         set_error(out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
         if (in->on_done)

@@ -74,7 +74,7 @@ END_TEST
 START_TEST(heap_cap)
 {
     struct sbx__js_heap h;
-    sbx__js_heap_init(&h, 4096);
+    sbx__js_heap_init(&h, 4096, 0);
     void *a = sbx__js_heap_alloc(&h, 1000);
     ck_assert_ptr_nonnull(a);
     ck_assert_uint_gt(h.used_bytes, 1000);
@@ -97,6 +97,31 @@ START_TEST(heap_cap)
     sbx__js_heap_release(&h);
     ck_assert_uint_eq(h.used_bytes, 0);
     ck_assert_ptr_null(h.blocks);
+}
+END_TEST
+
+START_TEST(heap_arena)
+{
+    struct sbx__js_heap h;
+    sbx__js_heap_init(&h, 8192, 1024);
+    ck_assert_uint_eq(h.used_bytes, 1024); /* the arena counts whole */
+    char *a = sbx__js_heap_alloc(&h, 100);
+    ck_assert(a >= h.arena && a < h.arena + 1024);
+    memset(a, 'x', 100);
+    ck_assert_ptr_eq(sbx__js_heap_realloc(&h, a, 300), a); /* last block grows in place */
+    char *b = sbx__js_heap_alloc(&h, 16);
+    char *c = sbx__js_heap_realloc(&h, a, 800); /* not last, no room: moves out, keeps data */
+    ck_assert(c < h.arena || c >= h.arena + 1024);
+    ck_assert_int_eq(c[99], 'x');
+    sbx__js_heap_free(&h, b);                            /* arena blocks are freed with the heap */
+    ck_assert_ptr_nonnull(sbx__js_heap_alloc(&h, 2000)); /* too big for the arena */
+    sbx__js_heap_seal(&h);
+    char *d = sbx__js_heap_alloc(&h, 8);
+    ck_assert(d < h.arena || d >= h.arena + 1024);
+    ck_assert_ptr_null(sbx__js_heap_alloc(&h, 8192)); /* the cap still holds */
+    sbx__js_heap_release(&h);
+    ck_assert_ptr_null(h.arena);
+    ck_assert_uint_eq(h.used_bytes, 0);
 }
 END_TEST
 
@@ -233,6 +258,7 @@ int main(void)
     tc = tcase_create("heap");
     tcase_set_timeout(tc, 10);
     tcase_add_test(tc, heap_cap);
+    tcase_add_test(tc, heap_arena);
     suite_add_tcase(s, tc);
     tc = tcase_create("engine");
     tcase_set_timeout(tc, 120);
