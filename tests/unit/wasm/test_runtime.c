@@ -1,10 +1,12 @@
 /* Unit tests for the wasm runtime objects: store, memory, table, global and instantiation,
  * on modules built by hand so they run without the decoder. */
 #include <check.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/alloc.h"
 #include "wasm/runtime.h"
@@ -825,6 +827,77 @@ START_TEST(alloc_failure_torture)
 }
 END_TEST
 
+/* (module (func (export "spin") (loop (br 0)))) */
+static const uint8_t spin_wasm[] = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04,
+                                    0x01, 0x60, 0x00, 0x00, 0x03, 0x02, 0x01, 0x00, 0x07, 0x08,
+                                    0x01, 0x04, 's',  'p',  'i',  'n',  0x00, 0x00, 0x0a, 0x09,
+                                    0x01, 0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct interrupter {
+    struct wasm_store *store;
+    uint64_t at_ns;
+};
+
+static void *interrupt_later(void *arg)
+{
+    struct interrupter *it = arg;
+    struct timespec d = {0, 30 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    it->at_ns = now_ns();
+    sbx__wasm_store_interrupt(it->store);
+    return NULL;
+}
+
+/* End to end through the decoder and interpreter: fuel stops a spinning guest, an interrupt
+ * from another thread stops it promptly and stays set until cleared. */
+START_TEST(fuel_and_interrupt_stop_a_loop)
+{
+    struct wasm_module *m = NULL;
+    char err[256];
+    ck_assert_int_eq(sbx__wasm_module_load(spin_wasm, sizeof(spin_wasm), &m, err, sizeof(err)),
+                     SBX_OK);
+    struct wasm_store *s = new_store(0, 0);
+    struct wasm_instance *inst = NULL;
+    ck_assert_int_eq(instantiate(s, m, NULL, NULL, &inst, err), SBX_OK);
+    struct wasm_extern e;
+    ck_assert(sbx__wasm_instance_export(inst, "spin", 4, &e));
+    wasm_value none[1];
+    struct wasm_trap trap;
+
+    sbx__wasm_store_set_fuel(s, 100000);
+    ck_assert_int_eq(sbx__wasm_func_call(s, e.u.func, none, none, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_FUEL_EXHAUSTED);
+    ck_assert_uint_lt(sbx__wasm_store_fuel(s), 100000);
+
+    sbx__wasm_store_set_fuel(s, 0);
+    struct interrupter it = {s, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, interrupt_later, &it), 0);
+    ck_assert_int_eq(sbx__wasm_func_call(s, e.u.func, none, none, &trap), SBX_E_WASM_TRAP);
+    uint64_t stopped = now_ns();
+    pthread_join(th, NULL);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_INTERRUPTED);
+    /* The engine promises 1 ms; allow a loaded CI machine 50. */
+    ck_assert_uint_lt(stopped - it.at_ns, 50u * 1000 * 1000);
+
+    ck_assert_int_eq(sbx__wasm_func_call(s, e.u.func, none, none, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_INTERRUPTED); /* sticky */
+    sbx__wasm_store_clear_interrupt(s);
+    sbx__wasm_store_set_fuel(s, 1000);
+    ck_assert_int_eq(sbx__wasm_func_call(s, e.u.func, none, none, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_FUEL_EXHAUSTED);
+    sbx__wasm_store_destroy(s);
+    sbx__wasm_module_destroy(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("wasm_runtime");
@@ -849,6 +922,7 @@ int main(void)
     tcase_add_test(ti, memory_minimum_over_store_limit);
     tcase_add_test(ti, start_function);
     tcase_add_test(ti, alloc_failure_torture);
+    tcase_add_test(ti, fuel_and_interrupt_stop_a_loop);
     suite_add_tcase(su, ti);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
