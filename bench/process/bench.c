@@ -2,7 +2,8 @@
  * one run so machine noise hits all alike: plain fork/exec, sbx (all namespaces incl. network,
  * seccomp, Landlock, cgroup or rlimit limits), `bwrap --unshare-all --die-with-parent` with the
  * same read-only binds, `firejail --noprofile --net=none`. Workloads: /bin/true and
- * `python3 -c pass`. Prints medians and ratios. Usage: bench [ITERATIONS] (default 30). */
+ * `python3 -c pass`. Prints medians and ratios. Usage: [BENCH_PEERS=fork/exec,sbx,...] bench
+ * [ITERATIONS] (default 30). */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,9 @@ static void bench_workload(sbx_sandbox *sb, const char *name, const char *const 
     int counts[PEER_COUNT] = {0};
     bool has_peer[PEER_COUNT] = {true, true, access("/usr/bin/bwrap", X_OK) == 0,
                                  access("/usr/bin/firejail", X_OK) == 0};
+    const char *only = getenv("BENCH_PEERS"); /* e.g. "fork/exec,sbx": leave the others out */
+    for (int p = 0; only && p < PEER_COUNT; p++)
+        has_peer[p] = has_peer[p] && strstr(only, peer_names[p]) != NULL;
     for (int p = 0; p < PEER_COUNT; p++)
         samples[p] = calloc((size_t)iters, sizeof(double));
     for (int i = -2; i < iters; i++) { /* two warm-up rounds */

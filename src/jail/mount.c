@@ -16,6 +16,8 @@
 
 /* ---- child side: system calls only ---- */
 
+/* Creates path and any missing parents. Tries the full path first: nearly every mount point's
+ * parent already exists, so the common case is one mkdir(2). */
 static int mkdir_p(const char *path, bool is_last_dir)
 {
     char buf[PATH_MAX];
@@ -23,18 +25,27 @@ static int mkdir_p(const char *path, bool is_last_dir)
     if (len >= sizeof(buf))
         return -ENAMETOOLONG;
     memcpy(buf, path, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
+    if (!is_last_dir) {
+        char *slash = strrchr(buf, '/');
+        if (!slash || slash == buf)
+            return 0;
+        *slash = '\0';
+    }
+    if (mkdir(buf, 0755) == 0 || errno == EEXIST)
+        return 0;
+    if (errno != ENOENT)
+        return -errno;
+    for (char *p = buf + 1;; p++) { /* a parent is missing: create each component in turn */
+        if (*p != '/' && *p != '\0')
             continue;
-        if (buf[i] == '\0' && !is_last_dir)
-            break;
-        char saved = buf[i];
-        buf[i] = '\0';
+        char saved = *p;
+        *p = '\0';
         if (mkdir(buf, 0755) != 0 && errno != EEXIST)
             return -errno;
-        buf[i] = saved;
+        *p = saved;
+        if (saved == '\0')
+            return 0;
     }
-    return 0;
 }
 
 static int make_mountpoint(const struct sbx__jail_mount *m)

@@ -297,6 +297,23 @@ START_TEST(test_enforced_bits)
 }
 END_TEST
 
+/* cpuPercent 5 (cgroup cfs quota): a busy loop gets at most ~5% of one CPU over a second. */
+START_TEST(test_cpu_percent)
+{
+    sbx_sandbox *sb = jt_sandbox("{\"cpuPercent\":5,\"timeoutMs\":10000}");
+    sbx_result r;
+    const char *code = "import time\nw = time.time(); c = time.process_time()\n"
+                       "while time.time() - w < 1.0:\n    pass\n"
+                       "print('%.3f' % ((time.process_time() - c) / (time.time() - w)))";
+    ck_assert_int_eq(jt_script(sb, "python3", code, NULL, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.stderr_data);
+    if (r.enforced & SBX_ENFORCED_CGROUP_V1)
+        ck_assert_msg(atof(jt_out(&r)) <= 0.10, "cpu share %s", jt_out(&r));
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
 static Suite *jail_suite(void)
 {
     Suite *s = suite_create("jail");
@@ -315,6 +332,7 @@ static Suite *jail_suite(void)
     tcase_add_test(tc, test_environment_is_policy_env);
     tcase_add_test(tc, test_command_errors);
     tcase_add_test(tc, test_enforced_bits);
+    tcase_add_test(tc, test_cpu_percent);
     suite_add_tcase(s, tc);
     return s;
 }
