@@ -14,7 +14,7 @@
 #include "jail/jail.h"
 
 /* Fixed fd numbers inside the jail. */
-enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_FIRST_FREE = 6 };
+enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_FIRST_FREE = 7 };
 
 const char *sbx__jail_stage_name(int stage)
 {
@@ -59,15 +59,15 @@ static _Noreturn void fail(int status_fd, int stage, int err, int detail)
  * the host, including fds other host threads opened: the guest sees none of them). */
 static int arrange_fds(const struct sbx__jail_spec *spec)
 {
-    int src[6] = {spec->stdio[0],  spec->stdio[1], spec->stdio[2],
-                  spec->result_fd, spec->exec_fd,  spec->status_fd};
-    int tmp[6];
-    for (int i = 0; i < 6; i++) {
+    int src[7] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
+                  spec->exec_fd,  spec->status_fd, spec->sync_fd};
+    int tmp[7];
+    for (int i = 0; i < 7; i++) {
         tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD_CLOEXEC, 16) : -1;
         if (src[i] >= 0 && tmp[i] < 0)
             return -errno;
     }
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         if (tmp[i] < 0)
             continue;
         int flags = i >= FD_EXEC ? O_CLOEXEC : 0;
@@ -153,10 +153,13 @@ static int neg_errno(int rc)
 
 _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
 {
-    int sfd = spec->status_fd;
+    /* First, so fds other host threads opened (their runs' pipes) leave this child at once. */
+    step(spec->status_fd, SBX__STAGE_FDS, arrange_fds(spec));
+    int sfd = FD_STATUS;
     char go = 0;
-    if (read(spec->sync_fd, &go, 1) != 1 || go != 'g')
+    if (read(FD_SYNC, &go, 1) != 1 || go != 'g')
         _exit(1); /* the parent gave up (maps or cgroup failed) */
+    close(FD_SYNC);
     step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
     step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_apply(spec));
     int failed_step = -1;
@@ -166,8 +169,6 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_pivot(spec->root_dir));
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_finish());
     step(sfd, SBX__STAGE_NET, sbx__jail_net_apply(spec->net_loopback));
-    step(sfd, SBX__STAGE_FDS, arrange_fds(spec));
-    sfd = FD_STATUS;
     step(sfd, SBX__STAGE_FDS, setsid() < 0 ? -errno : 0);
     step(sfd, SBX__STAGE_RLIMIT, sbx__jail_rlimit_apply(&spec->rlimits));
     step(sfd, SBX__STAGE_CAPS, sbx__jail_caps_drop());
