@@ -76,12 +76,28 @@ static uint8_t read_u8(struct compiler *c)
     return *c->p++;
 }
 
+/* Makes room for need elements in *arr (capacity *cap, doubling); false on NOMEM. */
+static bool grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t ncap = *cap ? *cap : 16;
+    while (ncap < need && ncap < (1u << 30))
+        ncap *= 2;
+    void *p = ncap >= need ? sbx__reallocn(*arr, ncap, size) : NULL;
+    if (!p) {
+        sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
+        return false;
+    }
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
 struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type)
 {
-    if (c->sp == c->stcap) { /* cannot happen for valid code: one entry per instruction */
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: operand stack");
-        c->sp--;
-    }
+    if (!grow(c, (void **)&c->st, &c->stcap, c->sp + 1, sizeof(*c->st)))
+        c->sp--; /* keep going on the last entry; the failure is reported */
     struct centry *e = &c->st[c->sp++];
     e->type = type;
     e->kind = K_SLOT;
@@ -389,10 +405,15 @@ static void emit_br(struct compiler *c, struct cblock *b)
 
 static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t kind)
 {
-    if (c->nbl == c->blcap || c->sp < tmpl->nparams) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: block nesting");
+    if (c->sp < tmpl->nparams) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "operand stack underflow");
         return;
     }
+    if (!grow(c, (void **)&c->bl, &c->blcap, c->nbl + 1, sizeof(*c->bl)))
+        return;
+    for (uint32_t i = 0; i < c->nbl; i++) /* the array may have moved */
+        if (c->bl[i].is_single)
+            c->bl[i].ptypes = c->bl[i].rtypes = &c->bl[i].single_type;
     struct cblock *b = &c->bl[c->nbl++];
     *b = *tmpl;
     b->kind = kind;
@@ -400,6 +421,7 @@ static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t ki
     b->base_slot = b->nparams ? c->st[b->height].slot : c->slot_top;
     b->fixups = 0;
     b->else_fix = 0;
+    b->is_single = false;
 }
 
 static void do_block(struct compiler *c, uint8_t kind)
@@ -421,6 +443,7 @@ static void do_block(struct compiler *c, uint8_t kind)
     struct cblock *b = &c->bl[c->nbl - 1];
     if (tmpl.ptypes == &single || tmpl.rtypes == &single) {
         b->single_type = single;
+        b->is_single = true;
         b->ptypes = b->rtypes = &b->single_type;
     }
     label_here(c);
@@ -920,7 +943,7 @@ static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out
     c->ft = &c->m->types[fd->type_index];
     c->p = fd->code;
     c->end = fd->code + fd->code_len;
-    c->stcap = c->blcap = fd->code_len + 2;
+    c->stcap = c->blcap = 16;
     c->st = sbx__calloc(c->stcap, sizeof(*c->st));
     c->bl = sbx__calloc(c->blcap, sizeof(*c->bl));
     if (!c->st || !c->bl || !setup_locals(c, fd)) {

@@ -35,6 +35,7 @@ struct cblock {
     uint32_t else_fix;   /* B_IF: the false-jump's word, +1; 0 = none */
     uint32_t outer_fuel; /* B_LOOP: the enclosing region's count */
     uint8_t single_type; /* storage for a one-valtype block type */
+    bool is_single;      /* ptypes / rtypes point at single_type */
 };
 
 /* A branch condition: slot != 0, slot == 0, or a fused i32 compare of a and b (b an
