@@ -31,7 +31,7 @@ $(FUZZ_BUILD)/fuzz/%: fuzz/%.c fuzz-lib
 
 $(FUZZ_SEEDS)/.stamp:
 	@mkdir -p $(@D)
-	cp $(SPECTEST_DIR)/*.wasm $(@D)/
+	cp $(SPECTEST_DIR)/*.wasm $(SPECTEST_DIR)/simd/*.wasm $(@D)/
 	@touch $@
 
 # Each target gets a scratch corpus (new finds) plus its seeds; a crash leaves its input in
