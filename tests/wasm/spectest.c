@@ -125,7 +125,10 @@ static void collect(struct run *run, const char *file, int fd)
         if (!t2)
             continue;
         line[strcspn(line, "\n")] = '\0';
-        add_failure(run, file, (enum owner)atoi(line), strtol(t1 + 1, NULL, 10), t2 + 1);
+        long owner = strtol(line, NULL, 10);
+        if (owner < 0 || owner >= OWNER_COUNT)
+            owner = OWNER_UNKNOWN;
+        add_failure(run, file, (enum owner)owner, strtol(t1 + 1, NULL, 10), t2 + 1);
     }
     free(line);
     if (f)
