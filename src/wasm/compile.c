@@ -684,10 +684,24 @@ static bool has_local_refs(const struct compiler *c, uint32_t lslot, uint32_t be
     return false;
 }
 
+/* True if local x still holds the zero it got at entry: a declared local that no earlier
+ * instruction writes, outside any loop (a loop could bring a later write around). */
+static bool is_still_zero(const struct compiler *c, uint32_t x)
+{
+    if (x < c->ft->param_count || c->local_written[x])
+        return false;
+    for (uint32_t i = 0; i < c->nbl; i++)
+        if (c->bl[i].kind == B_LOOP)
+            return false;
+    return true;
+}
+
 static void set_local(struct compiler *c, uint32_t x)
 {
     uint32_t ls = c->local_slot[x];
     const struct centry *top = &c->st[c->sp - 1];
+    bool was_zero = is_still_zero(c, x);
+    c->local_written[x] = 1;
     /* The value was just computed into its slot: compute it into the local instead. */
     if (top->kind == K_SLOT && c->last_dst && c->last_dst - 1 < c->wlen &&
         c->w[c->last_dst - 1] == top->slot && !has_local_refs(c, ls, c->sp - 1)) {
@@ -697,8 +711,8 @@ static void set_local(struct compiler *c, uint32_t x)
         return;
     }
     struct centry e = sbx__wasm_c_pop(c);
-    if (e.kind == K_LOCAL && e.local == ls)
-        return;
+    if ((e.kind == K_LOCAL && e.local == ls) || (e.kind == K_CONST && e.k == 0 && was_zero))
+        return; /* the local already holds the value (C's `int x = 0;`) */
     flush_local(c, ls);
     emit_copy(c, &e, ls);
 }
@@ -886,7 +900,8 @@ static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
     c->local_count = ft->param_count + fd->local_count;
     c->local_slot = sbx__mallocn((size_t)c->local_count + 1, sizeof(uint32_t));
     c->local_type = sbx__mallocn((size_t)c->local_count + 1, 1);
-    if (!c->local_slot || !c->local_type)
+    c->local_written = sbx__calloc((size_t)c->local_count + 1, 1);
+    if (!c->local_slot || !c->local_type || !c->local_written)
         return false;
     uint32_t slot = 0;
     for (uint32_t i = 0; i < c->local_count; i++) {
@@ -966,6 +981,7 @@ static void compiler_reset(struct compiler *c)
     sbx__free(c->bl);
     sbx__free(c->local_slot);
     sbx__free(c->local_type);
+    sbx__free(c->local_written);
     const struct wasm_module *m = c->m;
     const int32_t *ops = c->ops;
     char *err = c->err;

@@ -54,6 +54,7 @@ struct compiler {
     const uint8_t *p, *end;
     uint32_t *local_slot;
     uint8_t *local_type;
+    uint8_t *local_written; /* per local: some instruction so far sets it */
     uint32_t local_count;
     uint32_t frame_base; /* slots of params + locals: where the operand stack starts */
     uint32_t zero_slot;  /* a local slot that always holds 0 (base of constant addresses) */

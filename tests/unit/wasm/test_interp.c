@@ -197,6 +197,9 @@ START_TEST(deferred_locals)
     ck_assert_uint_eq(call_i32(&e, "mov_mov", 9, 4, 3), 15);
     ck_assert_uint_eq(call_i32(&e, "cmp_br", 1000, 0, 0), 1000);
     ck_assert_uint_eq(call_i32(&e, "cmp_br", (uint32_t)-5, 0, 0), 1);
+    /* `local = 0` is dropped only where the local is known to be zero still. */
+    ck_assert_uint_eq(call_i32(&e, "reset_in_loop", 0, 0, 0), 21);
+    ck_assert_uint_eq(call_i32(&e, "zero_after_if", 1, 0, 0), 0);
     env_close(&e);
 }
 END_TEST
