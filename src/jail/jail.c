@@ -20,6 +20,7 @@ const char *sbx__jail_stage_name(int stage)
 {
     static const char *const names[] = {
         [SBX__STAGE_SYNC] = "sync",
+        [SBX__STAGE_CGROUP] = "cgroup attach",
         [SBX__STAGE_CGROUPNS] = "cgroup namespace",
         [SBX__STAGE_USERNS] = "user namespace",
         [SBX__STAGE_MOUNT] = "mount",
@@ -119,23 +120,22 @@ static _Noreturn void run_init(const struct sbx__jail_spec *spec)
         exec_guest(spec, errp[1]);
     }
     close(errp[1]);
-    int err = 0;
-    ssize_t n;
-    do
-        n = read(errp[0], &err, sizeof(err));
-    while (n < 0 && errno == EINTR);
-    struct sbx__jail_report r = {.kind = SBX__REPORT_EXEC, .err = err};
+    /* Only wait4 blocks: an exec error waits in the pipe until the guest has exited, which
+     * spares this process a wake-up per run. */
+    struct sbx__jail_report r = {.kind = SBX__REPORT_EXEC, .err = ECHILD};
     for (;;) {
         int st;
         pid_t w = (pid_t)wait4(-1, &st, 0, NULL);
         if (w == (pid_t)pid) {
-            if (n != (ssize_t)sizeof(err))
-                r = (struct sbx__jail_report){.kind = SBX__REPORT_EXITED, .wstatus = st};
+            r = (struct sbx__jail_report){.kind = SBX__REPORT_EXITED, .wstatus = st};
             break;
         }
         if (w < 0 && errno != EINTR)
             break;
     }
+    int err = 0;
+    if (read(errp[0], &err, sizeof(err)) == (ssize_t)sizeof(err))
+        r = (struct sbx__jail_report){.kind = SBX__REPORT_EXEC, .err = err};
     report(FD_STATUS, &r);
     _exit(0);
 }
@@ -153,13 +153,18 @@ static int neg_errno(int rc)
 
 _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
 {
-    /* First, so fds other host threads opened (their runs' pipes) leave this child at once. */
+    step(spec->status_fd, SBX__STAGE_CGROUP, sbx__jail_cgroup_attach_self(spec->cgroup_fds));
+    /* Early, so fds other host threads opened (their runs' pipes) leave this child at once. */
     step(spec->status_fd, SBX__STAGE_FDS, arrange_fds(spec));
     int sfd = FD_STATUS;
-    char go = 0;
-    if (read(FD_SYNC, &go, 1) != 1 || go != 'g')
-        _exit(1); /* the parent gave up (maps or cgroup failed) */
-    close(FD_SYNC);
+    if (spec->is_self_mapped) {
+        step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_map_self(spec));
+    } else {
+        char go = 0;
+        if (read(FD_SYNC, &go, 1) != 1 || go != 'g')
+            _exit(1); /* the parent gave up: it could not write the maps */
+        close(FD_SYNC);
+    }
     step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
     step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_apply(spec));
     int failed_step = -1;

@@ -32,6 +32,7 @@ enum sbx__jail_stage {
     SBX__STAGE_LANDLOCK,
     SBX__STAGE_SECCOMP,
     SBX__STAGE_FORK,
+    SBX__STAGE_CGROUP,
 };
 
 /* What pid 1 of the jail writes on the status pipe. */
@@ -86,8 +87,12 @@ struct sbx__jail_spec {
     /* user namespace, mounts, net */
     uid_t guest_uid;
     gid_t guest_gid;
-    bool can_setgroups; /* false when the parent wrote "deny" (unprivileged) */
-    char *root_dir;     /* host directory the new root tmpfs is mounted on */
+    bool can_setgroups;  /* root: drop supplementary groups; unprivileged cannot */
+    bool is_self_mapped; /* unprivileged: the child writes its own id maps, no sync needed */
+    uid_t host_uid;      /* what the guest ids map to */
+    gid_t host_gid;
+    int cgroup_fds[3]; /* open cgroup.procs the child writes "0" to, -1 = none */
+    char *root_dir;    /* host directory the new root tmpfs is mounted on */
     struct sbx__jail_mount *mounts;
     size_t mount_count;
     bool net_loopback;
@@ -104,7 +109,7 @@ struct sbx__jail_spec {
     char **argv;
     char **envp;
     /* fds as the child inherits them; -1 = none / inherit the host's */
-    int sync_fd;   /* read end: "go" from the parent */
+    int sync_fd;   /* read end: "go" from the parent once it wrote the maps; -1 = none */
     int status_fd; /* write end of the report pipe */
     int stdio[3];
     int result_fd; /* becomes fd 3 of the guest (sbx-js guest only) */
@@ -119,6 +124,8 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec);
 /* userns.c */
 int sbx__jail_userns_write_maps(pid_t pid, uid_t host_uid, gid_t host_gid, bool deny_setgroups);
 int sbx__jail_userns_apply(const struct sbx__jail_spec *spec);
+/* Child side, unprivileged: maps the child's own ids (user_namespaces(7), rule 4b). */
+int sbx__jail_userns_map_self(const struct sbx__jail_spec *spec);
 
 /* mount.c: plan building (parent) and applying (child). */
 int sbx__jail_mount_apply(const struct sbx__jail_spec *spec, int *failed_step);
@@ -157,7 +164,8 @@ struct sbx__jail_cgroup {
 void sbx__jail_cgroup_init(struct sbx__jail_cgroup *cg);
 /* Creates the handle's cgroup with the policy's limits; version stays 0 when not delegated. */
 void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_policy *policy);
-int sbx__jail_cgroup_attach(const struct sbx__jail_cgroup *cg, pid_t pid);
+/* Child side: moves the calling process into the cgroup through fds[] (writes "0"). */
+int sbx__jail_cgroup_attach_self(const int fds[3]);
 /* Reads the counters; sets *is_oom / *is_pids_hit if they rose since the last call. */
 void sbx__jail_cgroup_poll(struct sbx__jail_cgroup *cg, bool *is_oom, bool *is_pids_hit);
 void sbx__jail_cgroup_destroy(struct sbx__jail_cgroup *cg);

@@ -53,9 +53,15 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
 {
     const struct sbx_policy *p = run->policy;
     struct sbx__jail_spec *s = &r->spec;
+    bool is_root = geteuid() == 0;
     s->guest_uid = SBX__JAIL_GUEST_ID;
     s->guest_gid = SBX__JAIL_GUEST_ID;
-    s->can_setgroups = geteuid() == 0;
+    s->can_setgroups = is_root;
+    s->is_self_mapped = !is_root;
+    s->host_uid = is_root ? SBX__JAIL_NOBODY : geteuid();
+    s->host_gid = is_root ? SBX__JAIL_NOBODY : getegid();
+    for (int i = 0; i < 3; i++)
+        s->cgroup_fds[i] = h->cg.procs_fds[i];
     s->root_dir = h->root_dir;
     s->net_loopback = p->net_loopback;
     s->landlock_abi = h->landlock_abi;
@@ -92,7 +98,7 @@ static bool make_pipe(int fds[2], int nonblock_end)
 static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
 {
     struct sbx__jail_spec *s = &r->spec;
-    if (!make_pipe(r->sync, -1) || !make_pipe(r->status, 0))
+    if ((!s->is_self_mapped && !make_pipe(r->sync, -1)) || !make_pipe(r->status, 0))
         return false;
     s->sync_fd = r->sync[0];
     s->status_fd = r->status[1];
@@ -112,8 +118,9 @@ static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
     return true;
 }
 
-/* The child blocks on the sync pipe until its maps and cgroup are in place. */
-static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_result *out)
+/* A root host writes the child's id maps (only it may map to nobody) while the child attaches
+ * itself to the cgroup and closes inherited fds; an unprivileged child maps itself. */
+static sbx_err start(struct sbx__jail_run *r, sbx_result *out)
 {
     pid_t pid = sbx__jail_spawn(&r->spec, &r->pidfd);
     if (pid < 0) {
@@ -127,18 +134,13 @@ static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_re
                          &r->pipes[1][1], &r->pipes[2][1], &r->pipes[3][1]};
     for (size_t i = 0; i < sizeof(child_ends) / sizeof(child_ends[0]); i++)
         sbx__jail_close_fd(child_ends[i]);
-    bool is_root = geteuid() == 0;
-    int rc = sbx__jail_userns_write_maps(pid, is_root ? SBX__JAIL_NOBODY : geteuid(),
-                                         is_root ? SBX__JAIL_NOBODY : getegid(), !is_root);
+    if (r->spec.is_self_mapped)
+        return SBX_OK;
+    int rc = sbx__jail_userns_write_maps(pid, r->spec.host_uid, r->spec.host_gid, false);
     if (rc) {
         sbx__result_fail(out, SBX_E_UNAVAILABLE, "user namespace: writing id maps: %s",
                          strerror(-rc));
         return SBX_E_UNAVAILABLE;
-    }
-    rc = sbx__jail_cgroup_attach(&h->cg, pid);
-    if (rc) {
-        sbx__result_fail(out, SBX_E_IO, "cgroup: attaching the jail: %s", strerror(-rc));
-        return SBX_E_IO;
     }
     if (write(r->sync[1], "g", 1) != 1)
         return SBX_E_IO;
@@ -160,7 +162,7 @@ sbx_err sbx__jail_run_exec(struct sbx__run *run, sbx_result *out)
         sbx__result_fail(out, SBX_E_IO, "pipe: %s", strerror(errno));
         return SBX_E_IO;
     }
-    e = start(h, r, out);
+    e = start(r, out);
     if (e)
         return e;
     return sbx__jail_outcome(h, r, run, out);

@@ -187,6 +187,11 @@ sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interr
         }
         if (l.is_exited && now >= l.exit_ns + DRAIN_GRACE_NS)
             break;
+        /* Once pid 1 has reported, only its exit matters: the rest of the jail dies with it,
+         * so the output pipes wait (their data stays buffered) and this thread wakes once. */
+        bool is_ending = w->has_report && !l.is_exited;
+        for (int s = P_OUT; s <= P_RESULT; s++)
+            l.pfd[s].events = is_ending ? 0 : POLLIN;
         int n = poll(l.pfd, P_COUNT, poll_timeout(&l, now));
         if (n < 0 && errno != EINTR)
             return SBX_E_IO;

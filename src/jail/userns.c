@@ -63,3 +63,42 @@ int sbx__jail_userns_apply(const struct sbx__jail_spec *spec)
         return -errno;
     return 0;
 }
+
+/* Formats "<inside> <outside> 1\n" without stdio (async-signal-safe). */
+static size_t map_line(char *buf, unsigned inside, unsigned outside)
+{
+    char digits[2][12];
+    unsigned vals[2] = {inside, outside};
+    size_t lens[2];
+    for (int k = 0; k < 2; k++) {
+        size_t n = 0;
+        do
+            digits[k][n++] = (char)('0' + vals[k] % 10);
+        while ((vals[k] /= 10) != 0);
+        lens[k] = n;
+    }
+    size_t o = 0;
+    for (int k = 0; k < 2; k++) {
+        while (lens[k] > 0)
+            buf[o++] = digits[k][--lens[k]];
+        buf[o++] = ' ';
+    }
+    buf[o++] = '1';
+    buf[o++] = '\n';
+    buf[o] = '\0';
+    return o;
+}
+
+int sbx__jail_userns_map_self(const struct sbx__jail_spec *spec)
+{
+    char line[40];
+    map_line(line, spec->guest_uid, spec->host_uid);
+    int rc = write_file("/proc/self/uid_map", line);
+    if (rc == 0)
+        rc = write_file("/proc/self/setgroups", "deny\n");
+    if (rc == 0) {
+        map_line(line, spec->guest_gid, spec->host_gid);
+        rc = write_file("/proc/self/gid_map", line);
+    }
+    return rc;
+}
