@@ -5,6 +5,17 @@
 
 #include "util/alloc.h"
 
+/* Under ASan the arena is poisoned except for live blocks, so overflows and use after free
+ * inside it are caught as they are for malloc blocks. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n)   ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* 32 bytes keep the payload 16-byte aligned, as malloc's is. */
 struct sbx__js_block {
     struct sbx__js_block *prev;
@@ -26,6 +37,8 @@ void sbx__js_heap_init(struct sbx__js_heap *h, uint64_t limit_bytes, size_t aren
     if (arena_bytes > 0 && arena_bytes <= h->limit_bytes) {
         h->arena = sbx__mallocn(arena_bytes, 1);
         h->arena_bytes = h->arena ? arena_bytes : 0;
+        if (h->arena)
+            POISON(h->arena, arena_bytes);
         h->used_bytes = h->peak_bytes = h->arena_bytes;
     }
 }
@@ -54,6 +67,7 @@ static void *arena_alloc(struct sbx__js_heap *h, size_t size)
     if (need > h->arena_bytes - h->arena_used)
         return NULL;
     struct arena_hdr *a = (struct arena_hdr *)(h->arena + h->arena_used);
+    UNPOISON(a, sizeof(*a) + size);
     a->size = size;
     h->arena_used += need;
     return a + 1;
@@ -68,6 +82,8 @@ static bool arena_resize_last(struct sbx__js_heap *h, void *ptr, size_t size)
     if (h->is_sealed || start + arena_span(a->size) != h->arena_used ||
         size > h->arena_bytes - start - sizeof(struct arena_hdr) - 15)
         return false;
+    POISON(a + 1, arena_span(a->size) - sizeof(*a));
+    UNPOISON(a + 1, size);
     a->size = size;
     h->arena_used = start + arena_span(size);
     return true;
@@ -145,8 +161,10 @@ void *sbx__js_heap_realloc(void *udata, void *ptr, size_t size)
         /* Other arena blocks never move or grow: copy into a new block; the old space stays. */
         size_t old = ((struct arena_hdr *)ptr - 1)->size;
         void *np = sbx__js_heap_alloc(udata, size);
-        if (np)
+        if (np) {
             memcpy(np, ptr, old < size ? old : size);
+            POISON(ptr, old);
+        }
         return np;
     }
     struct sbx__js_block *b = (struct sbx__js_block *)ptr - 1;
@@ -169,8 +187,12 @@ void *sbx__js_heap_realloc(void *udata, void *ptr, size_t size)
 void sbx__js_heap_free(void *udata, void *ptr)
 {
     struct sbx__js_heap *h = udata;
-    if (!ptr || in_arena(h, ptr)) /* arena space is reclaimed with the heap */
+    if (!ptr)
         return;
+    if (in_arena(h, ptr)) { /* arena space is reclaimed with the heap */
+        POISON(ptr, ((struct arena_hdr *)ptr - 1)->size);
+        return;
+    }
     struct sbx__js_block *b = (struct sbx__js_block *)ptr - 1;
     unlink_block(h, b);
     account(h, b->size, 0);
@@ -186,6 +208,8 @@ void sbx__js_heap_release(struct sbx__js_heap *h)
         b = next;
     }
     h->blocks = NULL;
+    if (h->arena)
+        UNPOISON(h->arena, h->arena_bytes);
     sbx__free(h->arena);
     h->arena = NULL;
     h->arena_bytes = h->arena_used = 0;
