@@ -2,11 +2,14 @@
  * in issue 3: values, console, context, timeouts (with the 50 ms bound measured), abort, limits,
  * isolation between runs, emoji, 1000 runs (leak-checked under SAN=1) and 64 concurrent runs. */
 #include <check.h>
+#include <errno.h>
 #include <pthread.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sbx.h>
@@ -440,6 +443,62 @@ START_TEST(dispose)
 }
 END_TEST
 
+/* In a child that may not create threads (seccomp makes clone/clone3 fail, as a strict jail
+ * might), runs go inline on the caller's thread and the deadline still holds. Exit codes name
+ * the first check that failed. */
+static void *noop_thread(void *arg)
+{
+    return arg;
+}
+
+static int child_without_threads(void)
+{
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+    if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone3), 0) != 0 ||
+        seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 0) != 0 || seccomp_load(f) != 0)
+        return 10;
+    seccomp_release(f);
+    pthread_t t;
+    if (pthread_create(&t, NULL, noop_thread, NULL) == 0)
+        return 15; /* the filter must really deny threads */
+    sbx_policy *p = NULL;
+    sbx_sandbox *sb = NULL;
+    if (sbx_policy_parse("{\"timeoutMs\":100}", 17, &p, NULL, 0) != SBX_OK ||
+        sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb) != SBX_OK)
+        return 11;
+    sbx_run_input in = {
+        .code = "return context.a * 2", .code_len = 20, .context_json = "{\"a\":21}"};
+    sbx_result r;
+    if (sbx_sandbox_run(sb, &in, &r) != SBX_OK || !r.ok || strcmp(r.value_json, "42") != 0)
+        return 12;
+    sbx_result_free(&r);
+    in = (sbx_run_input){.code = "while (true) {}", .code_len = 15};
+    uint64_t t0 = sbx__now_ns();
+    if (sbx_sandbox_run(sb, &in, &r) != SBX_OK || r.error != SBX_E_TIMEOUT)
+        return 13;
+    if ((double)(sbx__now_ns() - t0) / 1e6 > 100 + 5 * BOUND_MS)
+        return 14; /* inline runs stop at the engine's next poll; no abandonment possible */
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    sbx_policy_destroy(p);
+    return 0;
+}
+
+START_TEST(no_threads_inline)
+{
+    struct run x; /* a run first, so the child inherits a pool it must forget */
+    run1(NULL, "return 1", NULL, &x);
+    sbx_result_free(&x.r);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        _exit(child_without_threads());
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+END_TEST
+
 struct par {
     int k;
     const char *code;
@@ -519,6 +578,7 @@ int main(void)
     add(s, "thousand_runs", thousand_runs, 120);
     add(s, "dispose", dispose, 10);
     add(s, "concurrent_runs", concurrent_runs, 60);
+    add(s, "no_threads_inline", no_threads_inline, 20);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
