@@ -62,6 +62,7 @@ struct sbx__jail_mount {
     char *dst;        /* absolute path under the new root */
     bool is_dir;      /* binds: the source is a directory */
     bool is_optional; /* binds: skip when the source vanished */
+    bool is_grant;    /* from policy.fs: a failure is the policy's, not the kernel's */
 };
 
 /* One Landlock rule: a guest path and the access granted beneath it. */

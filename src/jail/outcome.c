@@ -32,8 +32,17 @@ static sbx_err setup_failed(const struct sbx__jail_run *r, const struct sbx__jai
     const char *what = "";
     size_t skip = strlen(r->spec.root_dir);
     if (rep->stage == SBX__STAGE_MOUNT && rep->detail >= 0 &&
-        (size_t)rep->detail < r->spec.mount_count)
-        what = r->spec.mounts[rep->detail].dst + skip;
+        (size_t)rep->detail < r->spec.mount_count) {
+        const struct sbx__jail_mount *m = &r->spec.mounts[rep->detail];
+        what = m->dst + skip;
+        if (m->is_grant && (rep->err == EACCES || rep->err == EPERM || rep->err == ENOTDIR)) {
+            /* The grant's host path is unreachable for the jail's host id: a policy error. */
+            sbx__result_fail(out, SBX_E_INVALID_OPTIONS,
+                             "policy.fs grant %s -> %s: %s (the jail reaches it as host uid %u)",
+                             m->src, what, strerror(rep->err), (unsigned)r->spec.host_uid);
+            return SBX_E_INVALID_OPTIONS;
+        }
+    }
     sbx__result_fail(out, SBX_E_UNAVAILABLE, "jail setup failed at %s%s%s: %s",
                      sbx__jail_stage_name(rep->stage), what[0] ? " " : "", what,
                      strerror(rep->err));

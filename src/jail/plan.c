@@ -176,6 +176,8 @@ static sbx_err plan_grants(struct plan_ctx *c, const struct sbx_policy *p, char 
         }
         add_mount(c, g->is_writable ? SBX__MNT_BIND_RW : SBX__MNT_BIND, g->host_path, g->guest_path,
                   S_ISDIR(st.st_mode));
+        if (!c->is_nomem)
+            c->spec->mounts[c->spec->mount_count - 1].is_grant = true;
         uint64_t access = sbx__jail_landlock_read_access();
         if (g->is_writable)
             access |= sbx__jail_landlock_write_access(c->spec->landlock_abi);
