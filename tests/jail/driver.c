@@ -45,6 +45,7 @@ static const struct probe probes[] = {
     {"net_host", ARG_NET, 1},
     {"devices", ARG_NONE, 0},
     {"chroot_escape", ARG_NONE, 0},
+    {"compat_abi", ARG_NONE, 0},
 };
 
 struct fixture {
