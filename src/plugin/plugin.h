@@ -4,6 +4,7 @@
 #define SBX_PLUGIN_PLUGIN_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,17 +30,18 @@ struct sbx__throttle {
 };
 
 struct sbx__watchdog {
-    pthread_t thread;
+    pthread_t thread; /* started on the first call, joined by destroy */
     pthread_mutex_t mu;
     pthread_cond_t cond;
-    bool is_started;
-    bool is_stopping;
+    bool is_started, is_armed, is_exiting; /* under mu (is_started: guest thread only) */
     uint64_t start_ns, deadline_ns;
+    uint64_t wait_until_ns; /* when the thread's current wait ends; 0 = idle, untimed */
     uint32_t cpu_percent;
     pthread_t guest;
     clockid_t guest_clock;
+    sigset_t saved_mask; /* the guest thread's mask before arm */
     struct sbx__throttle *throttle;
-    /* Called once from the watchdog thread when the deadline passes. */
+    /* Called from the watchdog thread, under mu, when an armed deadline passes. */
     void (*on_timeout)(void *user);
     void *user;
 };
@@ -47,12 +49,15 @@ struct sbx__watchdog {
 /* Checks that the throttle signal can be used (installs its handler once). SBX_OK or
  * SBX_E_UNAVAILABLE when the embedder already handles the signal. */
 sbx_err sbx__plugin_throttle_init(void);
-/* Starts watching the calling thread until timeout_ms from now; cpu_percent < 100 throttles it. */
-sbx_err sbx__plugin_watchdog_start(struct sbx__watchdog *wd, uint32_t timeout_ms,
-                                   uint32_t cpu_percent, struct sbx__throttle *throttle);
-/* Stops and joins the watchdog, then lets any throttle signal still pending run, so the
- * handler never sees the state after this returns. Call on the guest thread. */
-void sbx__plugin_watchdog_stop(struct sbx__watchdog *wd);
+/* Watches the calling thread for one call: timeout_ms from now, throttled to cpu_percent when
+ * below 100. Starts the watchdog thread on first use. */
+sbx_err sbx__plugin_watchdog_arm(struct sbx__watchdog *wd, uint32_t timeout_ms,
+                                 uint32_t cpu_percent, struct sbx__throttle *throttle);
+/* Ends the call's watch: no timeout fires after this returns, and a throttle signal still
+ * pending has run, so the handler never sees the state later. Call on the guest thread. */
+void sbx__plugin_watchdog_disarm(struct sbx__watchdog *wd);
+/* Stops and joins the watchdog thread. Accepts a never-armed watchdog. */
+void sbx__plugin_watchdog_destroy(struct sbx__watchdog *wd);
 
 /* ---- caps.c: capability imports ------------------------------------------------------------ */
 

@@ -46,8 +46,8 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
     sb->watchdog.on_timeout = on_timeout;
     sb->watchdog.user = sb;
     sb->throttle.stop_reason = &sb->stop_reason;
-    sbx_err e = sbx__plugin_watchdog_start(&sb->watchdog, sb->policy->timeout_ms,
-                                           sb->policy->cpu_percent, &sb->throttle);
+    sbx_err e = sbx__plugin_watchdog_arm(&sb->watchdog, sb->policy->timeout_ms,
+                                         sb->policy->cpu_percent, &sb->throttle);
     if (e != SBX_OK)
         return e;
     /* Set is_running before reading the external reason, as core sets the reason before
@@ -61,7 +61,7 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
 void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb)
 {
     atomic_store(&sb->is_running, false);
-    sbx__plugin_watchdog_stop(&sb->watchdog);
+    sbx__plugin_watchdog_disarm(&sb->watchdog);
 }
 
 /* Fills out from a finished call: the trap becomes error and limit. */
@@ -327,6 +327,7 @@ void sbx_wasm_sandbox_dispose(sbx_wasm_sandbox *sb)
     if (!sb || sb->is_disposed)
         return;
     sb->is_disposed = true;
+    sbx__plugin_watchdog_destroy(&sb->watchdog);
     /* The store owns the instance and every host function; WASI closes the guest's fds. */
     if (sb->store)
         sbx__wasm_store_destroy(sb->store);

@@ -103,24 +103,32 @@ static void throttle_tick(struct sbx__watchdog *wd, uint64_t now)
         atomic_store(&t->is_pausing, false);
 }
 
+/* The watchdog thread: idle until armed, then fires at the deadline (under mu, so a disarm
+ * that returned can never be followed by a stale timeout) and ticks the throttle. */
 static void *watch(void *arg)
 {
     struct sbx__watchdog *wd = arg;
-    bool is_throttled = wd->cpu_percent < 100;
     pthread_mutex_lock(&wd->mu);
-    while (!wd->is_stopping) {
+    while (!wd->is_exiting) {
+        if (!wd->is_armed) {
+            wd->wait_until_ns = 0;
+            pthread_cond_wait(&wd->cond, &wd->mu);
+            continue;
+        }
         uint64_t now = sbx__now_ns();
         if (now >= wd->deadline_ns) {
-            pthread_mutex_unlock(&wd->mu);
             wd->on_timeout(wd->user);
-            return NULL;
+            wd->is_armed = false;
+            continue;
         }
+        bool is_throttled = wd->cpu_percent < 100;
         if (is_throttled)
             throttle_tick(wd, now);
         uint64_t wake = is_throttled ? now + TICK_NS : wd->deadline_ns;
         if (wake > wd->deadline_ns)
             wake = wd->deadline_ns;
-        /* The condition variable runs on CLOCK_MONOTONIC (see start). */
+        wd->wait_until_ns = wake;
+        /* The condition variable runs on CLOCK_MONOTONIC (see init_sync). */
         struct timespec ts = {(time_t)(wake / 1000000000ull), (long)(wake % 1000000000ull)};
         pthread_cond_timedwait(&wd->cond, &wd->mu, &ts);
     }
@@ -145,32 +153,16 @@ static sbx_err init_sync(struct sbx__watchdog *wd)
     return SBX_OK;
 }
 
-sbx_err sbx__plugin_watchdog_start(struct sbx__watchdog *wd, uint32_t timeout_ms,
-                                   uint32_t cpu_percent, struct sbx__throttle *throttle)
+/* Starts the thread on first use; it lives until sbx__plugin_watchdog_destroy(). */
+static sbx_err ensure_thread(struct sbx__watchdog *wd)
 {
-    wd->is_started = false;
-    wd->is_stopping = false;
-    wd->start_ns = sbx__now_ns();
-    wd->deadline_ns = wd->start_ns + (uint64_t)timeout_ms * 1000000ull;
-    wd->cpu_percent = cpu_percent == 0 || cpu_percent > 100 ? 100 : cpu_percent;
-    wd->guest = pthread_self();
-    wd->throttle = throttle;
-    throttle->magic = THROTTLE_MAGIC;
-    atomic_store(&throttle->is_pausing, false);
-    if (wd->cpu_percent < 100) {
-        if (sbx__plugin_throttle_init() != SBX_OK ||
-            pthread_getcpuclockid(wd->guest, &wd->guest_clock) != 0)
-            return SBX_E_UNAVAILABLE;
-        /* Charge only this run's CPU time: shift the wall origin by what was used before. */
-        wd->start_ns -= clock_ns(wd->guest_clock) / wd->cpu_percent * 100;
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, THROTTLE_SIGNAL);
-        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    }
+    if (wd->is_started)
+        return SBX_OK;
     sbx_err e = init_sync(wd);
     if (e != SBX_OK)
         return e;
+    wd->is_exiting = false;
+    wd->is_armed = false;
     if (pthread_create(&wd->thread, NULL, watch, wd) != 0) {
         pthread_cond_destroy(&wd->cond);
         pthread_mutex_destroy(&wd->mu);
@@ -180,24 +172,81 @@ sbx_err sbx__plugin_watchdog_start(struct sbx__watchdog *wd, uint32_t timeout_ms
     return SBX_OK;
 }
 
-void sbx__plugin_watchdog_stop(struct sbx__watchdog *wd)
+/* Prepares the calling (guest) thread for throttling: its CPU clock, the signal unblocked. */
+static sbx_err prepare_throttle(struct sbx__watchdog *wd, uint64_t *start_ns)
+{
+    if (sbx__plugin_throttle_init() != SBX_OK ||
+        pthread_getcpuclockid(pthread_self(), &wd->guest_clock) != 0)
+        return SBX_E_UNAVAILABLE;
+    /* Charge only this call's CPU time: shift the wall origin by what was used before. */
+    *start_ns -= clock_ns(wd->guest_clock) / wd->cpu_percent * 100;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, THROTTLE_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &set, &wd->saved_mask);
+    return SBX_OK;
+}
+
+sbx_err sbx__plugin_watchdog_arm(struct sbx__watchdog *wd, uint32_t timeout_ms,
+                                 uint32_t cpu_percent, struct sbx__throttle *throttle)
+{
+    sbx_err e = ensure_thread(wd);
+    if (e != SBX_OK)
+        return e;
+    uint64_t start = sbx__now_ns();
+    uint32_t pct = cpu_percent == 0 || cpu_percent > 100 ? 100 : cpu_percent;
+    throttle->magic = THROTTLE_MAGIC;
+    atomic_store(&throttle->is_pausing, false);
+    pthread_mutex_lock(&wd->mu);
+    wd->cpu_percent = pct;
+    wd->deadline_ns = start + (uint64_t)timeout_ms * 1000000ull;
+    if (pct < 100 && (e = prepare_throttle(wd, &start)) != SBX_OK) {
+        pthread_mutex_unlock(&wd->mu);
+        return e;
+    }
+    wd->start_ns = start;
+    wd->guest = pthread_self();
+    wd->throttle = throttle;
+    wd->is_armed = true;
+    /* A watchdog already waiting until before this deadline will see the new arming when it
+     * wakes; waking it for every call would cost two context switches per call. */
+    if (wd->wait_until_ns == 0 || wd->wait_until_ns > wd->deadline_ns || pct < 100)
+        pthread_cond_signal(&wd->cond);
+    pthread_mutex_unlock(&wd->mu);
+    return SBX_OK;
+}
+
+void sbx__plugin_watchdog_disarm(struct sbx__watchdog *wd)
 {
     if (!wd->is_started)
         return;
     pthread_mutex_lock(&wd->mu);
-    wd->is_stopping = true;
+    bool was_throttled = wd->cpu_percent < 100;
+    wd->is_armed = false; /* the thread notices when its wait ends; no wakeup needed */
+    wd->cpu_percent = 100;
+    pthread_mutex_unlock(&wd->mu);
+    if (!was_throttled)
+        return;
+    /* No tick queues a signal once disarmed; one queued just before is delivered on this
+     * syscall's return (it is unblocked on this thread), so the handler never runs late. */
+    sigset_t pending;
+    do
+        sigpending(&pending);
+    while (atomic_load(&wd->throttle->is_pausing) && sigismember(&pending, THROTTLE_SIGNAL));
+    atomic_store(&wd->throttle->is_pausing, false);
+    pthread_sigmask(SIG_SETMASK, &wd->saved_mask, NULL);
+}
+
+void sbx__plugin_watchdog_destroy(struct sbx__watchdog *wd)
+{
+    if (!wd->is_started)
+        return;
+    pthread_mutex_lock(&wd->mu);
+    wd->is_exiting = true;
     pthread_cond_signal(&wd->cond);
     pthread_mutex_unlock(&wd->mu);
     pthread_join(wd->thread, NULL);
     pthread_cond_destroy(&wd->cond);
     pthread_mutex_destroy(&wd->mu);
     wd->is_started = false;
-    if (wd->cpu_percent < 100) {
-        /* A signal queued just before the join is delivered on this syscall's return
-         * (it is unblocked on this thread), so none can reach the handler later. */
-        sigset_t pending;
-        sigpending(&pending);
-        while (atomic_load(&wd->throttle->is_pausing) && sigismember(&pending, THROTTLE_SIGNAL))
-            sigpending(&pending);
-    }
 }

@@ -337,6 +337,57 @@ START_TEST(bad_module_and_arguments)
 }
 END_TEST
 
+/* Exports add(i32, i32) -> i32 and spin() (loops forever). */
+static uint8_t *add_spin_module(size_t *len)
+{
+    struct wb *w = wb_new();
+    struct wb_bytes c = {0};
+    wbc_local_get(&c, 0);
+    wbc_local_get(&c, 1);
+    wbc_op(&c, WB_OP_I32_ADD);
+    wbc_end(&c);
+    wb_export_func(w, "add", wb_func(w, "ii", "i", "", &c));
+    c.len = 0;
+    wb_bytes_byte(&c, WB_OP_LOOP);
+    wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
+    wb_bytes_byte(&c, WB_OP_BR);
+    wb_bytes_uleb(&c, 0);
+    wbc_end(&c);
+    wbc_end(&c);
+    wb_export_func(w, "spin", wb_func(w, "", "", "", &c));
+    wb_bytes_free(&c);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    return bytes;
+}
+
+START_TEST(timeout_after_many_quick_calls)
+{
+    size_t len;
+    uint8_t *bytes = add_spin_module(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 50}", NULL);
+    sbx_wasm_value args[2] = {i32v(1), i32v(2)}, res;
+    sbx_result r;
+    double t0 = now_ms();
+    for (int i = 0; i < 2000; i++) {
+        sbx_wasm_sandbox_call(sb, "add", args, 2, &res, 1, &r);
+        ck_assert(r.ok && res.of.i32 == 3);
+        sbx_result_free(&r);
+    }
+    double per_call_us = (now_ms() - t0) * 1000.0 / 2000;
+    fprintf(stderr, "export call overhead: %.2f us\n", per_call_us);
+    ck_assert_msg(per_call_us < 100, "%.1f us per call", per_call_us);
+    /* Each call armed the one watchdog thread; the next spin still ends at its deadline. */
+    t0 = now_ms();
+    sbx_wasm_sandbox_call(sb, "spin", NULL, 0, NULL, 0, &r);
+    double took = now_ms() - t0;
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert_msg(took >= 49 && took < 120, "took %.1f ms", took);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
 /* Spins until the timeout under cpu_percent; returns the guest thread's CPU / wall share. */
 static double spin_share(int cpu_percent, int timeout_ms, uint64_t *paused_ns)
 {
@@ -466,6 +517,7 @@ int main(void)
     tcase_add_test(tc, trap_gives_message);
     tcase_add_test(tc, timeout_stops_a_spin);
     tcase_add_test(tc, fuel_runs_out);
+    tcase_add_test(tc, timeout_after_many_quick_calls);
     tcase_add_test(tc, abort_from_another_thread);
     tcase_add_test(tc, reactor_initialize_and_calls);
     tcase_add_test(tc, call_checks_export_and_types);
