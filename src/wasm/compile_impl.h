@@ -97,12 +97,30 @@ void sbx__wasm_c_flush_top(struct compiler *c, uint32_t n);
 void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
                         uint32_t n);
 
+/* Makes room for need elements in *arr (capacity *cap, doubling); false on NOMEM. */
+bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t need, size_t size);
+/* Copies e's value into dst without changing the compile-time stack. */
+void sbx__wasm_c_copy(struct compiler *c, const struct centry *e, uint32_t dst);
+/* Marks a branch target here: nothing before it may be fused with what follows. */
+void sbx__wasm_c_label(struct compiler *c);
+
+/* compile_control.c: each handles one instruction, immediates included. */
+void sbx__wasm_c_block(struct compiler *c, uint8_t kind);
+void sbx__wasm_c_else(struct compiler *c);
+bool sbx__wasm_c_end(struct compiler *c); /* true at the function's final end */
+void sbx__wasm_c_br(struct compiler *c);
+void sbx__wasm_c_br_if(struct compiler *c);
+void sbx__wasm_c_br_table(struct compiler *c);
+void sbx__wasm_c_return(struct compiler *c);
+void sbx__wasm_c_call(struct compiler *c);
+void sbx__wasm_c_call_indirect(struct compiler *c);
+
 /* compile_ops.c: opcodes without control flow. Returns false if op is not one of them. */
 bool sbx__wasm_c_simple(struct compiler *c, uint8_t op);
 bool sbx__wasm_c_prefixed(struct compiler *c, uint32_t op);
 bool sbx__wasm_c_variable(struct compiler *c, uint8_t op);
 
-/* compile_simd.c: one 0xFD instruction (code is the sub-opcode). */
+/* One 0xFD (SIMD) instruction; code is the sub-opcode. */
 bool sbx__wasm_c_simd(struct compiler *c, uint32_t code);
 
 #endif
