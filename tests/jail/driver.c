@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 
 #include <sbx.h>
 
-enum arg_kind { ARG_NONE, ARG_SECRET, ARG_FD, ARG_PID, ARG_NET };
+enum arg_kind { ARG_NONE, ARG_SECRET, ARG_FD, ARG_PID, ARG_NET, ARG_CONTROL_PID };
 
 struct probe {
     const char *name;
@@ -46,6 +47,7 @@ static const struct probe probes[] = {
     {"devices", ARG_NONE, 0},
     {"chroot_escape", ARG_NONE, 0},
     {"compat_abi", ARG_NONE, 0},
+    {"proc_init", ARG_CONTROL_PID, 1},
 };
 
 struct fixture {
@@ -137,7 +139,7 @@ static void fixture_teardown(struct fixture *fx)
 }
 
 static void probe_argv(const struct probe *p, const struct fixture *fx, const char *path,
-                       const char *argv[4])
+                       bool is_control, const char *argv[4])
 {
     argv[0] = path;
     argv[1] = argv[2] = argv[3] = NULL;
@@ -145,7 +147,7 @@ static void probe_argv(const struct probe *p, const struct fixture *fx, const ch
         argv[1] = fx->secret;
     else if (p->args == ARG_FD)
         argv[1] = fx->fd_arg;
-    else if (p->args == ARG_PID)
+    else if (p->args == ARG_PID || (p->args == ARG_CONTROL_PID && is_control))
         argv[1] = fx->pid_arg;
     else if (p->args == ARG_NET) {
         argv[1] = fx->port_arg;
@@ -159,7 +161,7 @@ static int run_jailed(sbx_sandbox *sb, const struct probe *p, const struct fixtu
     char path[256];
     snprintf(path, sizeof(path), "/probes/%s", p->name);
     const char *argv[4];
-    probe_argv(p, fx, path, argv);
+    probe_argv(p, fx, path, false, argv);
     sbx_run_input in = {.argv = argv};
     sbx_result r;
     sbx_err e = sbx_sandbox_run(sb, &in, &r);
@@ -178,7 +180,7 @@ static int run_control(const struct probe *p, const struct fixture *fx, const ch
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", probe_dir, p->name);
     const char *argv[4];
-    probe_argv(p, fx, path, argv);
+    probe_argv(p, fx, path, true, argv);
     pid_t pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
