@@ -1,7 +1,6 @@
 /* wasm/decode_segs.c: constant expressions, element/data segments (all 2.0 encodings), the
  * code section's bodies and locals, custom sections and the "name" section, and the merge of
  * imported and defined index spaces. A malformed "name" section is ignored, never fatal. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
