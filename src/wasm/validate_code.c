@@ -438,10 +438,9 @@ static bool check_imm(struct vfunc *v, const struct wasm_instr *in, const struct
     }
 }
 
-static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct wasm_opinfo *info)
+/* Applies a fixed signature from the table to the stack. */
+static bool apply_sig(struct vfunc *v, const struct wasm_opinfo *info)
 {
-    if (!check_imm(v, in, info))
-        return false;
     const struct wasm_siginfo *s = &sbx__wasm_siginfo[info->sig];
     const struct ctl *c = &v->ctls[v->nctls - 1];
     uint32_t np = s->param_count;
@@ -462,6 +461,11 @@ static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct 
             return false;
     }
     return s->result_count == 0 || push(v, s->result);
+}
+
+static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct wasm_opinfo *info)
+{
+    return check_imm(v, in, info) && apply_sig(v, info);
 }
 
 static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
@@ -555,6 +559,33 @@ static bool step(struct vfunc *v, const struct wasm_instr *in)
     }
 }
 
+/* The most common instructions without the general reader: numeric ops (no immediate, fixed
+ * signature), and local.* / i32.const with a one-byte immediate. Returns 1 when handled,
+ * 0 when the general path must run, -1 on error. */
+static int fast_step(struct vfunc *v, struct wasm_instr *in)
+{
+    struct wasm_reader *r = v->r;
+    uint8_t b = r->p[0];
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[b];
+    if (info->imm == WASM_IMM_NONE && info->sig != WASM_SIG_NONE && b < 0xFC) {
+        r->p++;
+        return apply_sig(v, info) ? 1 : -1;
+    }
+    if (r->end - r->p < 2 || r->p[1] >= 0x80)
+        return 0;
+    if (b == WASM_OP_LOCAL_GET || b == WASM_OP_LOCAL_SET || b == WASM_OP_LOCAL_TEE) {
+        in->op = b;
+        in->idx = r->p[1];
+        r->p += 2;
+        return op_local(v, in) ? 1 : -1;
+    }
+    if (b == WASM_OP_I32_CONST) {
+        r->p += 2;
+        return push(v, WASM_I32) ? 1 : -1;
+    }
+    return 0;
+}
+
 static bool validate_func(struct vfunc *v, uint32_t def_idx)
 {
     const struct wasm_module *m = v->m;
@@ -575,7 +606,10 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
         v->at = r->p;
         if (r->p >= r->end)
             return sbx__wasm_rd_fail(r, r->p, "END opcode expected");
-        if (!sbx__wasm_read_instr(r, &in) || !step(v, &in))
+        int fast = fast_step(v, &in);
+        if (fast > 0)
+            continue;
+        if (fast < 0 || !sbx__wasm_read_instr(r, &in) || !step(v, &in))
             return false;
     }
     if (r->p != r->end)
