@@ -41,6 +41,9 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
 {
     atomic_store(&sb->stop_reason, SBX_OK);
     sbx__wasm_store_clear_interrupt(sb->store);
+    /* A timeout or abort interrupted WASI too; blocking calls must block again. */
+    if (sb->wasi)
+        sbx__wasi_clear_interrupt(sb->wasi);
     sbx__wasm_store_set_fuel(sb->store, sb->policy->fuel);
     sb->deadline_ns = sbx__now_ns() + (uint64_t)sb->policy->timeout_ms * 1000000ull;
     sb->watchdog.on_timeout = on_timeout;

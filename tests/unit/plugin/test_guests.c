@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sbx.h>
@@ -258,6 +259,33 @@ START_TEST(capability_from_c_allowed_and_denied)
 }
 END_TEST
 
+START_TEST(blocking_wasi_calls_work_after_a_timeout)
+{
+    sbx_wasm_sandbox *sb = reactor("{\"timeoutMs\": 200}");
+    sbx_wasm_value ms = {.type = SBX_WASM_I32, .of.i32 = 30};
+    ck_assert_int_ge(call1(sb, "nap", &ms, 1).of.i32, 29);
+    sbx_wasm_value n = {.type = SBX_WASM_I32, .of.i32 = 2000000000};
+    sbx_wasm_value v;
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "fib", &n, 1, &v, 1, &r), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    sbx_result_free(&r);
+    /* The timeout interrupted WASI; the next call's sleep must sleep again. */
+    ck_assert_int_ge(call1(sb, "nap", &ms, 1).of.i32, 29);
+    /* A guest blocked in poll_oneoff is woken at the deadline, not when its sleep ends. */
+    ms.of.i32 = 2000;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "nap", &ms, 1, &v, 1, &r), SBX_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    sbx_result_free(&r);
+    long took_ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    ck_assert_msg(took_ms >= 199 && took_ms < 300, "took %ld ms", took_ms);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -273,6 +301,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, reactor_typed_calls);
     tcase_add_test(tc, reactor_heap_is_capped_by_memory_bytes);
     tcase_add_test(tc, capability_from_c_allowed_and_denied);
+    tcase_add_test(tc, blocking_wasi_calls_work_after_a_timeout);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 __attribute__((import_module("host"), import_name("twice"))) int32_t host_twice(int32_t x);
 
@@ -56,4 +58,14 @@ __attribute__((export_name("twice"))) int32_t twice(int32_t x)
 __attribute__((export_name("crash"))) int32_t crash(void)
 {
     __builtin_trap();
+}
+
+/* Sleeps ms milliseconds through poll_oneoff; returns the milliseconds that really passed. */
+__attribute__((export_name("nap"))) int32_t nap(int32_t ms)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    usleep((useconds_t)ms * 1000);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (int32_t)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000);
 }
