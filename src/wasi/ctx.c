@@ -232,7 +232,7 @@ static bool setup_env(struct sbx__wasi *w, const struct sbx__wasi_config *cfg)
 
 static uint32_t add_fd(struct sbx__wasi *w, struct wasi_fd **out)
 {
-    uint32_t num, err;
+    uint32_t num = 0, err = WASI_EBADF;
     *out = sbx__wasi_fd_alloc(w, &num, &err);
     return *out ? WASI_ESUCCESS : err;
 }

@@ -127,7 +127,7 @@ static uint32_t serialise(const struct wasi_dirent_cache *c, uint64_t from, uint
 
 WASI_FN(fd_readdir)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, a[0].i32, &err);
     if (!f)
         return err;

@@ -60,7 +60,7 @@ void sbx__wasi_fd_release(struct wasi_fd *fd)
 
 uint32_t sbx__wasi_fd_move(struct sbx__wasi *w, uint32_t from, uint32_t to)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *src = sbx__wasi_fd_get(w, from, &err);
     struct wasi_fd *dst = src ? sbx__wasi_fd_get(w, to, &err) : NULL;
     if (!dst)
@@ -86,7 +86,7 @@ void sbx__wasi_fd_table_free(struct sbx__wasi *w)
 
 WASI_FN(fd_close)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, a[0].i32, &err);
     if (!f)
         return err;

@@ -116,7 +116,7 @@ static uint32_t do_io(struct wasi_env *e, struct wasi_fd *f, const struct iovec 
 static uint32_t rw(struct wasi_env *e, const wasm_value *a, bool is_write, bool has_offset)
 {
     uint64_t need = (is_write ? R_FD_WRITE : R_FD_READ) | (has_offset ? R_FD_SEEK : 0);
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, need, &err);
     if (!f)
         return err;
@@ -159,7 +159,7 @@ WASI_FN(fd_seek)
     static const int whences[] = {SEEK_SET, SEEK_CUR, SEEK_END};
     /* a pure "where am I" needs only FD_TELL, as wasmtime allows */
     bool is_tell = a[1].i64 == 0 && a[2].i32 == 1;
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, is_tell ? R_FD_TELL : R_FD_SEEK, &err);
     if (!f)
         return err;
@@ -177,7 +177,7 @@ WASI_FN(fd_seek)
 
 WASI_FN(fd_tell)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_TELL, &err);
     if (!f)
         return err;
@@ -208,7 +208,7 @@ static uint16_t host_fdflags(const struct wasi_fd *f)
 
 WASI_FN(fd_fdstat_get)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, a[0].i32, &err);
     if (!f)
         return err;
@@ -225,7 +225,7 @@ WASI_FN(fd_fdstat_get)
 
 WASI_FN(fd_fdstat_set_flags)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_FDSTAT_SET_FLAGS, &err);
     if (!f)
         return err;
@@ -251,7 +251,7 @@ WASI_FN(fd_fdstat_set_flags)
 
 WASI_FN(fd_fdstat_set_rights)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, a[0].i32, &err);
     if (!f)
         return err;
@@ -265,7 +265,7 @@ WASI_FN(fd_fdstat_set_rights)
 
 WASI_FN(fd_filestat_get)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_FILESTAT_GET, &err);
     if (!f)
         return err;
@@ -284,7 +284,7 @@ WASI_FN(fd_filestat_get)
 
 WASI_FN(fd_filestat_set_size)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_FILESTAT_SET_SIZE, &err);
     if (!f)
         return err;
@@ -321,7 +321,7 @@ uint32_t sbx__wasi_fd_set_times(int fd, const struct timespec ts[2])
 
 WASI_FN(fd_filestat_set_times)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_FILESTAT_SET_TIMES, &err);
     if (!f)
         return err;
@@ -336,7 +336,7 @@ WASI_FN(fd_filestat_set_times)
 
 WASI_FN(fd_advise)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_ADVISE, &err);
     if (!f)
         return err;
@@ -352,7 +352,7 @@ WASI_FN(fd_advise)
 
 WASI_FN(fd_allocate)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, a[0].i32, R_FD_ALLOCATE, &err);
     if (!f)
         return err;
@@ -366,7 +366,7 @@ WASI_FN(fd_allocate)
 
 static uint32_t sync_fd(struct wasi_env *e, uint32_t num, uint64_t right, bool is_data)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = fd_with(e, num, right, &err);
     if (!f)
         return err;
@@ -387,7 +387,7 @@ WASI_FN(fd_datasync)
 
 WASI_FN(fd_prestat_get)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, a[0].i32, &err);
     if (!f)
         return err;
@@ -403,7 +403,7 @@ WASI_FN(fd_prestat_get)
 
 WASI_FN(fd_prestat_dir_name)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, a[0].i32, &err);
     if (!f)
         return err;

@@ -14,7 +14,7 @@
 static uint32_t dir_and_path(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t gaddr,
                              uint32_t glen, struct wasi_fd **dir, char **path)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     *path = NULL;
     *dir = sbx__wasi_fd_get(e->w, num, &err);
     if (!*dir)

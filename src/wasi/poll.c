@@ -77,7 +77,7 @@ static uint16_t clock_rel(const uint8_t *sub, uint64_t *rel)
 /* Classifies an fd subscription: <0 = an event was written now, else the host fd to poll. */
 static int fd_sub(struct wasi_env *e, const uint8_t *sub, uint8_t *ev, uint32_t *nev)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_get(e->w, get_u32(sub + 16), &err);
     if (f)
         err = sbx__wasi_rights_check(e->w, f, R_POLL_FD_READWRITE);

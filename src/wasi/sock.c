@@ -93,7 +93,7 @@ struct wasi_fd *sbx__wasi_sock_get(struct wasi_env *e, uint32_t num, uint64_t ne
 
 static uint32_t new_sock_fd(struct wasi_env *e, int host_fd, uint8_t filetype, uint32_t gaddr)
 {
-    uint32_t num, err;
+    uint32_t num = 0, err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_fd_alloc(e->w, &num, &err);
     if (!f) {
         close(host_fd);
@@ -153,7 +153,7 @@ static bool connect_allowed(struct sbx__wasi *w, const struct sockaddr_storage *
 /* a: fd, address, port */
 WASI_FN(sock_connect)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_WRITE, &err);
     if (!f)
         return err;
@@ -175,7 +175,7 @@ WASI_FN(sock_connect)
 /* a: fd, address, port */
 WASI_FN(sock_bind)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
@@ -197,7 +197,7 @@ WASI_FN(sock_bind)
 
 WASI_FN(sock_listen)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
@@ -207,7 +207,7 @@ WASI_FN(sock_listen)
 
 static uint32_t accept_into(struct wasi_env *e, uint32_t num, uint32_t flags, uint32_t gaddr)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, num, R_SOCK_ACCEPT, &err);
     if (!f)
         return err;

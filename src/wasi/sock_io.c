@@ -15,7 +15,7 @@
 /* a: fd, iovs, iovs_len, riflags, result len, result roflags */
 WASI_FN(sock_recv)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_READ, &err);
     if (!f)
         return err;
@@ -42,7 +42,7 @@ WASI_FN(sock_recv)
 /* a: fd, iovs, iovs_len, siflags, result len */
 WASI_FN(sock_send)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_WRITE, &err);
     if (!f)
         return err;
@@ -64,7 +64,7 @@ WASI_FN(sock_send)
 
 WASI_FN(sock_shutdown)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_SOCK_SHUTDOWN, &err);
     if (!f)
         return err;
@@ -185,7 +185,7 @@ static uint32_t write_addr(const struct wasi_env *e, uint32_t gaddr, uint32_t po
 
 static uint32_t get_addr(struct wasi_env *e, const wasm_value *a, bool is_peer)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
@@ -220,7 +220,7 @@ static int sockopt_name(uint32_t level, uint32_t name)
 
 static uint32_t sockopt(struct wasi_env *e, const wasm_value *a, bool is_set)
 {
-    uint32_t err;
+    uint32_t err = WASI_EBADF;
     struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
     if (!f)
         return err;
