@@ -1,6 +1,7 @@
 /* The preview1 calls themselves, called directly with a real linear memory (one 64 KiB
  * page): results, rights, guest-pointer checks (EFAULT before any effect), denials. */
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <time.h>
@@ -874,6 +875,36 @@ START_TEST(create_errors)
 }
 END_TEST
 
+START_TEST(fd_table_limits)
+{
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = rl.rlim_max > 8192 ? 8192 : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl); /* so the table's own cap is what stops the guest */
+    setup_with(false, NULL);
+    for (int k = 4; k < 16; k++)
+        ck_assert_int_eq(open_at("hello.txt", 0, R_FD_READ, 0), k);
+    sbx__alloc_fail_at(2); /* 1: the path copy, 2: growing the table past 16 */
+    ck_assert_int_eq(open_at("hello.txt", 0, R_FD_READ, 0), -(int)WASI_ENOMEM);
+    sbx__alloc_fail_at(0);
+    int n = 12, last = 0;
+    for (;;) {
+        int f = open_at("hello.txt", 0, R_FD_READ, 0);
+        if (f < 0) {
+            last = -f;
+            break;
+        }
+        n++;
+    }
+    ck_assert_int_gt(n, 16);
+    ck_assert_int_eq(last, WASI_EMFILE);
+    /* the lowest free number is handed out next */
+    ck_assert_uint_eq(CALL(fd_close, I32(10)), 0);
+    ck_assert_int_eq(open_at("hello.txt", 0, R_FD_READ, 0), 10);
+    teardown_all();
+}
+END_TEST
+
 static Suite *calls_suite(void)
 {
     Suite *s = suite_create("wasi_calls");
@@ -893,6 +924,7 @@ static Suite *calls_suite(void)
     tcase_add_test(tc, loopback_server);
     tcase_add_test(tc, resolve_imports);
     tcase_add_test(tc, create_errors);
+    tcase_add_test(tc, fd_table_limits);
     suite_add_tcase(s, tc);
     return s;
 }

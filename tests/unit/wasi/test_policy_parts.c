@@ -1,6 +1,7 @@
 /* The policy pieces of src/wasi/: preopens (build, merge, match), the outbound gate and the
  * errno table. */
 #include <errno.h>
+#include <sys/stat.h>
 
 #include "sbx_test.h"
 #include "util/alloc.h"
@@ -275,6 +276,37 @@ START_TEST(errno_table)
 }
 END_TEST
 
+START_TEST(filetypes_and_rights)
+{
+    static const struct {
+        unsigned mode;
+        uint8_t ft;
+    } m[] = {{S_IFREG, FT_REG},    {S_IFDIR, FT_DIR},   {S_IFLNK, FT_SYMLINK},
+             {S_IFCHR, FT_CHAR},   {S_IFBLK, FT_BLOCK}, {S_IFSOCK, FT_SOCK_STREAM},
+             {S_IFIFO, FT_UNKNOWN}};
+    for (size_t i = 0; i < COUNT(m); i++)
+        ck_assert_uint_eq(sbx__wasi_filetype_of_mode(m[i].mode | 0644), m[i].ft);
+    uint64_t base, inh;
+    sbx__wasi_rights_for(FT_DIR, false, &base, &inh);
+    ck_assert(base & R_PATH_CREATE_FILE);
+    ck_assert(inh & R_FD_WRITE);
+    sbx__wasi_rights_for(FT_DIR, true, &base, &inh);
+    ck_assert(!(base & (R_PATH_CREATE_FILE | R_PATH_UNLINK_FILE | R_PATH_RENAME_TARGET)));
+    ck_assert(!(inh & (R_FD_WRITE | R_FD_ALLOCATE | R_FD_FILESTAT_SET_SIZE)));
+    ck_assert(base & R_PATH_OPEN);
+    ck_assert(inh & R_FD_READ);
+    sbx__wasi_rights_for(FT_CHAR, false, &base, &inh);
+    ck_assert(!(base & (R_FD_SEEK | R_FD_TELL))); /* what makes isatty() true */
+    sbx__wasi_rights_for(FT_SOCK_STREAM, false, &base, &inh);
+    ck_assert(base & R_SOCK_SHUTDOWN);
+    ck_assert_uint_eq(inh, 0);
+    sbx__wasi_rights_for(FT_REG, false, &base, &inh);
+    ck_assert(base & R_FD_WRITE);
+    ck_assert(!(base & R_FD_READDIR));
+    ck_assert_uint_eq(base & ~R_ALL, 0);
+}
+END_TEST
+
 static Suite *parts_suite(void)
 {
     Suite *s = suite_create("wasi_policy_parts");
@@ -295,6 +327,7 @@ static Suite *parts_suite(void)
     tc = tcase_create("errno");
     tcase_set_timeout(tc, 10);
     tcase_add_test(tc, errno_table);
+    tcase_add_test(tc, filetypes_and_rights);
     suite_add_tcase(s, tc);
     return s;
 }
