@@ -1,6 +1,9 @@
 # mk/wasi.mk: the preview1 layer: flags, the runner, guest programs, wasi-testsuite.
 # `make wasi-test` runs ../shared/wasi-testsuite and the C guests in tests/wasi/.
 CFLAGS_wasi := -Wconversion
+wasi_empty :=
+wasi_space := $(wasi_empty) $(wasi_empty)
+wasi_comma := ,
 
 WASI_TESTSUITE ?= ../shared/wasi-testsuite
 WASI_CC        ?= clang
@@ -23,8 +26,7 @@ WASI_TEST_ARGS = $(abspath $(BUILD)/sbx-wasi-run) $(abspath $(WASI_TESTSUITE)) \
 	$(abspath $(BUILD)/wasi-scratch) $(abspath $(BUILD)/tests/wasi)
 
 TEST_DEPS   += $(BUILD)/sbx-wasi-run $(WASI_GUEST_BIN)
-TEST_SUITES += wasi/conformance=python3,tests/wasi/run_wasi_tests.py,$(subst $(eval) ,$(comma),$(strip $(WASI_TEST_ARGS)))
-comma := ,
+TEST_SUITES += wasi/conformance=python3,tests/wasi/run_wasi_tests.py,$(subst $(wasi_space),$(wasi_comma),$(strip $(WASI_TEST_ARGS)))
 
 .PHONY: wasi-test wasi-guests
 wasi-guests: $(WASI_GUEST_BIN)

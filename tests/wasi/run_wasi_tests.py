@@ -160,6 +160,8 @@ def main():
     for group in ("c", "assemblyscript"):
         if os.path.isdir(os.path.join(suite, group)):
             run_suite_group(runner, suite, scratch, group, results)
+        else:
+            results.append(("wasi-testsuite/%s" % group, "missing: %s" % os.path.join(suite, group)))
     run_guests(runner, wasm_dir, spec_dir, scratch, results)
     failed = 0
     for name, why in results:
