@@ -243,21 +243,11 @@ static int open_flags(uint32_t oflags, uint64_t base, uint32_t fdflags)
     return fl;
 }
 
-static uint32_t path_open_rights(struct sbx__wasi *w, struct wasi_fd *dir, uint32_t oflags,
-                                 uint64_t base, uint64_t inh)
+static uint32_t path_open_rights(struct sbx__wasi *w, struct wasi_fd *dir, uint32_t oflags)
 {
     uint64_t need = R_PATH_OPEN | ((oflags & OF_CREAT) ? R_PATH_CREATE_FILE : 0) |
                     ((oflags & OF_TRUNC) ? R_PATH_FILESTAT_SET_SIZE : 0);
-    uint32_t err = sbx__wasi_rights_check(w, dir, need);
-    if (err)
-        return err;
-    /* a new fd gets at most what the directory passes down */
-    if ((base | inh) & ~dir->inheriting) {
-        if (dir->is_read_only)
-            sbx__wasi_deny(w, "fs.write");
-        return WASI_ENOTCAPABLE;
-    }
-    return WASI_ESUCCESS;
+    return sbx__wasi_rights_check(w, dir, need);
 }
 
 /* a: dirfd, dirflags, path, path_len, oflags, base, inheriting, fdflags, result fd */
@@ -268,13 +258,19 @@ WASI_FN(path_open)
     uint32_t oflags = a[4].i32, fdflags = a[7].i32;
     uint32_t err = dir_and_path(e, a[0].i32, 0, a[2].i32, a[3].i32, &dir, &path);
     if (!err)
-        err = path_open_rights(e->w, dir, oflags, a[5].i64, a[6].i64);
+        err = path_open_rights(e->w, dir, oflags);
+    /* A new fd gets at most what the directory passes down. Asking for more is not an error
+     * (Go and others ask for every right): the rest is masked off, and the host open mode
+     * follows what remains, so a write on it later is ENOTCAPABLE (and, read-only by policy,
+     * a denial). */
+    uint64_t base = err ? 0 : a[5].i64 & dir->inheriting;
+    uint64_t inh = err ? 0 : a[6].i64 & dir->inheriting;
     if (!err && !g_span(e, a[8].i32, 4))
         err = WASI_EFAULT;
     int fd = -1;
     if (!err)
         err = sbx__wasi_path_resolve(e->w, dir->host_fd, path, a[1].i32 & LOOKUP_SYMLINK_FOLLOW,
-                                     open_flags(oflags, a[5].i64, fdflags), 0666, &fd);
+                                     open_flags(oflags, base, fdflags), 0666, &fd);
     sbx__free(path);
     struct stat st;
     if (!err)
@@ -294,7 +290,7 @@ WASI_FN(path_open)
     f->fdflags = (uint16_t)fdflags;
     uint64_t tb, ti;
     sbx__wasi_rights_for(f->filetype, f->is_read_only, &tb, &ti);
-    f->base = a[5].i64 & tb;
-    f->inheriting = a[6].i64 & ti;
+    f->base = base & tb;
+    f->inheriting = inh & ti;
     return g_put_u32(e, a[8].i32, num);
 }
