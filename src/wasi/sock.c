@@ -150,6 +150,28 @@ static bool connect_allowed(struct sbx__wasi *w, const struct sockaddr_storage *
     return false;
 }
 
+/* Connects; a blocking guest socket waits in sbx__wasi_wait() so an interrupt ends it. */
+static uint32_t connect_wait(struct sbx__wasi *w, const struct wasi_fd *f,
+                             const struct sockaddr_storage *ss, socklen_t len)
+{
+    bool is_blocking = !(f->fdflags & FDF_NONBLOCK);
+    int fl = fcntl(f->host_fd, F_GETFL);
+    if (is_blocking)
+        fcntl(f->host_fd, F_SETFL, fl | O_NONBLOCK);
+    int rc = connect(f->host_fd, (const struct sockaddr *)ss, len);
+    int host_errno = rc == 0 ? 0 : errno;
+    uint32_t r = WASI_ESUCCESS;
+    if (host_errno == EINPROGRESS && is_blocking) {
+        r = sbx__wasi_wait(w, f->host_fd, true);
+        socklen_t elen = sizeof(host_errno);
+        if (!r)
+            getsockopt(f->host_fd, SOL_SOCKET, SO_ERROR, &host_errno, &elen);
+    }
+    if (is_blocking)
+        fcntl(f->host_fd, F_SETFL, fl);
+    return r ? r : host_errno ? sbx__wasi_errno(host_errno) : WASI_ESUCCESS;
+}
+
 /* a: fd, address, port */
 WASI_FN(sock_connect)
 {
@@ -165,11 +187,7 @@ WASI_FN(sock_connect)
         sbx__wasi_deny(e->w, "net.connect");
         return WASI_EACCES;
     }
-    if (connect(f->host_fd, (struct sockaddr *)&ss, len) == 0)
-        return WASI_ESUCCESS;
-    if (errno != EINPROGRESS || (f->fdflags & FDF_NONBLOCK))
-        return sbx__wasi_errno(errno);
-    return WASI_ESUCCESS;
+    return connect_wait(e->w, f, &ss, len);
 }
 
 /* a: fd, address, port */

@@ -737,6 +737,10 @@ START_TEST(sockets_gate)
     ck_assert_uint_eq(CALL(sock_open, I32(1), I32(9), I32(0)), WASI_EPROTOTYPE);
     ck_assert_uint_eq(CALL(sock_open, I32(1), I32(2), I32(OOB)), WASI_EFAULT);
     close(srv);
+    /* nothing listens now: refused, through the wait for a blocking socket */
+    ck_assert_uint_eq(CALL(sock_open, I32(1), I32(2), I32(0)), 0);
+    ck_assert_uint_eq(CALL(sock_connect, I32(get_u32(M(0))), I32(100), I32(port)),
+                      WASI_ECONNREFUSED);
     teardown_all();
 }
 END_TEST
