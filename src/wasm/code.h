@@ -102,9 +102,13 @@ enum wasm_iop {
     IOP_COUNT_ = IOP_SIMD_BASE_ + 256
 };
 
+/* One word of translated code: a handler's address, or an operand (a 32-bit value, zero-extended;
+ * branch offsets and signed immediates are read back through int32_t). */
+typedef uint64_t wasm_word;
+
 /* One translated function. */
 struct wasm_code {
-    uint32_t *words;
+    wasm_word *words;
     uint32_t word_count;
     uint32_t func_index;  /* in the module's function index space */
     uint32_t param_slots; /* slots taken by params (they start the frame) */
@@ -117,7 +121,7 @@ struct wasm_code {
 
 /* A suspended caller, or an entry from sbx__wasm_func_call() when ip is NULL. */
 struct wasm_frame {
-    const uint32_t *ip;
+    const wasm_word *ip;
     uint64_t *fp;
     const struct wasm_code *code;
     struct wasm_instance *inst;
@@ -147,8 +151,10 @@ struct wasm_call {
     bool has_trap;
 };
 
-/* Returns the label offsets of every enum wasm_iop, for compile.c to write into code. */
+/* Returns the label offsets of every enum wasm_iop from sbx__wasm_interp_base(), for the
+ * translator: a handler's address is base + offset. */
 const int32_t *sbx__wasm_interp_ops(void);
+const char *sbx__wasm_interp_base(void);
 
 /* Runs f (a wasm function) with its params at fp; results end up at fp[0...]. Returns
  * WASM_TRAP_NONE or the trap kind (details in ex->trap). */

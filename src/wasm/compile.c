@@ -35,13 +35,18 @@ void sbx__wasm_c_emit(struct compiler *c, uint32_t word)
             return;
         }
         uint32_t *w = sbx__reallocn(c->w, cap, sizeof(*w));
-        if (!w) {
+        if (w)
+            c->w = w;
+        uint8_t *is_op = sbx__reallocn(c->is_op, cap, 1);
+        if (is_op)
+            c->is_op = is_op;
+        if (!w || !is_op) {
             sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
             return;
         }
-        c->w = w;
         c->wcap = cap;
     }
+    c->is_op[c->wlen] = 0;
     c->w[c->wlen++] = word;
 }
 
@@ -54,6 +59,8 @@ void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op)
     c->last_op = op;
     c->last_start = c->wlen;
     sbx__wasm_c_emit(c, (uint32_t)c->ops[op]);
+    if (c->last_start < c->wlen)
+        c->is_op[c->last_start] = 1;
 }
 
 uint32_t sbx__wasm_c_u32(struct compiler *c)
@@ -470,12 +477,19 @@ static uint32_t types_slots(const uint8_t *types, uint32_t n)
     return s;
 }
 
+/* Widens the code to its final form: handler words become the handlers' addresses, so
+ * dispatch is a single indirect jump. */
 static void finish(struct compiler *c, struct wasm_code *out, uint32_t func_index)
 {
     const struct wasm_functype *ft = c->ft;
-    uint32_t *w = sbx__reallocn(c->w, c->wlen ? c->wlen : 1, sizeof(*w));
-    out->words = w ? w : c->w;
-    c->w = NULL;
+    const char *base = sbx__wasm_interp_base();
+    out->words = sbx__mallocn(c->wlen ? c->wlen : 1, sizeof(wasm_word));
+    if (!out->words) {
+        sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < c->wlen; i++)
+        out->words[i] = c->is_op[i] ? (wasm_word)(uintptr_t)(base + (int32_t)c->w[i]) : c->w[i];
     out->word_count = c->wlen;
     out->func_index = func_index;
     out->param_slots = types_slots(ft->types, ft->param_count);
@@ -511,6 +525,7 @@ static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out
 static void compiler_reset(struct compiler *c)
 {
     sbx__free(c->w);
+    sbx__free(c->is_op);
     sbx__free(c->st);
     sbx__free(c->bl);
     sbx__free(c->local_slot);

@@ -59,7 +59,8 @@ struct compiler {
     uint32_t frame_base; /* slots of params + locals: where the operand stack starts */
     uint32_t zero_slot;  /* a local slot that always holds 0 (base of constant addresses) */
 
-    uint32_t *w;
+    uint32_t *w;    /* the code, handler words as label offsets until finish() */
+    uint8_t *is_op; /* per word: it is a handler */
     uint32_t wlen, wcap;
     struct centry *st;
     uint32_t sp, stcap;

@@ -14,6 +14,7 @@
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 static int32_t op_offsets[IOP_COUNT_];
+static const char *op_base;
 static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
 
 static enum wasm_trap_kind run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp);
@@ -27,6 +28,12 @@ const int32_t *sbx__wasm_interp_ops(void)
 {
     pthread_once(&ops_once, init_ops);
     return op_offsets;
+}
+
+const char *sbx__wasm_interp_base(void)
+{
+    pthread_once(&ops_once, init_ops);
+    return op_base;
 }
 
 enum wasm_trap_kind sbx__wasm_interp_run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
@@ -67,7 +74,8 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 }
 
 /* clang-format off */
-#define NEXT()      goto *(void *)(lbase + (int32_t)ip[0])
+#define NEXT()      goto *(void *)(uintptr_t)ip[0]
+#define W(k)        ((uint32_t)ip[k])
 #define S(k)        fp[ip[k]]
 #define U32(k)      ((uint32_t)fp[ip[k]])
 #define B(x)        ((uint64_t)((x) ? 1u : 0u))
@@ -93,7 +101,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 /* i32 binary op in slot and immediate form; body sees a, b and writes S(1). */
 #define BIN32(name, body)                                                                          \
     op_i32_##name : { uint32_t a = U32(2), b = U32(3); body; ip += 4; NEXT(); }                    \
-    op_i32_##name##_i : { uint32_t a = U32(2), b = ip[3]; body; ip += 4; NEXT(); }
+    op_i32_##name##_i : { uint32_t a = U32(2), b = W(3); body; ip += 4; NEXT(); }
 #define BIN64(name, body)                                                                          \
     op_i64_##name : { uint64_t a = S(2), b = S(3); body; ip += 4; NEXT(); }                        \
     op_i64_##name##_i : { uint64_t a = S(2), b = (uint64_t)(int64_t)(int32_t)ip[3]; body;          \
@@ -108,7 +116,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         ip += (len);                                                                               \
         NEXT();                                                                                    \
     }
-#define F32_BIN(name, expr) FBIN(f32, name, expr) FBIN_I(f32, name, expr, ip[3], 4)
+#define F32_BIN(name, expr) FBIN(f32, name, expr) FBIN_I(f32, name, expr, W(3), 4)
 #define F64_BIN(name, expr)                                                                        \
     FBIN(f64, name, expr) FBIN_I(f64, name, expr, (uint64_t)ip[3] | ((uint64_t)ip[4] << 32), 5)
 #define FCMP(T, name, expr)                                                                        \
@@ -119,46 +127,46 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
     op_##name : { uint64_t a = S(2); S(1) = (uint64_t)(expr); ip += 3; NEXT(); }
 #define BRCMP(name, expr)                                                                          \
     op_br_##name : { uint32_t a = U32(1), b = U32(2); ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }  \
-    op_br_##name##_i : { uint32_t a = U32(1), b = ip[2]; ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }\
+    op_br_##name##_i : { uint32_t a = U32(1), b = W(2); ip = (expr) ? TARGET(3) : ip + 4; NEXT(); }\
     op_br_##name##_back : {                                                                        \
         uint32_t a = U32(1), b = U32(2);                                                           \
         if (!(expr)) {                                                                             \
             ip += 5;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(ip[4]);                                                                               \
+        POLL(W(4));                                                                               \
         ip = TARGET(3);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
     op_addbr_##name : {                                                                            \
-        uint32_t a = (uint32_t)(fp[ip[2]] + fp[ip[3]]), b = ip[4];                                 \
+        uint32_t a = (uint32_t)(fp[ip[2]] + fp[ip[3]]), b = W(4);                                 \
         S(1) = a;                                                                                  \
         if (!(expr)) {                                                                             \
             ip += 7;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(ip[6]);                                                                               \
+        POLL(W(6));                                                                               \
         ip = TARGET(5);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
     op_addbr_##name##_i : {                                                                        \
-        uint32_t a = U32(2) + ip[3], b = ip[4];                                                    \
+        uint32_t a = U32(2) + W(3), b = W(4);                                                    \
         S(1) = a;                                                                                  \
         if (!(expr)) {                                                                             \
             ip += 7;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(ip[6]);                                                                               \
+        POLL(W(6));                                                                               \
         ip = TARGET(5);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
     op_br_##name##_i_back : {                                                                      \
-        uint32_t a = U32(1), b = ip[2];                                                            \
+        uint32_t a = U32(1), b = W(2);                                                            \
         if (!(expr)) {                                                                             \
             ip += 5;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(ip[4]);                                                                               \
+        POLL(W(4));                                                                               \
         ip = TARGET(3);                                                                            \
         NEXT();                                                                                    \
     }
@@ -176,7 +184,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 #define LOAD(name, T, conv)                                                                        \
     LOAD_AT(name, T, conv, U32(2), 4)                                                              \
     LOAD_AT(name##_add, T, conv, (uint32_t)(fp[ip[2]] + fp[ip[3]]), 5)                             \
-    LOAD_AT(name##_addi, T, conv, (uint32_t)(fp[ip[2]] + ip[3]), 5)
+    LOAD_AT(name##_addi, T, conv, (uint32_t)(fp[ip[2]] + W(3)), 5)
 #define STORE_AT(name, T, addr, value, len)                                                      \
     op_##name : {                                                                                  \
         uint64_t ea = (uint64_t)(addr) + ip[(len)-1];                                              \
@@ -192,9 +200,9 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
     STORE_AT(name, T, U32(1), S(2), 4)                                                             \
     STORE_AT(name##_i, T, U32(1), IMM_VALUE(2), 4)                                                 \
     STORE_AT(name##_add, T, (uint32_t)(fp[ip[1]] + fp[ip[2]]), S(3), 5)                            \
-    STORE_AT(name##_addi, T, (uint32_t)(fp[ip[1]] + ip[2]), S(3), 5)                               \
+    STORE_AT(name##_addi, T, (uint32_t)(fp[ip[1]] + W(2)), S(3), 5)                               \
     STORE_AT(name##_i_add, T, (uint32_t)(fp[ip[1]] + fp[ip[2]]), IMM_VALUE(3), 5)                  \
-    STORE_AT(name##_i_addi, T, (uint32_t)(fp[ip[1]] + ip[2]), IMM_VALUE(3), 5)
+    STORE_AT(name##_i_addi, T, (uint32_t)(fp[ip[1]] + W(2)), IMM_VALUE(3), 5)
 #define TRUNC(name, T, fits, conv)                                                                 \
     op_##name : {                                                                                  \
         double x = (double)T##_of(S(2));                                                           \
@@ -258,6 +266,7 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     const char *lbase = (const char *)&&op_unreachable;
     if (UNLIKELY(ex == NULL)) {
 #define SET_OFFSET(name) op_offsets[IOP_##name] = (int32_t)((const char *)&&op_##name - lbase);
+        op_base = lbase;
         WASM_ALL_OPS(SET_OFFSET)
 #undef SET_OFFSET
 #define SET_SIMD_OFFSET(name, prefix, code, text, imm, sig, arg)                                   \
@@ -278,14 +287,14 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     const struct wasm_code *codes;
     SWITCH_INST(f->inst);
     const struct wasm_code *code = &codes[f->def_index];
-    const uint32_t *ip = NULL;
+    const wasm_word *ip = NULL;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
     /* Scratch for calls, set before jumping to do_call_func / do_call_wasm. */
     struct wasm_func *callf;
     const struct wasm_code *callee = code;
     struct wasm_instance *cinst = inst;
     uint64_t *nfp = fp;
-    const uint32_t *ret = NULL;
+    const wasm_word *ret = NULL;
     goto do_call_wasm;
 
     /* [h] */
@@ -304,7 +313,7 @@ op_br_unless:
     NEXT();
     /* [h][index][n][target_0 .. target_n-1][default] */
 op_br_table : {
-    uint32_t i = U32(1), n = ip[2];
+    uint32_t i = U32(1), n = W(2);
     if (i > n)
         i = n;
     ip = TARGET(3 + i);
@@ -312,7 +321,7 @@ op_br_table : {
 }
     /* Backward (loop) branches poll: [h][target][fuel], [h][cond][target][fuel] */
 op_br_back:
-    POLL(ip[2]);
+    POLL(W(2));
     ip = TARGET(1);
     NEXT();
 op_br_if_back:
@@ -320,7 +329,7 @@ op_br_if_back:
         ip += 4;
         NEXT();
     }
-    POLL(ip[3]);
+    POLL(W(3));
     ip = TARGET(2);
     NEXT();
 op_br_unless_back:
@@ -328,7 +337,7 @@ op_br_unless_back:
         ip += 4;
         NEXT();
     }
-    POLL(ip[3]);
+    POLL(W(3));
     ip = TARGET(2);
     NEXT();
     BRCMP(eq, a == b)
@@ -347,7 +356,7 @@ op_ret1:
     fp[0] = S(1);
     goto do_return;
 op_retn : {
-    uint32_t src = ip[1], n = ip[2];
+    uint32_t src = W(1), n = W(2);
     for (uint32_t i = 0; i < n; i++)
         fp[i] = fp[src + i];
     goto do_return;
@@ -448,7 +457,7 @@ op_mov2:
     NEXT();
     /* [h][dst][k] / [h][dst][lo][hi] */
 op_const32:
-    S(1) = ip[2];
+    S(1) = W(2);
     ip += 3;
     NEXT();
 op_const64:
@@ -794,7 +803,7 @@ op_table_copy : {
     /* [h][table][segment][dst][src][n] */
 op_table_init : {
     struct wasm_table *t = inst->tables[ip[1]];
-    uint32_t seg = ip[2], d = U32(3), s = U32(4), n = U32(5);
+    uint32_t seg = W(2), d = U32(3), s = U32(4), n = U32(5);
     if (UNLIKELY(!in_range(s, n, inst->elem_sizes[seg]) || !in_range(d, n, t->size)))
         TRAP(WASM_TRAP_TABLE_OOB);
     if (n)

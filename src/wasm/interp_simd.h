@@ -159,16 +159,21 @@ op_simd_V128_STORE:
     NEXT();
 }
 /* [h][dst][16 bytes in 4 words] */
-op_simd_V128_CONST : memcpy(fp + ip[1], ip + 2, 16);
-ip += 6;
-NEXT();
+op_simd_V128_CONST:
+{
+    uint32_t k[4] = {W(2), W(3), W(4), W(5)};
+    memcpy(fp + ip[1], k, 16);
+    ip += 6;
+    NEXT();
+}
 /* [h][dst][a][b][16 lane indices in 4 words] */
 op_simd_I8X16_SHUFFLE:
 {
     uint8_t ab[32], idx[16], r[16];
+    uint32_t k[4] = {W(4), W(5), W(6), W(7)};
     memcpy(ab, fp + ip[2], 16);
     memcpy(ab + 16, fp + ip[3], 16);
-    memcpy(idx, ip + 4, 16);
+    memcpy(idx, k, 16);
     for (unsigned i = 0; i < 16; i++)
         r[i] = ab[idx[i] & 31];
     VOUT(r);
