@@ -216,12 +216,14 @@ void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_polic
     sbx__jail_cgroup_destroy(cg);
 }
 
-/* The jail's child moves itself (before it closes inherited fds), so the parent does not have to
- * hold it back for the attach. */
-int sbx__jail_cgroup_attach_self(const int fds[3])
+/* Parent side. A v1 migration waits for an RCU grace period (cgroup_threadgroup_rwsem), often
+ * milliseconds under load, so it runs while the child builds its mounts, not before. */
+int sbx__jail_cgroup_attach(const struct sbx__jail_cgroup *cg, pid_t pid)
 {
-    for (int i = 0; i < 3; i++) {
-        if (fds[i] >= 0 && write(fds[i], "0", 1) < 0)
+    char v[32];
+    int len = snprintf(v, sizeof(v), "%d", (int)pid);
+    for (int i = 0; i < 3 && cg->version; i++) {
+        if (cg->procs_fds[i] >= 0 && write(cg->procs_fds[i], v, (size_t)len) < 0)
             return -errno;
     }
     return 0;

@@ -140,6 +140,15 @@ static _Noreturn void run_init(const struct sbx__jail_spec *spec)
     _exit(0);
 }
 
+/* Waits for the parent's byte; any other outcome means it gave up (and will reap us). */
+static void await(const struct sbx__jail_spec *spec, char want)
+{
+    char got = 0;
+    (void)spec;
+    if (read(FD_SYNC, &got, 1) != 1 || got != want)
+        _exit(1);
+}
+
 static void step(int status_fd, int stage, int rc)
 {
     if (rc < 0)
@@ -153,19 +162,13 @@ static int neg_errno(int rc)
 
 _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
 {
-    step(spec->status_fd, SBX__STAGE_CGROUP, sbx__jail_cgroup_attach_self(spec->cgroup_fds));
     /* Early, so fds other host threads opened (their runs' pipes) leave this child at once. */
     step(spec->status_fd, SBX__STAGE_FDS, arrange_fds(spec));
     int sfd = FD_STATUS;
-    if (spec->is_self_mapped) {
+    if (spec->is_self_mapped)
         step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_map_self(spec));
-    } else {
-        char go = 0;
-        if (read(FD_SYNC, &go, 1) != 1 || go != 'g')
-            _exit(1); /* the parent gave up: it could not write the maps */
-        close(FD_SYNC);
-    }
-    step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
+    else
+        await(spec, 'm');
     step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_apply(spec));
     int failed_step = -1;
     int rc = sbx__jail_mount_apply(spec, &failed_step);
@@ -176,6 +179,12 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     step(sfd, SBX__STAGE_NET, sbx__jail_net_apply(spec->net_loopback));
     step(sfd, SBX__STAGE_FDS, setsid() < 0 ? -errno : 0);
     step(sfd, SBX__STAGE_RLIMIT, sbx__jail_rlimit_apply(&spec->rlimits));
+    if (spec->has_cgroup)
+        await(spec, 'g');
+    if (spec->sync_fd >= 0)
+        close(FD_SYNC);
+    /* Entered once attached, so the jail's cgroup is the namespace's root. */
+    step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
     step(sfd, SBX__STAGE_CAPS, sbx__jail_caps_drop());
     if (spec->landlock_abi > 0)
         step(sfd, SBX__STAGE_LANDLOCK, sbx__jail_landlock_apply(spec));

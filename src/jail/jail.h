@@ -89,11 +89,11 @@ struct sbx__jail_spec {
     uid_t guest_uid;
     gid_t guest_gid;
     bool can_setgroups;  /* root: drop supplementary groups; unprivileged cannot */
-    bool is_self_mapped; /* unprivileged: the child writes its own id maps, no sync needed */
+    bool is_self_mapped; /* unprivileged: the child writes its own id maps */
     uid_t host_uid;      /* what the guest ids map to */
     gid_t host_gid;
-    int cgroup_fds[3]; /* open cgroup.procs the child writes "0" to, -1 = none */
-    char *root_dir;    /* host directory the new root tmpfs is mounted on */
+    bool has_cgroup; /* the parent attaches the child, then sends 'g' */
+    char *root_dir;  /* host directory the new root tmpfs is mounted on */
     struct sbx__jail_mount *mounts;
     size_t mount_count;
     bool net_loopback;
@@ -110,7 +110,8 @@ struct sbx__jail_spec {
     char **argv;
     char **envp;
     /* fds as the child inherits them; -1 = none / inherit the host's */
-    int sync_fd;   /* read end: "go" from the parent once it wrote the maps; -1 = none */
+    int sync_fd;   /* read end: 'm' once the parent wrote the maps, 'g' once it attached the
+                    * cgroup; -1 when neither is needed */
     int status_fd; /* write end of the report pipe */
     int stdio[3];
     int result_fd; /* becomes fd 3 of the guest (sbx-js guest only) */
@@ -165,8 +166,7 @@ struct sbx__jail_cgroup {
 void sbx__jail_cgroup_init(struct sbx__jail_cgroup *cg);
 /* Creates the handle's cgroup with the policy's limits; version stays 0 when not delegated. */
 void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_policy *policy);
-/* Child side: moves the calling process into the cgroup through fds[] (writes "0"). */
-int sbx__jail_cgroup_attach_self(const int fds[3]);
+int sbx__jail_cgroup_attach(const struct sbx__jail_cgroup *cg, pid_t pid);
 /* Reads the counters; sets *is_oom / *is_pids_hit if they rose since the last call. */
 void sbx__jail_cgroup_poll(struct sbx__jail_cgroup *cg, bool *is_oom, bool *is_pids_hit);
 void sbx__jail_cgroup_destroy(struct sbx__jail_cgroup *cg);
@@ -194,6 +194,8 @@ struct sbx__jail_watch {
     bool is_aborted;
     int init_wstatus;
 };
+/* write(2) with SIGPIPE blocked for the calling thread (and a pending one consumed). */
+ssize_t sbx__jail_write_nosig(int fd, const void *data, size_t len);
 /* Runs the poll loop; out gets stdout/stderr; result (if non-NULL) the result channel. */
 sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interrupt,
                             sbx_result *out, struct sbx__buf *result);

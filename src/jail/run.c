@@ -60,8 +60,7 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     s->is_self_mapped = !is_root;
     s->host_uid = is_root ? SBX__JAIL_NOBODY : geteuid();
     s->host_gid = is_root ? SBX__JAIL_NOBODY : getegid();
-    for (int i = 0; i < 3; i++)
-        s->cgroup_fds[i] = h->cg.procs_fds[i];
+    s->has_cgroup = h->cg.version != 0;
     s->root_dir = h->root_dir;
     s->net_loopback = p->net_loopback;
     s->landlock_abi = h->landlock_abi;
@@ -98,7 +97,8 @@ static bool make_pipe(int fds[2], int nonblock_end)
 static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
 {
     struct sbx__jail_spec *s = &r->spec;
-    if ((!s->is_self_mapped && !make_pipe(r->sync, -1)) || !make_pipe(r->status, 0))
+    bool needs_sync = !s->is_self_mapped || s->has_cgroup;
+    if ((needs_sync && !make_pipe(r->sync, -1)) || !make_pipe(r->status, 0))
         return false;
     s->sync_fd = r->sync[0];
     s->status_fd = r->status[1];
@@ -118,9 +118,9 @@ static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
     return true;
 }
 
-/* A root host writes the child's id maps (only it may map to nobody) while the child attaches
- * itself to the cgroup and closes inherited fds; an unprivileged child maps itself. */
-static sbx_err start(struct sbx__jail_run *r, sbx_result *out)
+/* A root host writes the child's id maps (only it may map to nobody); an unprivileged child maps
+ * itself. Then the cgroup attach, slow on v1, overlaps the child's mount work. */
+static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_result *out)
 {
     pid_t pid = sbx__jail_spawn(&r->spec, &r->pidfd);
     if (pid < 0) {
@@ -134,16 +134,25 @@ static sbx_err start(struct sbx__jail_run *r, sbx_result *out)
                          &r->pipes[1][1], &r->pipes[2][1], &r->pipes[3][1]};
     for (size_t i = 0; i < sizeof(child_ends) / sizeof(child_ends[0]); i++)
         sbx__jail_close_fd(child_ends[i]);
-    if (r->spec.is_self_mapped)
-        return SBX_OK;
-    int rc = sbx__jail_userns_write_maps(pid, r->spec.host_uid, r->spec.host_gid, false);
-    if (rc) {
-        sbx__result_fail(out, SBX_E_UNAVAILABLE, "user namespace: writing id maps: %s",
-                         strerror(-rc));
-        return SBX_E_UNAVAILABLE;
+    if (!r->spec.is_self_mapped) {
+        int rc = sbx__jail_userns_write_maps(pid, r->spec.host_uid, r->spec.host_gid, false);
+        if (rc || sbx__jail_write_nosig(r->sync[1], "m", 1) != 1) {
+            sbx__result_fail(out, SBX_E_UNAVAILABLE, "user namespace: writing id maps: %s",
+                             strerror(rc ? -rc : errno));
+            return SBX_E_UNAVAILABLE;
+        }
     }
-    if (write(r->sync[1], "g", 1) != 1)
-        return SBX_E_IO;
+    if (r->spec.has_cgroup) {
+        /* ESRCH, EPIPE: the child already failed; the supervisor reads its report. */
+        int rc = sbx__jail_cgroup_attach(&h->cg, pid);
+        if (rc == -ESRCH)
+            rc = 0;
+        if (rc || (sbx__jail_write_nosig(r->sync[1], "g", 1) != 1 && errno != EPIPE)) {
+            sbx__result_fail(out, SBX_E_IO, "cgroup: attaching the jail: %s",
+                             strerror(rc ? -rc : errno));
+            return SBX_E_IO;
+        }
+    }
     sbx__jail_close_fd(&r->sync[1]);
     return SBX_OK;
 }
@@ -162,7 +171,7 @@ sbx_err sbx__jail_run_exec(struct sbx__run *run, sbx_result *out)
         sbx__result_fail(out, SBX_E_IO, "pipe: %s", strerror(errno));
         return SBX_E_IO;
     }
-    e = start(r, out);
+    e = start(h, r, out);
     if (e)
         return e;
     return sbx__jail_outcome(h, r, run, out);

@@ -49,24 +49,31 @@ static void kill_jail(struct loop *l)
 
 /* A write to a pipe whose reader died raises SIGPIPE; library code must not change the host's
  * disposition, so the signal is blocked for this thread and a pending one consumed. */
-static void write_stdin(struct loop *l)
+ssize_t sbx__jail_write_nosig(int fd, const void *data, size_t len)
 {
     sigset_t pipe_set, old;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    size_t left = l->w->stdin_len - l->stdin_off;
-    ssize_t n = write(l->pfd[P_STDIN].fd, l->w->stdin_data + l->stdin_off, left);
-    if (n > 0)
-        l->stdin_off += (size_t)n;
-    if ((n < 0 && errno != EAGAIN && errno != EINTR) || l->stdin_off == l->w->stdin_len) {
-        if (n < 0 && errno == EPIPE) {
-            struct timespec zero = {0, 0};
-            sigtimedwait(&pipe_set, NULL, &zero);
-        }
-        close_slot(l, P_STDIN);
+    ssize_t n = write(fd, data, len);
+    int err = errno;
+    if (n < 0 && err == EPIPE) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &zero);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = err;
+    return n;
+}
+
+static void write_stdin(struct loop *l)
+{
+    size_t left = l->w->stdin_len - l->stdin_off;
+    ssize_t n = sbx__jail_write_nosig(l->pfd[P_STDIN].fd, l->w->stdin_data + l->stdin_off, left);
+    if (n > 0)
+        l->stdin_off += (size_t)n;
+    if ((n < 0 && errno != EAGAIN && errno != EINTR) || l->stdin_off == l->w->stdin_len)
+        close_slot(l, P_STDIN);
 }
 
 static void read_pipe(struct loop *l, int slot)
