@@ -192,6 +192,13 @@ void sbx__plugin_wake_pending(struct sbx_wasm_sandbox *sb)
     pthread_mutex_unlock(&sb->pending_mu);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Waits for the completer; on stop or deadline marks c abandoned. Call with c->mu held. */
 static void wait_locked(struct sbx_wasm_sandbox *sb, struct sbx_wasm_completion *c)
 {
@@ -257,10 +264,16 @@ int sbx__plugin_call_host(struct sbx__cap_func *f, struct wasm_call *call, const
         return -1;
     }
     set_pending(sb, c);
+    bool is_throttled = sb->policy->cpu_percent < 100;
+    uint64_t cpu0 = is_throttled ? thread_cpu_ns() : 0;
+    atomic_store(&sb->throttle.is_host_call, true);
     f->fn(f->user, pub, f->type.param_count, c);
     pthread_mutex_lock(&c->mu);
     wait_locked(sb, c);
     pthread_mutex_unlock(&c->mu);
+    if (is_throttled)
+        atomic_fetch_add(&sb->throttle.host_cpu_ns, thread_cpu_ns() - cpu0);
+    atomic_store(&sb->throttle.is_host_call, false);
     /* Lock order is pending_mu, then c->mu (see sbx__plugin_wake_pending). */
     set_pending(sb, NULL);
     pthread_mutex_lock(&c->mu);

@@ -25,8 +25,12 @@ struct sbx__throttle {
     uint32_t magic;
     _Atomic uint64_t pause_until_ns; /* the handler sleeps until then (CLOCK_MONOTONIC) */
     atomic_bool is_pausing;
-    atomic_int *stop_reason;    /* the handle's: a non-zero value ends a pause at once */
-    _Atomic uint64_t paused_ns; /* total pause time, for tests and telemetry */
+    /* The guest thread runs the embedder's host function: never pause it there (it may hold
+     * the embedder's locks), and its time is the embedder's, not the guest's. */
+    atomic_bool is_host_call;
+    _Atomic uint64_t host_cpu_ns; /* CPU time spent in host functions during this call */
+    atomic_int *stop_reason;      /* the handle's: a non-zero value ends a pause at once */
+    _Atomic uint64_t paused_ns;   /* total pause time, for tests and telemetry */
 };
 
 struct sbx__watchdog {

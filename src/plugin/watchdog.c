@@ -39,7 +39,7 @@ static void on_throttle(int sig, siginfo_t *si, void *uc)
         return;
     int saved_errno = errno;
     uint64_t start = clock_ns(CLOCK_MONOTONIC), now = start;
-    uint64_t until = atomic_load(&t->pause_until_ns);
+    uint64_t until = atomic_load(&t->is_host_call) ? 0 : atomic_load(&t->pause_until_ns);
     while (now < until && atomic_load(t->stop_reason) == SBX_OK) {
         uint64_t left = until - now;
         if (left > PAUSE_SLICE_NS)
@@ -82,9 +82,9 @@ sbx_err sbx__plugin_throttle_init(void)
 static void throttle_tick(struct sbx__watchdog *wd, uint64_t now)
 {
     struct sbx__throttle *t = wd->throttle;
-    if (atomic_load(&t->is_pausing))
+    if (atomic_load(&t->is_pausing) || atomic_load(&t->is_host_call))
         return;
-    uint64_t used = clock_ns(wd->guest_clock);
+    uint64_t used = clock_ns(wd->guest_clock) - atomic_load(&t->host_cpu_ns);
     uint64_t wall = now - wd->start_ns;
     /* The wall time at which `used` is exactly the share; ahead of it means pause. */
     uint64_t due = used / wd->cpu_percent * 100;
@@ -197,6 +197,7 @@ sbx_err sbx__plugin_watchdog_arm(struct sbx__watchdog *wd, uint32_t timeout_ms,
     uint32_t pct = cpu_percent == 0 || cpu_percent > 100 ? 100 : cpu_percent;
     throttle->magic = THROTTLE_MAGIC;
     atomic_store(&throttle->is_pausing, false);
+    atomic_store(&throttle->host_cpu_ns, 0);
     pthread_mutex_lock(&wd->mu);
     wd->cpu_percent = pct;
     wd->deadline_ns = start + (uint64_t)timeout_ms * 1000000ull;

@@ -385,6 +385,42 @@ START_TEST(host_reads_and_writes_guest_memory)
 }
 END_TEST
 
+static void busy_host(void *user, const sbx_wasm_value *args, size_t n, sbx_wasm_completion *c)
+{
+    (void)user;
+    (void)args;
+    (void)n;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do /* 100 ms of the host's own CPU time on the guest's thread */
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 100000000L);
+    sbx_wasm_value v = {.type = SBX_WASM_I32, .of.i32 = 1};
+    sbx_wasm_completion_finish(c, &v, 1);
+}
+
+START_TEST(host_function_time_is_not_throttled)
+{
+    sbx_wasm_sandbox *sb;
+    char err[256];
+    ck_assert_int_eq(create_caller("{\"cpuPercent\": 10, \"capabilities\": {\"host.answer\": "
+                                   "\"allow\"}}",
+                                   busy_host, NULL, false, &sb, err),
+                     SBX_OK);
+    sbx_result r;
+    double t0 = now_ms();
+    ck_assert_int_eq(call_answer(sb, &r), 1);
+    double took = now_ms() - t0;
+    sbx_result_free(&r);
+    uint64_t paused = atomic_load(&sb->throttle.paused_ns);
+    fprintf(stderr, "host call under cpuPercent 10: %.1f ms, paused %.1f ms\n", took,
+            (double)paused / 1e6);
+    /* Charging the host's 100 ms to the guest would pause it for about 900 ms. */
+    ck_assert_msg(paused < 20000000ull, "paused %.1f ms", (double)paused / 1e6);
+    sbx_wasm_sandbox_destroy(sb);
+}
+END_TEST
+
 START_TEST(signature_parser)
 {
     static const struct {
@@ -431,6 +467,7 @@ int main(void)
     tcase_add_test(tc, async_wait_ends_at_abort);
     tcase_add_test(tc, wrong_result_type_traps);
     tcase_add_test(tc, host_reads_and_writes_guest_memory);
+    tcase_add_test(tc, host_function_time_is_not_throttled);
     tcase_add_test(tc, signature_parser);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
