@@ -80,7 +80,9 @@ typedef struct sbx_wasm_options {
  * its _initialize export, if any. options may be NULL (defaults). On failure *out is NULL and
  * err (if errlen > 0) holds one line: SBX_E_WASM_INVALID_MODULE, SBX_E_WASM_LINK (an import
  * nobody serves, or a signature mismatch), SBX_E_WASM_PERMISSION_DENIED (deny_at_create),
- * SBX_E_WASM_INSTANTIATE, SBX_E_WASM_TRAP (start function or _initialize trapped),
+ * SBX_E_WASM_INSTANTIATE (a segment out of bounds), SBX_E_MEMORY_LIMIT (initial memory above
+ * memoryBytes), the outcome of a start function or _initialize that did not finish
+ * (SBX_E_WASM_TRAP, SBX_E_TIMEOUT, SBX_E_WASM_FUEL_EXHAUSTED, SBX_E_EXECUTION_FAILED),
  * SBX_E_INVALID_OPTIONS (bad signature string, unopenable fs grant), SBX_E_UNAVAILABLE
  * (cpuPercent < 100 and the throttle signal is taken), SBX_E_INVALID_ARGUMENT, SBX_E_NOMEM. */
 SBX_API sbx_err sbx_wasm_sandbox_create(const uint8_t *bytes, size_t len, const sbx_policy *policy,

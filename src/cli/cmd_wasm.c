@@ -243,7 +243,9 @@ static int run_module(struct wasm_opts *o, int argc, char **argv, int first)
     int status;
     if (e != SBX_OK) {
         fprintf(stderr, "sbx: wasm: %s: %s: %s\n", argv[first], sbx_err_name(e), err);
-        status = e == SBX_E_WASM_TRAP ? EXIT_TRAP : EXIT_SBX;
+        status = e == SBX_E_TIMEOUT                                       ? EXIT_TIMEOUT
+                 : e == SBX_E_WASM_TRAP || e == SBX_E_WASM_FUEL_EXHAUSTED ? EXIT_TRAP
+                                                                          : EXIT_SBX;
     } else if (o->invoke) {
         status = invoke(sb, o->invoke, argv + first + 1, (size_t)(argc - first - 1));
     } else {

@@ -415,6 +415,40 @@ static double spin_share(int cpu_percent, int timeout_ms, uint64_t *paused_ns)
     return cpu / wall;
 }
 
+START_TEST(initialize_is_under_the_limits)
+{
+    /* A reactor whose _initialize never returns: create ends at the timeout. */
+    struct wb *w = wb_new();
+    struct wb_bytes c = {0};
+    wb_bytes_byte(&c, WB_OP_LOOP);
+    wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
+    wb_bytes_byte(&c, WB_OP_BR);
+    wb_bytes_uleb(&c, 0);
+    wbc_end(&c);
+    wbc_end(&c);
+    wb_export_func(w, "_initialize", wb_func(w, "", "", "", &c));
+    wb_bytes_free(&c);
+    size_t len;
+    uint8_t *bytes = wb_finish(w, &len);
+    wb_free(w);
+    sbx_policy *p = policy_of("{\"timeoutMs\": 50}");
+    sbx_wasm_sandbox *sb = NULL;
+    char err[256];
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_TIMEOUT);
+    ck_assert(now_ms() - t0 < 150);
+    ck_assert_ptr_null(sb);
+    ck_assert_ptr_nonnull(strstr(err, "initialisation"));
+    sbx_policy_destroy(p);
+    p = policy_of("{\"fuel\": 1000}");
+    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_WASM_FUEL_EXHAUSTED);
+    sbx_policy_destroy(p);
+    free(bytes);
+}
+END_TEST
+
 START_TEST(cpu_percent_throttles_to_share)
 {
     uint64_t paused;
@@ -524,6 +558,7 @@ int main(void)
     tcase_add_test(tc, dispose_is_idempotent);
     tcase_add_test(tc, memory_bytes_caps_growth);
     tcase_add_test(tc, bad_module_and_arguments);
+    tcase_add_test(tc, initialize_is_under_the_limits);
     tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
