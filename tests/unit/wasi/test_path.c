@@ -14,7 +14,11 @@ static struct fixture fx;
 
 static void setup_tree(int i)
 {
-    fx_setup(&fx, false, modes[i]);
+    /* without openat2 (Linux < 5.6) the OPENAT2 mode cannot run: AUTO falls back to the walk */
+    fx_setup(&fx, false,
+             modes[i] == SBX_WASI_RESOLVE_OPENAT2 && !sbx__wasi_have_openat2()
+                 ? SBX_WASI_RESOLVE_WALK
+                 : modes[i]);
     fx_dir(&fx, "root/sub");
     fx_dir(&fx, "root/sub/deeper");
     fx_file(&fx, "root/file.txt", "inside\n");
@@ -272,10 +276,10 @@ END_TEST
 
 START_TEST(auto_mode_probes)
 {
-    /* this kernel has openat2 (5.6+); AUTO must pick it and still contain escapes */
+    /* AUTO probes once (the answer is cached) and contains escapes either way */
     fx_setup(&fx, false, SBX_WASI_RESOLVE_AUTO);
-    ck_assert(sbx__wasi_have_openat2());
-    ck_assert(sbx__wasi_have_openat2()); /* cached */
+    bool first = sbx__wasi_have_openat2();
+    ck_assert(sbx__wasi_have_openat2() == first);
     ck_assert_uint_eq(try_open("..", true, O_RDONLY), WASI_ENOTCAPABLE);
     ck_assert_uint_eq(try_open(".", true, O_RDONLY), 0);
     fx_teardown(&fx);
@@ -297,7 +301,7 @@ START_TEST(long_paths)
     path[2101 - 1] = '\0';
     path[2100 - 1] = 'x';
     uint32_t r = try_open(path, true, O_RDONLY);
-    ck_assert_uint_eq(r, _i == 0 ? WASI_ENAMETOOLONG : WASI_ENOENT);
+    ck_assert_uint_eq(r, fx.w->resolver == SBX_WASI_RESOLVE_WALK ? WASI_ENAMETOOLONG : WASI_ENOENT);
     char huge[5000];
     memset(huge, 'a', sizeof(huge) - 1);
     huge[sizeof(huge) - 1] = '\0';
