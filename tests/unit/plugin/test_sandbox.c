@@ -119,6 +119,7 @@ START_TEST(timeout_stops_a_spin)
     double took = now_ms() - t0;
     ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
     ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
+    fprintf(stderr, "timeoutMs 100: the run ended after %.3f ms\n", took);
     ck_assert_msg(took >= 99 && took < 160, "took %.1f ms", took);
     sbx_result_free(&r);
     /* The handle stays usable: the next run times out again rather than failing at once. */
@@ -150,12 +151,14 @@ END_TEST
 struct aborter {
     sbx_wasm_sandbox *sb;
     int delay_ms;
+    double aborted_at_ms;
 };
 
 static void *abort_later(void *arg)
 {
     struct aborter *a = arg;
     usleep((useconds_t)a->delay_ms * 1000);
+    a->aborted_at_ms = now_ms();
     sbx_wasm_sandbox_abort(a->sb);
     return NULL;
 }
@@ -166,16 +169,19 @@ START_TEST(abort_from_another_thread)
     uint8_t *bytes = wb_fixture_spin(&len);
     sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 5000}", NULL);
     sbx_wasm_sandbox_abort(sb); /* idle: no effect on the next run */
-    struct aborter a = {sb, 50};
+    struct aborter a = {.sb = sb, .delay_ms = 50};
     pthread_t t;
     pthread_create(&t, NULL, abort_later, &a);
     sbx_result r;
     double t0 = now_ms();
     ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
-    double took = now_ms() - t0;
+    double ended_at = now_ms(), took = ended_at - t0;
     pthread_join(t, NULL);
     ck_assert_int_eq(r.error, SBX_E_ABORTED);
     ck_assert_msg(took >= 45 && took < 100, "took %.1f ms", took);
+    double latency = ended_at - a.aborted_at_ms;
+    fprintf(stderr, "abort latency: %.3f ms\n", latency);
+    ck_assert_msg(latency < 10, "abort took %.3f ms to land", latency); /* ~0.1 ms unloaded */
     sbx_result_free(&r);
     sbx_wasm_sandbox_destroy(sb);
 }
