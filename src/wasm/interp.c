@@ -83,7 +83,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 #define TARGET(k)   (ip + (k) + (int32_t)ip[k])
 #define POLL(n)                                                                                    \
     if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
-                 store->is_metered)) {                                                             \
+                 is_metered)) {                                                                    \
         tk = poll_slow(store, (n));                                                                \
         if (tk != WASM_TRAP_NONE)                                                                  \
             goto trap;                                                                             \
@@ -276,9 +276,12 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
         return WASM_TRAP_NONE;
     }
     struct wasm_store *store = ex->store;
+    bool is_metered = store->is_metered; /* only host calls change it while we run */
     struct wasm_frame *frames = ex->frames;
     uint64_t *stack_end = ex->stack_end;
-    uint32_t depth = ex->depth, entry_depth = ex->depth, max_depth = ex->max_depth;
+    uint32_t entry_depth = ex->depth;
+    /* frp: the next free frame record; frames_end: the call-depth limit */
+    struct wasm_frame *frp = frames + ex->depth, *frames_end = frames + ex->max_depth;
     struct wasm_instance *inst;
     struct wasm_memory *mem;
     uint8_t *mbase;
@@ -363,9 +366,9 @@ op_retn : {
 }
 op_ret0:
 do_return : {
-    struct wasm_frame *fr = &frames[--depth];
+    struct wasm_frame *fr = --frp;
     if (UNLIKELY(fr->ip == NULL)) {
-        ex->depth = depth;
+        ex->depth = (uint32_t)(frp - frames);
         return WASM_TRAP_NONE;
     }
     ip = fr->ip;
@@ -410,26 +413,27 @@ do_call_func:
         callee = &cinst->module->compiled[callf->def_index];
         goto do_call_wasm;
     }
-    if (UNLIKELY(depth >= max_depth))
+    if (UNLIKELY(frp >= frames_end))
         TRAP(WASM_TRAP_STACK_EXHAUSTED);
     POLL(1);
-    ex->depth = depth;
+    ex->depth = (uint32_t)(frp - frames);
     ex->sp = fp + code->frame_slots;
     tk = sbx__wasm_call_host(ex, callf, inst, nfp);
     if (UNLIKELY(tk != WASM_TRAP_NONE))
         goto trap_host;
     msize = mem ? mem->size : 0;
+    is_metered = store->is_metered; /* the host may have changed the fuel */
     ip = ret;
     NEXT();
 do_call_wasm:
-    if (UNLIKELY(depth >= max_depth || (size_t)(stack_end - nfp) < callee->frame_slots))
+    if (UNLIKELY(frp >= frames_end || (size_t)(stack_end - nfp) < callee->frame_slots))
         TRAP(WASM_TRAP_STACK_EXHAUSTED);
     POLL(callee->entry_fuel);
-    frames[depth].ip = ret;
-    frames[depth].fp = fp;
-    frames[depth].code = code;
-    frames[depth].inst = inst;
-    depth++;
+    frp->ip = ret;
+    frp->fp = fp;
+    frp->code = code;
+    frp->inst = inst;
+    frp++;
     for (uint64_t *z = nfp + callee->param_slots, *ze = z + callee->local_slots; z < ze; z++)
         *z = 0;
     fp = nfp;
