@@ -24,25 +24,28 @@ static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uin
 /* Validates a constant expression of the expected type. In 2.0, global.get may name only an
  * imported, immutable global (C' of spec 3.4.10). */
 static bool check_const(struct wasm_reader *r, const struct wasm_module *m, struct wasm_init *e,
-                        uint8_t want, const char *where)
+                        uint8_t want, const char *where, uint32_t idx)
 {
     switch (e->op) {
     case WASM_INIT_GLOBAL_GET:
         if (e->index >= m->global_import_count)
-            return sbx__wasm_rd_invalid(r, NULL, "unknown global %u in %s", e->index, where);
+            return sbx__wasm_rd_invalid(r, NULL, "unknown global %u in %s %u", e->index, where,
+                                        idx);
         if (m->globals[e->index].is_mutable)
-            return sbx__wasm_rd_invalid(r, NULL, "constant expression required in %s", where);
+            return sbx__wasm_rd_invalid(r, NULL, "constant expression required in %s %u", where,
+                                        idx);
         e->type = m->globals[e->index].type;
         break;
     case WASM_INIT_REF_FUNC:
         if (e->index >= m->func_count)
-            return sbx__wasm_rd_invalid(r, NULL, "unknown function %u in %s", e->index, where);
+            return sbx__wasm_rd_invalid(r, NULL, "unknown function %u in %s %u", e->index, where,
+                                        idx);
         break;
     default:
         break;
     }
     if (e->type != want)
-        return sbx__wasm_rd_invalid(r, NULL, "type mismatch in %s", where);
+        return sbx__wasm_rd_invalid(r, NULL, "type mismatch in %s %u", where, idx);
     return true;
 }
 
@@ -77,25 +80,26 @@ static bool check_globals(struct wasm_reader *r, struct wasm_module *m)
     uint32_t ndef = m->global_count - m->global_import_count;
     for (uint32_t i = 0; i < ndef; i++) {
         const struct wasm_globaltype *g = &m->globals[m->global_import_count + i];
-        if (!check_const(r, m, &m->global_inits[i], g->type, "global initializer"))
+        if (!check_const(r, m, &m->global_inits[i], g->type, "global", m->global_import_count + i))
             return false;
     }
     return true;
 }
 
-static bool check_elem(struct wasm_reader *r, struct wasm_module *m, struct wasm_elem_seg *e)
+static bool check_elem(struct wasm_reader *r, struct wasm_module *m, struct wasm_elem_seg *e,
+                       uint32_t idx)
 {
     if (e->mode == WASM_SEG_ACTIVE) {
         if (e->table_index >= m->table_count)
-            return sbx__wasm_rd_invalid(r, NULL, "unknown table %u in element segment",
-                                        e->table_index);
+            return sbx__wasm_rd_invalid(r, NULL, "unknown table %u in element segment %u",
+                                        e->table_index, idx);
         if (m->tables[e->table_index].elem_type != e->elem_type)
-            return sbx__wasm_rd_invalid(r, NULL, "type mismatch in element segment");
-        if (!check_const(r, m, &e->offset, WASM_I32, "element segment offset"))
+            return sbx__wasm_rd_invalid(r, NULL, "type mismatch in element segment %u", idx);
+        if (!check_const(r, m, &e->offset, WASM_I32, "element segment", idx))
             return false;
     }
     for (uint32_t i = 0; i < e->count; i++) {
-        if (!check_const(r, m, &e->items[i], e->elem_type, "element segment"))
+        if (!check_const(r, m, &e->items[i], e->elem_type, "element segment", idx))
             return false;
     }
     return true;
@@ -104,7 +108,7 @@ static bool check_elem(struct wasm_reader *r, struct wasm_module *m, struct wasm
 static bool check_segments(struct wasm_reader *r, struct wasm_module *m)
 {
     for (uint32_t i = 0; i < m->elem_count; i++) {
-        if (!check_elem(r, m, &m->elems[i]))
+        if (!check_elem(r, m, &m->elems[i], i))
             return false;
     }
     for (uint32_t i = 0; i < m->data_count; i++) {
@@ -114,7 +118,7 @@ static bool check_segments(struct wasm_reader *r, struct wasm_module *m)
         if (s->mem_index >= m->mem_count)
             return sbx__wasm_rd_invalid(r, NULL, "unknown memory %u in data segment %u",
                                         s->mem_index, i);
-        if (!check_const(r, m, &s->offset, WASM_I32, "data segment offset"))
+        if (!check_const(r, m, &s->offset, WASM_I32, "data segment", i))
             return false;
     }
     return true;
