@@ -1,6 +1,9 @@
 # mk/coverage.mk: `make coverage` rebuilds everything with gcov instrumentation in build-cov/, runs
 # the test suites there and prints per-file line and branch coverage of src/ (gcovr).
-# COVERAGE_STRICT=1 makes a missed target (issue 7) fail the target.
+# COVERAGE_STRICT=1 makes a missed target (issue 7) fail the target. Known effect: a suite that
+# compares a jailed guest's stderr (integration/tiers) fails here, because the instrumented guest
+# cannot write its .gcda inside the jail and libgcov says so on stderr; code run in a child after
+# fork() and before exec() is not counted either (its counters are never dumped).
 
 COV_BUILD := build-cov
 CLEAN_EXTRA += $(COV_BUILD)
