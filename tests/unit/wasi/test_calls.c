@@ -346,6 +346,14 @@ START_TEST(readdir_cookies)
         seen += strncmp(names[i], "entry-", 6) == 0;
     ck_assert_int_eq(seen, 30);
     ck_assert_int_eq(read_all_entries(d, 4000, names), 32);
+    /* every allocation of a fresh listing may fail: ENOMEM, and the old listing survives */
+    for (unsigned long k = 1; k < 12; k++) {
+        sbx__alloc_fail_at(k);
+        uint32_t r = CALL(fd_readdir, I32(d), I32(2000), I32(100), I64(0), I32(16));
+        sbx__alloc_fail_at(0);
+        ck_assert(r == 0 || r == WASI_ENOMEM);
+    }
+    ck_assert_int_eq(read_all_entries(d, 64, names), 32);
     ck_assert_uint_eq(CALL(fd_readdir, I32(d), I32(2000), I32(100), I64(1000), I32(16)), 0);
     ck_assert_uint_eq(get_u32(M(16)), 0);
     ck_assert_uint_eq(CALL(fd_readdir, I32(d), I32(65500), I32(100), I64(0), I32(16)), WASI_EFAULT);
