@@ -63,6 +63,15 @@ void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op)
         c->is_op[c->last_start] = 1;
 }
 
+void sbx__wasm_c_unemit(struct compiler *c)
+{
+    c->wlen = c->last_start;
+    c->last_op = c->prev_op;
+    c->last_start = c->prev_start;
+    c->prev_op = IOP_unreachable;
+    c->last_dst = c->last_cmp = 0;
+}
+
 uint32_t sbx__wasm_c_u32(struct compiler *c)
 {
     uint32_t v = 0;

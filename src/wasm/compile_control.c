@@ -140,12 +140,8 @@ static struct ccond pop_cond(struct compiler *c)
         cd.is_imm = c->last_cmp_imm;
         cd.a = c->w[start + 2];
         cd.b = cd.kind == C_CMP ? c->w[start + 3] : 0;
-        c->wlen = start;
+        sbx__wasm_c_unemit(c); /* the instruction before the compare is last again */
         sbx__wasm_c_pop(c);
-        c->last_dst = c->last_cmp = 0; /* the instruction before the compare is last again */
-        c->last_op = c->prev_op;
-        c->last_start = c->prev_start;
-        c->prev_op = IOP_unreachable;
         return cd;
     }
     struct centry e = sbx__wasm_c_pop(c);
@@ -330,7 +326,7 @@ static bool fuse_add_branch(struct compiler *c, const struct ccond *cd, struct c
         return false;
     uint32_t x = c->w[start + 1], a = c->w[start + 2], k = c->w[start + 3];
     enum wasm_iop base = c->last_op == IOP_i32_add ? IOP_addbr_eq : IOP_addbr_eq_i;
-    c->wlen = start;
+    sbx__wasm_c_unemit(c);
     sbx__wasm_c_op(c, (enum wasm_iop)(base + cd->cmp));
     sbx__wasm_c_emit(c, x);
     sbx__wasm_c_emit(c, a);

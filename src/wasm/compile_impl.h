@@ -89,6 +89,8 @@ struct compiler {
 void sbx__wasm_c_fail(struct compiler *c, sbx_err rc, const char *msg);
 void sbx__wasm_c_emit(struct compiler *c, uint32_t word);
 void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op);
+/* Takes back the last instruction (to fuse it into the next); the one before becomes last. */
+void sbx__wasm_c_unemit(struct compiler *c);
 uint32_t sbx__wasm_c_u32(struct compiler *c);
 struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type);
 struct centry sbx__wasm_c_pop(struct compiler *c);

@@ -185,7 +185,7 @@ static bool emit_load_op(struct compiler *c, const struct simple_op *s, struct c
     uint32_t start = c->last_start, opnds[3];
     opnds[1] = c->w[start + 2];
     opnds[2] = c->w[start + 3];
-    c->wlen = start;
+    sbx__wasm_c_unemit(c);
     opnds[0] = sbx__wasm_c_operand(c, a);
     sbx__wasm_c_result(c, (enum wasm_iop)(IOP_i32_add_ld + i), s->tout, opnds, 3);
     return true;
@@ -251,7 +251,7 @@ static void emit_load(struct compiler *c, const struct simple_op *s)
         opnds[0] = c->w[start + 2];
         opnds[1] = c->w[start + 3];
         opnds[2] = offset;
-        c->wlen = start;
+        sbx__wasm_c_unemit(c);
         enum wasm_iop op = (enum wasm_iop)(
             s->iop + (is_imm ? IOP_i32_load_addi - IOP_i32_load : IOP_i32_load_add - IOP_i32_load));
         sbx__wasm_c_result(c, op, s->tout, opnds, 3);
@@ -274,6 +274,26 @@ static bool store_imm(const struct simple_op *s, const struct centry *v)
     return k >= INT32_MIN && k <= INT32_MAX;
 }
 
+/* memory[A] += x * y, the core of dot products and matrix loops: when the addend x was just
+ * computed by an f64.mul (of two slots, or of a slot and memory) into a stack temporary, the
+ * multiply joins the read-modify-write. Two roundings, as the separate instructions. */
+static bool emit_axpy(struct compiler *c, uint32_t x, uint32_t as, uint32_t offset)
+{
+    uint32_t start = c->last_start, n = c->wlen - start;
+    bool is_mul = c->last_op == IOP_f64_mul && n == 4;
+    bool is_mul_ld = c->last_op == IOP_f64_mul_ld && n == 5;
+    if ((!is_mul && !is_mul_ld) || c->w[start + 1] != x || x < c->frame_base)
+        return false;
+    uint32_t words[4] = {c->w[start + 2], c->w[start + 3], is_mul_ld ? c->w[start + 4] : 0};
+    sbx__wasm_c_unemit(c);
+    sbx__wasm_c_op(c, is_mul ? IOP_f64_muladd_rmw : IOP_f64_mulldadd_rmw);
+    sbx__wasm_c_emit(c, as);
+    for (uint32_t k = 0; k < (is_mul ? 2u : 3u); k++)
+        sbx__wasm_c_emit(c, words[k]);
+    sbx__wasm_c_emit(c, offset);
+    return true;
+}
+
 /* memory[x] = a OP memory[x]: the value was just computed by a load-op from the same
  * address and offset, so load, operate and store in one instruction. */
 static bool emit_rmw(struct compiler *c, const struct simple_op *s, const struct centry *v,
@@ -291,7 +311,9 @@ static bool emit_rmw(struct compiler *c, const struct simple_op *s, const struct
     if (c->w[start + 3] != as || c->w[start + 4] != offset)
         return false;
     uint32_t x = c->w[start + 2];
-    c->wlen = start;
+    sbx__wasm_c_unemit(c);
+    if (memops[i].iop == IOP_f64_add && emit_axpy(c, x, as, offset))
+        return true;
     sbx__wasm_c_op(c, (enum wasm_iop)(IOP_i32_add_rmw + i));
     sbx__wasm_c_emit(c, as);
     sbx__wasm_c_emit(c, x);
@@ -311,7 +333,7 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
         is_fresh(c, &v, (uint16_t)c->last_op)) {
         /* The value was just computed: compute it straight into memory. */
         uint32_t start = c->last_start, x = c->w[start + 2], y = c->w[start + 3];
-        c->wlen = start;
+        sbx__wasm_c_unemit(c);
         uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
         sbx__wasm_c_op(c, (enum wasm_iop)(IOP_i32_add_st + i));
         sbx__wasm_c_emit(c, as);
@@ -329,7 +351,7 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
         static const int delta[4] = {
             IOP_i32_store_add - IOP_i32_store, IOP_i32_store_addi - IOP_i32_store,
             IOP_i32_store_i_add - IOP_i32_store, IOP_i32_store_i_addi - IOP_i32_store};
-        c->wlen = start;
+        sbx__wasm_c_unemit(c);
         sbx__wasm_c_op(c, (enum wasm_iop)(s->iop + delta[form]));
         sbx__wasm_c_emit(c, x);
         sbx__wasm_c_emit(c, y);

@@ -448,6 +448,33 @@ op_mov:
     S(1) = S(2);
     ip += 3;
     NEXT();
+    /* memory = x * y + memory: [h][addr][x][y][offset]; with y from memory too:
+     * [h][addr][x][addr2][offset2][offset] */
+op_f64_muladd_rmw : {
+    uint64_t ea = (uint64_t)U32(1) + W(4);
+    if (UNLIKELY(ea + 8 > msize))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    uint64_t m;
+    memcpy(&m, mbase + ea, 8);
+    double p = f64_of(S(2)) * f64_of(S(3)); /* two statements: never contracted to an FMA */
+    m = f64_bits(p + f64_of(m));
+    memcpy(mbase + ea, &m, 8);
+    ip += 5;
+    NEXT();
+}
+op_f64_mulldadd_rmw : {
+    uint64_t ey = (uint64_t)U32(3) + W(4), ea = (uint64_t)U32(1) + W(5);
+    if (UNLIKELY(ey + 8 > msize || ea + 8 > msize))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    uint64_t y, m;
+    memcpy(&y, mbase + ey, 8);
+    memcpy(&m, mbase + ea, 8);
+    double p = f64_of(S(2)) * f64_of(y);
+    m = f64_bits(p + f64_of(m));
+    memcpy(mbase + ea, &m, 8);
+    ip += 6;
+    NEXT();
+}
     /* [h][dst][src][dst2][src2]: two moves in order */
 op_mov_mov:
     S(1) = S(2);

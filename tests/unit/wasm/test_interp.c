@@ -147,6 +147,53 @@ START_TEST(fused_memory_ops)
 }
 END_TEST
 
+static double call_f64(struct env *e, const char *name, uint32_t a, double x, wasm_value y)
+{
+    wasm_value args[3], res[1];
+    struct wasm_trap trap;
+    memset(args, 0, sizeof(args));
+    args[0].i32 = a;
+    memcpy(&args[1].f64, &x, sizeof(x));
+    args[2] = y;
+    ck_assert_int_eq(call(e, name, args, res, &trap), SBX_OK);
+    double r;
+    memcpy(&r, &res[0].f64, sizeof(r));
+    return r;
+}
+
+START_TEST(fused_multiply_accumulate)
+{
+    struct env e = ops_env();
+    wasm_value y = {0};
+    double three = 3.0, one = 1.0, below = 1.0 - 0x1p-53;
+    memcpy(&y.f64, &three, sizeof(three));
+    ck_assert(call_f64(&e, "axpy", 300, 2.0, y) == 6.0); /* memory: 0 + 2 * 3 */
+    ck_assert(call_f64(&e, "axpy", 300, 2.0, y) == 12.0);
+    /* Two roundings, as the separate instructions: (1 + 2^-52) * (1 - 2^-53) rounds to 1, so
+     * adding -1 gives 0 where a fused multiply-add would give 2^-53 - 2^-105. */
+    memcpy(&y.f64, &one, sizeof(one));
+    ck_assert(call_f64(&e, "axpy", 400, -1.0, y) == -1.0);
+    memcpy(&y.f64, &below, sizeof(below));
+    ck_assert(call_f64(&e, "axpy", 400, 1.0 + 0x1p-52, y) == 0.0);
+    /* axpy_ld: memory[a + 8] += x * memory[y] */
+    wasm_value addr = {0};
+    addr.i32 = 300; /* holds 12.0 */
+    ck_assert(call_f64(&e, "axpy_ld", 500, 0.5, addr) == 6.0);
+    ck_assert(call_f64(&e, "axpy_ld", 500, 0.5, addr) == 12.0);
+    wasm_value args[3], res[1];
+    struct wasm_trap trap;
+    memset(args, 0, sizeof(args));
+    args[0].i32 = 65530;
+    ck_assert_int_eq(call(&e, "axpy", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
+    args[0].i32 = 8;
+    args[2].i32 = 65530;
+    ck_assert_int_eq(call(&e, "axpy_ld", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
+    env_close(&e);
+}
+END_TEST
+
 START_TEST(fused_constants)
 {
     struct env e = ops_env();
@@ -462,6 +509,7 @@ int main(void)
     tcase_set_timeout(tc, 20);
     tcase_add_test(tc, fused_address_add_wraps);
     tcase_add_test(tc, fused_memory_ops);
+    tcase_add_test(tc, fused_multiply_accumulate);
     tcase_add_test(tc, fused_constants);
     tcase_add_test(tc, fused_store_address_and_loops);
     tcase_add_test(tc, deferred_locals);
