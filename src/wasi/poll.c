@@ -98,64 +98,86 @@ static uint64_t readable_bytes(int fd)
     return ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? (uint64_t)n : 0;
 }
 
+/* One poll_oneoff call's working set: host fds to poll (and which subscription each came
+ * from), each clock's relative timeout, the events written so far. */
+struct poll_set {
+    const uint8_t *in;
+    uint8_t *out;
+    uint32_t n, nev;
+    struct pollfd *pfd;
+    uint32_t *pidx;
+    uint64_t *rel;
+    nfds_t np;
+    uint64_t timeout;
+};
+
+/* Sorts the subscriptions into clocks, fds to poll, and events known at once. */
+static uint32_t collect(struct wasi_env *e, struct poll_set *ps)
+{
+    for (uint32_t i = 0; i < ps->n; i++) {
+        const uint8_t *sub = ps->in + SUB_SIZE * i;
+        ps->rel[i] = NO_TIMEOUT;
+        if (sub[8] == EV_CLOCK) {
+            uint16_t ce = clock_rel(sub, &ps->rel[i]);
+            if (ce)
+                put_event(ps->out + EVENT_SIZE * ps->nev++, sub, ce, 0, 0);
+            else if (ps->rel[i] < ps->timeout)
+                ps->timeout = ps->rel[i];
+        } else if (sub[8] == EV_FD_READ || sub[8] == EV_FD_WRITE) {
+            int fd = fd_sub(e, sub, ps->out, &ps->nev);
+            if (fd >= 0) {
+                ps->pfd[ps->np] = (struct pollfd){fd, sub[8] == EV_FD_READ ? POLLIN : POLLOUT, 0};
+                ps->pidx[ps->np++] = i;
+            }
+        } else {
+            return WASI_EINVAL;
+        }
+    }
+    return WASI_ESUCCESS;
+}
+
+/* After the wait: an event per ready fd, then per clock that expired (the earliest one when
+ * nothing else happened, so clock granularity cannot lose it). */
+static void report(struct poll_set *ps, uint64_t elapsed)
+{
+    for (nfds_t k = 0; k < ps->np; k++) {
+        if (!ps->pfd[k].revents)
+            continue;
+        const uint8_t *sub = ps->in + SUB_SIZE * ps->pidx[k];
+        uint16_t flags = (ps->pfd[k].revents & POLLHUP) ? 1 : 0; /* FD_READWRITE_HANGUP */
+        uint64_t nb = sub[8] == EV_FD_READ ? readable_bytes(ps->pfd[k].fd) : 0;
+        put_event(ps->out + EVENT_SIZE * ps->nev++, sub, 0, nb, flags);
+    }
+    bool is_idle = ps->nev == 0;
+    for (uint32_t i = 0; i < ps->n; i++) {
+        const uint8_t *sub = ps->in + SUB_SIZE * i;
+        if (sub[8] == EV_CLOCK && ps->rel[i] != NO_TIMEOUT &&
+            (ps->rel[i] <= elapsed || (is_idle && ps->rel[i] == ps->timeout)))
+            put_event(ps->out + EVENT_SIZE * ps->nev++, sub, 0, 0, 0);
+    }
+}
+
 /* a: in, out, nsubscriptions, result count */
 WASI_FN(poll_oneoff)
 {
-    uint32_t n = a[2].i32;
-    if (n == 0)
-        return WASI_EINVAL;
-    if (n > 4096)
-        return WASI_ENOTSUP;
-    const uint8_t *in = g_span(e, a[0].i32, n * SUB_SIZE);
-    uint8_t *out = g_span(e, a[1].i32, n * EVENT_SIZE);
-    if (!in || !out || !g_span(e, a[3].i32, 4))
+    struct poll_set ps = {.n = a[2].i32, .timeout = NO_TIMEOUT};
+    if (ps.n == 0 || ps.n > 4096)
+        return ps.n == 0 ? WASI_EINVAL : WASI_ENOTSUP;
+    ps.in = g_span(e, a[0].i32, ps.n * SUB_SIZE);
+    ps.out = g_span(e, a[1].i32, ps.n * EVENT_SIZE);
+    if (!ps.in || !ps.out || !g_span(e, a[3].i32, 4))
         return WASI_EFAULT;
-    struct pollfd *pfd = sbx__calloc(n + 1, sizeof(*pfd));
-    uint32_t *pidx = sbx__calloc(n, sizeof(*pidx));
-    uint64_t *rel = sbx__calloc(n, sizeof(*rel));
-    uint32_t err = (pfd && pidx && rel) ? WASI_ESUCCESS : WASI_ENOMEM;
-    uint32_t nev = 0;
-    nfds_t np = 0;
-    uint64_t timeout = NO_TIMEOUT;
-    for (uint32_t i = 0; !err && i < n; i++) {
-        const uint8_t *sub = in + SUB_SIZE * i;
-        rel[i] = NO_TIMEOUT;
-        if (sub[8] == EV_CLOCK) {
-            uint16_t ce = clock_rel(sub, &rel[i]);
-            if (ce)
-                put_event(out + EVENT_SIZE * nev++, sub, ce, 0, 0);
-            else if (rel[i] < timeout)
-                timeout = rel[i];
-        } else if (sub[8] == EV_FD_READ || sub[8] == EV_FD_WRITE) {
-            int fd = fd_sub(e, sub, out, &nev);
-            if (fd >= 0) {
-                pfd[np] = (struct pollfd){fd, sub[8] == EV_FD_READ ? POLLIN : POLLOUT, 0};
-                pidx[np++] = i;
-            }
-        } else {
-            err = WASI_EINVAL;
-        }
-    }
+    ps.pfd = sbx__calloc(ps.n + 1, sizeof(*ps.pfd));
+    ps.pidx = sbx__calloc(ps.n, sizeof(*ps.pidx));
+    ps.rel = sbx__calloc(ps.n, sizeof(*ps.rel));
+    uint32_t err = (ps.pfd && ps.pidx && ps.rel) ? collect(e, &ps) : WASI_ENOMEM;
     uint64_t start = now_ns(CLOCK_MONOTONIC);
     if (!err)
-        err = wait_fds(e->w, pfd, np, nev ? 0 : timeout);
-    uint64_t elapsed = now_ns(CLOCK_MONOTONIC) - start;
-    for (nfds_t k = 0; !err && k < np; k++) {
-        if (!pfd[k].revents)
-            continue;
-        const uint8_t *sub = in + SUB_SIZE * pidx[k];
-        uint16_t flags = (pfd[k].revents & POLLHUP) ? 1 : 0; /* FD_READWRITE_HANGUP */
-        uint64_t nb = sub[8] == EV_FD_READ ? readable_bytes(pfd[k].fd) : 0;
-        put_event(out + EVENT_SIZE * nev++, sub, 0, nb, flags);
-    }
-    for (uint32_t i = 0; !err && i < n; i++) {
-        const uint8_t *sub = in + SUB_SIZE * i;
-        if (sub[8] == EV_CLOCK && rel[i] != NO_TIMEOUT &&
-            (rel[i] <= elapsed || (nev == 0 && rel[i] == timeout)))
-            put_event(out + EVENT_SIZE * nev++, sub, 0, 0, 0);
-    }
-    sbx__free(pfd);
-    sbx__free(pidx);
-    sbx__free(rel);
-    return err ? err : g_put_u32(e, a[3].i32, nev);
+        err = wait_fds(e->w, ps.pfd, ps.np, ps.nev ? 0 : ps.timeout);
+    if (!err)
+        report(&ps, now_ns(CLOCK_MONOTONIC) - start);
+    sbx__free(ps.pfd);
+    sbx__free(ps.pidx);
+    sbx__free(ps.rel);
+    return err ? err : g_put_u32(e, a[3].i32, ps.nev);
 }
