@@ -69,8 +69,9 @@ void sbx__wasi_destroy(struct sbx__wasi *w);
  * (all 45 preview1 functions, plus the socket extension sock_open, sock_bind, sock_listen,
  * sock_connect, sock_addr_resolve, sock_getlocaladdr, sock_getpeeraddr, ...; sock_accept is
  * picked by the import's type: 3 params = preview1, 2 = WasmEdge) and "wasi_unstable" is not
- * served. Creates the host function in store (owned by the store). Returns false for an
- * import it does not serve, so the caller may try its own table next. */
+ * served. Creates the host function in store (owned by the store; it points at w, so
+ * destroy the store before w). m may be NULL (then sock_accept is preview1's). Returns false
+ * for an import it does not serve, so the caller may try its own table next. */
 bool sbx__wasi_resolve(struct sbx__wasi *w, struct wasm_store *store, const struct wasm_module *m,
                        const struct wasm_import *imp, struct wasm_extern *out);
 
