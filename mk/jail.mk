@@ -25,7 +25,8 @@ jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
 	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
 TEST_SUITES += jail/cli=sh,tests/jail/cli_run.sh,$(abspath $(BUILD)/sbx) \
                jail/cli-unprivileged=$(JAIL_UNPRIV),sh,tests/jail/cli_run.sh,$(abspath $(BUILD)/sbx)
-TEST_SUITES += jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
+TEST_SUITES += jail/unit-rlimit=env,SBX_JAIL_NO_CGROUP=1,$(BUILD)/tests/unit/jail/test_jail \
+               jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
                jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host
 
 # `make bench-process`: the process tier against fork/exec, bwrap and firejail (not a test).

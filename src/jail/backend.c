@@ -57,7 +57,7 @@ static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
         sbx__free(h);
         return SBX_E_IO;
     }
-    h->landlock_abi = getenv("SBX_JAIL_NO_LANDLOCK") ? 0 : sbx__jail_landlock_abi();
+    h->landlock_abi = sbx__jail_landlock_abi();
     sbx__jail_cgroup_create(&h->cg, policy);
     *tier_handle = h;
     return SBX_OK;
