@@ -13,28 +13,29 @@ $(JAIL_DRIVER): tests/jail/driver.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 
-# The probes run as root and, through setpriv, as an unprivileged user (user namespaces only,
-# rlimits instead of cgroups). The jail tests too (SBX_GUEST_BINARY points at this build's sbx).
+# Everything runs as root and again, through setpriv, as an unprivileged user (user namespaces
+# only, rlimits instead of cgroups); jail/unit-rlimit forces the rlimit fallback as root. The
+# unit tests find this build's sbx for the sbx-js guest themselves (SBX_GUEST_BINARY).
 JAIL_UNPRIV := setpriv,--reuid=65534,--regid=65534,--clear-groups
+JAIL_SBX    := $(abspath $(BUILD)/sbx)
 TEST_DEPS   += $(JAIL_PROBES) $(JAIL_DRIVER)
 TEST_SUITES += jail/probes=$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes),--controls \
-               jail/probes-unprivileged=$(JAIL_UNPRIV),$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes)
-
-.PHONY: jail-probes
-jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
-	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
-TEST_SUITES += jail/cli=sh,tests/jail/cli_run.sh,$(abspath $(BUILD)/sbx) \
-               jail/cli-unprivileged=$(JAIL_UNPRIV),sh,tests/jail/cli_run.sh,$(abspath $(BUILD)/sbx)
-TEST_SUITES += jail/unit-rlimit=env,SBX_JAIL_NO_CGROUP=1,$(BUILD)/tests/unit/jail/test_jail \
+               jail/probes-unprivileged=$(JAIL_UNPRIV),$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes) \
+               jail/cli=sh,tests/jail/cli_run.sh,$(JAIL_SBX) \
+               jail/cli-unprivileged=$(JAIL_UNPRIV),sh,tests/jail/cli_run.sh,$(JAIL_SBX) \
+               jail/unit-rlimit=env,SBX_JAIL_NO_CGROUP=1,$(BUILD)/tests/unit/jail/test_jail \
                jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
                jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host
 
-# `make bench-process`: the process tier against fork/exec, bwrap and firejail (not a test).
+.PHONY: jail-probes bench-process
+jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
+	$(JAIL_DRIVER) $(abspath $(BUILD)/tests/jail/probes) --controls
+
+# `make bench-process [BENCH_ITERATIONS=N]`: sbx against fork/exec, bwrap, firejail (not a test).
 BENCH_PROCESS := $(BUILD)/bench/process/bench
 $(BENCH_PROCESS): bench/process/bench.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 
-.PHONY: bench-process
 bench-process: $(BENCH_PROCESS)
 	$(BENCH_PROCESS) $(BENCH_ITERATIONS)
