@@ -191,10 +191,40 @@ static bool emit_load_op(struct compiler *c, const struct simple_op *s, struct c
     return true;
 }
 
+/* i32 pairs common in hashing (rotate-xor, add chains): z OP2 (x OP1 y) when x OP1 y was
+ * just computed into a stack temporary. */
+static const struct {
+    uint16_t op2, op1, fused;
+} alu_pairs[] = {
+    {IOP_i32_xor, IOP_i32_rotl_i, IOP_i32_xor_rotl_i},
+    {IOP_i32_add, IOP_i32_add, IOP_i32_add_add},
+    {IOP_i32_add, IOP_i32_xor, IOP_i32_add_xor},
+    {IOP_i32_add, IOP_i32_and, IOP_i32_add_and},
+};
+
+static bool emit_alu_pair(struct compiler *c, const struct simple_op *s, struct centry *a,
+                          struct centry *b)
+{
+    for (unsigned i = 0; i < sizeof(alu_pairs) / sizeof(alu_pairs[0]); i++) {
+        if (alu_pairs[i].op2 != s->iop || alu_pairs[i].op1 != c->last_op)
+            continue;
+        /* z must already sit somewhere: materializing it could overwrite x or y */
+        struct centry *z = is_fresh(c, b, c->last_op) ? a : b;
+        if (z->kind == K_CONST || !is_fresh(c, z == a ? b : a, c->last_op))
+            return false;
+        uint32_t opnds[3] = {c->w[c->last_start + 2], c->w[c->last_start + 3], 0};
+        sbx__wasm_c_unemit(c);
+        opnds[2] = sbx__wasm_c_operand(c, z);
+        sbx__wasm_c_result(c, (enum wasm_iop)alu_pairs[i].fused, WASM_I32, opnds, 3);
+        return true;
+    }
+    return false;
+}
+
 static void emit_binary(struct compiler *c, const struct simple_op *s)
 {
     struct centry b = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
-    if (emit_load_op(c, s, &a, &b))
+    if (emit_load_op(c, s, &a, &b) || emit_alu_pair(c, s, &a, &b))
         return;
     if (s->iop_imm && is_commutative(s->iop) && imm_fits(&a) && !imm_fits(&b)) {
         struct centry t = a; /* entries keep their slots: the result goes to slot_top */

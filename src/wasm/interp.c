@@ -475,6 +475,23 @@ op_f64_mulldadd_rmw : {
     ip += 6;
     NEXT();
 }
+    /* i32 pairs from hashing code, z OP2 (x OP1 y): [h][dst][x][y or k][z] */
+op_i32_xor_rotl_i:
+    S(1) = rotl32(U32(2), W(3)) ^ U32(4);
+    ip += 5;
+    NEXT();
+op_i32_add_add:
+    S(1) = (uint32_t)(U32(2) + U32(3) + U32(4));
+    ip += 5;
+    NEXT();
+op_i32_add_xor:
+    S(1) = (uint32_t)((U32(2) ^ U32(3)) + U32(4));
+    ip += 5;
+    NEXT();
+op_i32_add_and:
+    S(1) = (uint32_t)((U32(2) & U32(3)) + U32(4));
+    ip += 5;
+    NEXT();
     /* [h][dst][src][dst2][src2]: two moves in order */
 op_mov_mov:
     S(1) = S(2);

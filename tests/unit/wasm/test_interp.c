@@ -244,6 +244,9 @@ START_TEST(deferred_locals)
     ck_assert_uint_eq(call_i32(&e, "mov_mov", 9, 4, 3), 15);
     ck_assert_uint_eq(call_i32(&e, "cmp_br", 1000, 0, 0), 1000);
     ck_assert_uint_eq(call_i32(&e, "cmp_br", (uint32_t)-5, 0, 0), 1);
+    uint32_t a = 0x12345678u, b = 0x9ABCDEF0u, c = 0x0FEDCBA9u;
+    uint32_t mix = (((a << 7) | (a >> 25)) ^ b) + (a + b + c) + ((a ^ c) + b) + ((a & b) + c);
+    ck_assert_uint_eq(call_i32(&e, "hash_mix", a, b, c), mix);
     /* `local = 0` is dropped only where the local is known to be zero still. */
     ck_assert_uint_eq(call_i32(&e, "reset_in_loop", 0, 0, 0), 21);
     ck_assert_uint_eq(call_i32(&e, "zero_after_if", 1, 0, 0), 0);
