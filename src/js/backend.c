@@ -73,9 +73,14 @@ static sbx_err worker_exec(struct sbx__run *run, sbx_result *out)
     }
     bool done = sbx__js_job_wait(job, run->deadline_ns);
     if (!done) {
-        /* Deadline or abort: the engine sees the flag at its next poll and unwinds. */
+        /* Deadline or abort: the engine sees the flag (or the clock) at its next poll and
+         * unwinds. The grace runs from the deadline itself, so a late wakeup on a busy host
+         * is not paid twice. */
+        bool is_abort = sbx__js_job_stop_reason(job) == SBX_E_ABORTED;
         sbx__js_job_stop(job, SBX_E_TIMEOUT);
-        done = sbx__js_job_wait(job, sbx__now_ns() + STOP_GRACE_NS);
+        uint64_t now = sbx__now_ns();
+        uint64_t until = is_abort ? now + STOP_GRACE_NS : run->deadline_ns + STOP_GRACE_NS;
+        done = sbx__js_job_wait(job, until > now ? until : now);
     }
     if (done) {
         take_result(sbx__js_job_out(job), out);

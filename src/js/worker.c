@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -29,6 +30,8 @@ struct sbx__js_job {
     bool is_started;
     bool is_done;
     bool is_abandoned;
+    bool has_runner; /* runner is the pool thread running the job (under lock, until done) */
+    pthread_t runner;
     _Atomic int stop; /* SBX_OK, SBX_E_TIMEOUT or SBX_E_ABORTED */
     char *code;
     char *context;
@@ -138,14 +141,29 @@ static bool job_unref(struct sbx__js_job *job)
 }
 
 /* Runs job on engine (NULL: build one now, under the job's cap). */
-static void job_run(struct sbx__js_job *job, struct sbx__js_engine *engine)
+static void set_idle_priority(pthread_t thread, bool is_idle)
 {
+    struct sched_param sp = {0};
+    pthread_setschedparam(thread, is_idle ? SCHED_IDLE : SCHED_OTHER, &sp); /* best effort */
+}
+
+/* Returns whether the job was abandoned (the thread then runs at idle priority). */
+static bool job_run(struct sbx__js_job *job, struct sbx__js_engine *engine, bool is_pooled)
+{
+    if (is_pooled) {
+        pthread_mutex_lock(&job->lock);
+        job->runner = pthread_self();
+        job->has_runner = true;
+        pthread_mutex_unlock(&job->lock);
+    }
     if (engine)
         sbx__js_engine_run(engine, &job->in, &job->out);
     else
         sbx__js_eval(&job->in, &job->out);
-    if (job_unref(job))
+    bool was_abandoned = job_unref(job);
+    if (was_abandoned)
         atomic_fetch_sub(&abandoned_count, 1);
+    return was_abandoned;
 }
 
 static void *worker_main(void *arg)
@@ -159,7 +177,8 @@ static void *worker_main(void *arg)
         struct sbx__js_engine *engine = w->spare;
         w->spare = NULL;
         pthread_mutex_unlock(&pool.lock);
-        job_run(job, engine);
+        if (job_run(job, engine, true))
+            set_idle_priority(pthread_self(), false);
         pthread_mutex_lock(&pool.lock);
         w->job = NULL;
         if (pool.idle_count >= IDLE_MAX)
@@ -229,7 +248,7 @@ sbx_err sbx__js_job_start(struct sbx__js_job *job)
     }
     pthread_mutex_unlock(&pool.lock);
     if (!w && !spawn(job))
-        job_run(job, NULL); /* no thread to be had: run here, bounded by the deadline alone */
+        job_run(job, NULL, false); /* no thread to be had: run here, bounded by the deadline */
     return SBX_OK;
 }
 
@@ -281,6 +300,10 @@ void sbx__js_job_release(struct sbx__js_job *job)
     if (job->is_started && !job->is_done && !job->is_abandoned) {
         job->is_abandoned = true;
         atomic_fetch_add(&abandoned_count, 1);
+        /* A stuck engine must not slow the host's threads (or the next runs) while it winds
+         * down. Its thread is alive: it cannot pass job_done without this lock. */
+        if (job->has_runner)
+            set_idle_priority(job->runner, true);
     }
     pthread_mutex_unlock(&job->lock);
     job_unref(job);
