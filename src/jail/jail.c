@@ -19,18 +19,14 @@ enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_FIRST_FREE = 7
 const char *sbx__jail_stage_name(int stage)
 {
     static const char *const names[] = {
-        [SBX__STAGE_SYNC] = "sync",
-        [SBX__STAGE_CGROUP] = "cgroup attach",
         [SBX__STAGE_CGROUPNS] = "cgroup namespace",
         [SBX__STAGE_USERNS] = "user namespace",
         [SBX__STAGE_MOUNT] = "mount",
         [SBX__STAGE_PIVOT] = "pivot_root",
-        [SBX__STAGE_UTS] = "uts namespace",
         [SBX__STAGE_NET] = "network namespace",
         [SBX__STAGE_FDS] = "file descriptors",
         [SBX__STAGE_RLIMIT] = "rlimits",
-        [SBX__STAGE_CAPS] = "capabilities",
-        [SBX__STAGE_NNP] = "no_new_privs",
+        [SBX__STAGE_CAPS] = "capabilities and no_new_privs",
         [SBX__STAGE_LANDLOCK] = "landlock",
         [SBX__STAGE_SECCOMP] = "seccomp",
         [SBX__STAGE_FORK] = "fork",
@@ -141,10 +137,9 @@ static _Noreturn void run_init(const struct sbx__jail_spec *spec)
 }
 
 /* Waits for the parent's byte; any other outcome means it gave up (and will reap us). */
-static void await(const struct sbx__jail_spec *spec, char want)
+static void await(char want)
 {
     char got = 0;
-    (void)spec;
     if (read(FD_SYNC, &got, 1) != 1 || got != want)
         _exit(1);
 }
@@ -168,7 +163,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     if (spec->is_self_mapped)
         step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_map_self(spec));
     else
-        await(spec, 'm');
+        await('m');
     step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_apply(spec));
     int failed_step = -1;
     int rc = sbx__jail_mount_apply(spec, &failed_step);
@@ -180,7 +175,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     step(sfd, SBX__STAGE_FDS, setsid() < 0 ? -errno : 0);
     step(sfd, SBX__STAGE_RLIMIT, sbx__jail_rlimit_apply(&spec->rlimits));
     if (spec->has_cgroup)
-        await(spec, 'g');
+        await('g');
     if (spec->sync_fd >= 0)
         close(FD_SYNC);
     /* Entered once attached, so the jail's cgroup is the namespace's root. */

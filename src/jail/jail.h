@@ -18,21 +18,17 @@
 
 /* Where the setup failed, reported to the parent as a stage number. */
 enum sbx__jail_stage {
-    SBX__STAGE_SYNC = 1,
-    SBX__STAGE_CGROUPNS,
+    SBX__STAGE_CGROUPNS = 1,
     SBX__STAGE_USERNS,
     SBX__STAGE_MOUNT,
     SBX__STAGE_PIVOT,
-    SBX__STAGE_UTS,
     SBX__STAGE_NET,
     SBX__STAGE_FDS,
     SBX__STAGE_RLIMIT,
     SBX__STAGE_CAPS,
-    SBX__STAGE_NNP,
     SBX__STAGE_LANDLOCK,
     SBX__STAGE_SECCOMP,
     SBX__STAGE_FORK,
-    SBX__STAGE_CGROUP,
 };
 
 /* What pid 1 of the jail writes on the status pipe. */

@@ -156,8 +156,8 @@ static void handle_events(struct loop *l)
         reap(l);
 }
 
-static void init_loop(struct loop *l, struct sbx__jail_watch *w, sbx_result *out,
-                      struct sbx__buf bufs[2], struct sbx__buf *result)
+static void init_loop(struct loop *l, struct sbx__jail_watch *w, struct sbx__buf bufs[2],
+                      struct sbx__buf *result)
 {
     memset(l, 0, sizeof(*l));
     l->w = w;
@@ -169,7 +169,6 @@ static void init_loop(struct loop *l, struct sbx__jail_watch *w, sbx_result *out
     l->bufs[0] = &bufs[0];
     l->bufs[1] = &bufs[1];
     l->bufs[2] = result;
-    (void)out;
     if (w->stdin_fd >= 0 && w->stdin_len == 0)
         close_slot(l, P_STDIN);
 }
@@ -181,7 +180,7 @@ sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interr
     sbx__buf_init(&bufs[0], w->max_output);
     sbx__buf_init(&bufs[1], w->max_output);
     struct loop l;
-    init_loop(&l, w, out, bufs, result);
+    init_loop(&l, w, bufs, result);
     while (!l.is_exited || readers_open(&l)) {
         uint64_t now = sbx__now_ns();
         if (atomic_load(interrupt) != SBX_OK && !l.is_killed) {
