@@ -515,6 +515,22 @@ START_TEST(span_for_direct_runs)
     ck_assert_str_eq(seen_outcome, "error");
     ck_assert_int_eq(span_ends, 1);
     sbx_wasm_sandbox_destroy(sb);
+    /* Through sbx_sandbox_run() core makes the one span; the handle inside adds none. */
+    sbx_telemetry_set_hooks(&h);
+    sbx_policy *p = policy_of("{}");
+    sbx_sandbox *box;
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
+    bytes = wb_fixture_print_exit("x", 1, 0, &len);
+    sbx_run_input in = {.module = bytes, .module_len = len};
+    ck_assert_int_eq(sbx_sandbox_run(box, &in, &r), SBX_OK);
+    sbx_telemetry_set_hooks(NULL);
+    ck_assert_int_eq(span_ends, 2);
+    ck_assert_str_eq(seen_backend, "wasm");
+    ck_assert_str_eq(seen_outcome, "ok");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(box);
+    sbx_policy_destroy(p);
+    free(bytes);
 }
 END_TEST
 
