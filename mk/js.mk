@@ -7,12 +7,12 @@ DUK_GEN   := $(BUILD)/gen/duktape
 DUK_OBJ   := $(BUILD)/gen/duktape.o
 LIB_EXTRA_OBJ += $(DUK_OBJ)
 
-# Duktape is third-party C: relaxed warnings, hidden symbols, ASan (not UBSan: its intentional
-# type punning would abort a -fno-sanitize-recover build).
-ifeq ($(SAN),1)
-DUK_CFLAGS := -fsanitize=address -fno-omit-frame-pointer
-endif
-DUK_CFLAGS += -std=gnu17 $(OPT) -fPIC -fvisibility=hidden -pthread -w
+# Duktape is third-party C: relaxed warnings, hidden symbols, and the build's sanitizers minus
+# UBSan (its intentional type punning would abort a -fno-sanitize-recover build): ASan for
+# SAN=1, ASan plus fuzzer coverage for the fuzz tree.
+js_comma := ,
+DUK_SANFLAGS := $(filter-out -fno-sanitize-recover=%,$(subst address$(js_comma)undefined,address,$(SANFLAGS)))
+DUK_CFLAGS := $(DUK_SANFLAGS) -std=gnu17 $(OPT) -fPIC -fvisibility=hidden -pthread -w
 
 # edit FILE TAG SED-EXPR [COUNT]: applies SED-EXPR and fails unless exactly COUNT (default 1)
 # lines now carry TAG.
