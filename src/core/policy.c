@@ -18,6 +18,7 @@
 #define MEMORY_MAX     (1ull << 40)
 #define OUTPUT_MAX     (1ull << 30)
 #define PIDS_MAX       32768u
+#define HOST_MAX       253u /* the longest DNS name (RFC 1035) */
 
 struct diag {
     char *buf;
@@ -26,14 +27,25 @@ struct diag {
 
 static sbx_err fail(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Messages quote what the user wrote; control characters are escaped so a message stays one
+ * line whatever the input holds. */
 static sbx_err fail(struct diag *d, const char *fmt, ...)
 {
-    if (d->len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(d->buf, d->len, fmt, ap);
-        va_end(ap);
+    if (d->len == 0)
+        return SBX_E_INVALID_OPTIONS;
+    char raw[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < d->len; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            o += (size_t)snprintf(d->buf + o, d->len - o, "\\x%02x", *p);
+        else
+            d->buf[o++] = (char)*p;
     }
+    d->buf[o] = '\0';
     return SBX_E_INVALID_OPTIONS;
 }
 
@@ -200,6 +212,8 @@ static sbx_err parse_pattern(const char *spec, const char *path, struct sbx__net
     } else if (host_len > 2 && host[0] == '*' && host[1] == '.') {
         n->is_wildcard = true;
     }
+    if (host_len > HOST_MAX)
+        return fail(d, "policy.%s: host is longer than %u bytes", path, HOST_MAX);
     n->host = sbx__strndup(host, host_len);
     if (!n->host)
         return SBX_E_NOMEM;

@@ -68,6 +68,16 @@ static const struct bad_case bad[] = {
     {"{\"timeoutMs\": }", "policy: syntax error at line 1, column"},
     {"{\n  \"a\": 1,\n  oops\n}", "policy: syntax error at line 3, column"},
     {"", "policy: syntax error at line"},
+    /* Found by fuzz_policy_parse: messages stay one line, hosts stay printable in full. */
+    {"{\"a\\nb\": 1}", "policy.a\\x0ab: unknown key"},
+    {"{\"net\":{\"outbound\":[\"a\\nb:1\"]}}", "invalid host \"a\\x0ab:1\""},
+    {"{\"net\":{\"outbound\":["
+     "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa."
+     "org:1"
+     "\"]}}",
+     "policy.net.outbound[0]: host is longer than 253 bytes"},
 };
 
 START_TEST(rejects_bad_field)
