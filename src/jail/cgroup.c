@@ -2,8 +2,10 @@
  * created under the host process's own cgroup: v2 where the controllers are delegated to it,
  * else v1 (memory, pids, cpu hierarchies). When neither is writable, version stays 0 and
  * rlimit.c stands in. Counters are read after each run to tell an OOM kill or a pids denial. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,12 +93,34 @@ static char *self_path(const char *ctrl)
     return out;
 }
 
+/* Removes sbx-<pid>-<n> cgroups whose creator is gone (a host that crashed or was killed before
+ * dispose). A live pid, even a reused one, keeps its directories; so does any non-empty one. */
+static void reap_stale(const char *parent)
+{
+    DIR *d = opendir(parent);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char *end;
+        if (strncmp(e->d_name, "sbx-", 4) != 0)
+            continue;
+        long pid = strtol(e->d_name + 4, &end, 10);
+        if (pid <= 0 || *end != '-' || pid == getpid() || kill((pid_t)pid, 0) == 0 ||
+            errno != ESRCH)
+            continue;
+        unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+    }
+    if (d)
+        closedir(d);
+}
+
 static char *make_dir(const char *mnt, const char *self)
 {
     static _Atomic unsigned seq;
     char path[4096];
-    snprintf(path, sizeof(path), "%s%s/sbx-%d-%u", mnt, strcmp(self, "/") == 0 ? "" : self,
-             (int)getpid(), atomic_fetch_add(&seq, 1));
+    unsigned n = atomic_fetch_add(&seq, 1);
+    snprintf(path, sizeof(path), "%s%s", mnt, strcmp(self, "/") == 0 ? "" : self);
+    reap_stale(path);
+    size_t len = strlen(path);
+    snprintf(path + len, sizeof(path) - len, "/sbx-%d-%u", (int)getpid(), n);
     if (mkdir(path, 0755) != 0)
         return NULL;
     return sbx__strdup(path);
