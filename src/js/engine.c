@@ -326,8 +326,8 @@ static void append_text(char *dst, size_t cap, const char *s, size_t len)
     sbx__free(t);
 }
 
-/* Formats the thrown value at -1 into msg: "Name: message (line N)" for errors, the value's
- * string form otherwise. Only reads properties; runs in a safe call. */
+/* Formats the thrown value at -1 into msg: "Name: message (line N)" for errors, the value as
+ * console.log would print it otherwise. Runs in a safe call. */
 static duk_ret_t describe_error(duk_context *ctx, void *udata)
 {
     char *msg = udata;
@@ -350,7 +350,8 @@ static duk_ret_t describe_error(duk_context *ctx, void *udata)
         return 0;
     }
     append_text(msg, MESSAGE_MAX, "uncaught ", 9);
-    s = duk_safe_to_lstring(ctx, -1, &len);
+    push_console_text(ctx, -1); /* as console.log shows it: objects as JSON */
+    s = duk_get_lstring(ctx, -1, &len);
     append_text(msg, MESSAGE_MAX, s, len);
     return 0;
 }

@@ -237,6 +237,7 @@ START_TEST(runtime_error)
     expect_error(NULL, "null.x", SBX_E_EXECUTION_FAILED, "TypeError");
     expect_error(NULL, "throw new RangeError('custom')", SBX_E_EXECUTION_FAILED, "custom");
     expect_error(NULL, "throw 42", SBX_E_EXECUTION_FAILED, "42");
+    expect_error(NULL, "throw {code: 7}", SBX_E_EXECUTION_FAILED, "uncaught {\"code\":7}");
     expect_error(NULL, "return function () {}", SBX_E_EXECUTION_FAILED, "function");
     expect_error(NULL, "var a = {}; a.a = a; return a", SBX_E_EXECUTION_FAILED, "JSON");
 }
