@@ -4,6 +4,7 @@
  * jail's report into the result. Nothing ever runs outside the jail: a missing kernel feature
  * fails the run with SANDBOX_UNAVAILABLE naming it. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -24,6 +25,40 @@
 #include "jail/run.h"
 #include "util/alloc.h"
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+/* Removes temp roots of dead hosts ("sbx-jail-<pid>-XXXXXX", owned by us, 0711 so nobody else
+ * can plant anything inside); a crash or kill before dispose leaves them behind. */
+static void reap_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char *end, path[PATH_MAX];
+        struct stat st;
+        if (strncmp(e->d_name, "sbx-jail-", 9) != 0)
+            continue;
+        long pid = strtol(e->d_name + 9, &end, 10);
+        if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    }
+    if (d)
+        closedir(d);
+}
+
 static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
 {
     if (access("/proc/self/ns/user", F_OK) != 0 || access("/proc/self/ns/pid", F_OK) != 0)
@@ -37,8 +72,10 @@ static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
     h->guest_fd = -1;
     sbx__jail_cgroup_init(&h->cg);
     const char *tmp = getenv("TMPDIR");
+    tmp = tmp && tmp[0] == '/' ? tmp : "/tmp";
+    reap_stale(tmp);
     char tmpl[PATH_MAX];
-    snprintf(tmpl, sizeof(tmpl), "%s/sbx-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    snprintf(tmpl, sizeof(tmpl), "%s/sbx-jail-%d-XXXXXX", tmp, (int)getpid());
     h->temp_root = mkdtemp(tmpl) ? sbx__strdup(tmpl) : NULL;
     if (h->temp_root) {
         /* Search-only for others: the jail's child may run as host nobody and must reach
@@ -61,17 +98,6 @@ static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
     sbx__jail_cgroup_create(&h->cg, policy);
     *tier_handle = h;
     return SBX_OK;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
 }
 
 static void jail_dispose(void *tier_handle)

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <seccomp.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "jail_test.h"
 
@@ -94,12 +95,20 @@ static int count_entries(const char *dir)
 
 START_TEST(test_dispose_removes_temp_files)
 {
-    char tmp[PATH_MAX];
+    char tmp[PATH_MAX], stale[PATH_MAX + 64];
     jt_tempdir(tmp, "tmpdir");
+    pid_t dead = fork(); /* a pid that surely has no process: what a crashed host leaves */
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    snprintf(stale, sizeof(stale), "%s/sbx-jail-%d-AbCdEf", tmp, (int)dead);
+    ck_assert_int_eq(mkdir(stale, 0711), 0);
+    snprintf(stale + strlen(stale), 16, "/root");
+    ck_assert_int_eq(mkdir(stale, 0755), 0);
     setenv("TMPDIR", tmp, 1);
     sbx_sandbox *sb = jt_sandbox("{}");
     unsetenv("TMPDIR");
-    ck_assert_int_eq(count_entries(tmp), 1); /* the handle's temp root */
+    ck_assert_int_eq(count_entries(tmp), 1); /* the handle's temp root; the stale one is gone */
     sbx_result r;
     ck_assert_int_eq(jt_script(sb, "sh", "ls /sbx; echo hi > /tmp/x", NULL, &r), SBX_OK);
     ck_assert_msg(r.ok, "%s", r.stderr_data);
