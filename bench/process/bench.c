@@ -2,8 +2,8 @@
  * one run so machine noise hits all alike: plain fork/exec, sbx (all namespaces incl. network,
  * seccomp, Landlock, cgroup or rlimit limits), `bwrap --unshare-all --die-with-parent` with the
  * same read-only binds, `firejail --noprofile --net=none`. Workloads: /bin/true and
- * `python3 -c pass`. Prints medians and ratios. Usage: [BENCH_PEERS=fork/exec,sbx,...] bench
- * [ITERATIONS] (default 30). */
+ * `python3 -c pass`. The order rotates every round. Prints medians and ratios. Usage:
+ * [BENCH_PEERS=fork/exec,sbx,...] bench [ITERATIONS] (default 30). */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +128,10 @@ static void bench_workload(sbx_sandbox *sb, const char *name, const char *const 
     for (int p = 0; p < PEER_COUNT; p++)
         samples[p] = calloc((size_t)iters, sizeof(double));
     for (int i = -2; i < iters; i++) { /* two warm-up rounds */
-        for (int p = 0; p < PEER_COUNT; p++) {
+        /* Rotate who goes first: a peer pays for what the one before it left behind (firejail's
+         * namespace teardown, deferred RCU work), so a fixed order would bias the comparison. */
+        for (int k = 0; k < PEER_COUNT; k++) {
+            int p = (k + i + 2) % PEER_COUNT;
             if (!has_peer[p])
                 continue;
             char *argv[64];
