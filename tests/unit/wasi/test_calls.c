@@ -787,6 +787,23 @@ START_TEST(loopback_server)
     ck_assert_uint_eq(CALL(sock_shutdown, I32(conn), I32(0)), WASI_EINVAL);
     close(c);
     ck_assert_uint_eq(CALL(sock_accept_v1, I32(srv), I32(OOB)), WASI_EFAULT);
+    /* the 128-byte address form (u16 family first), IPv6 loopback, bad families and spans */
+    ck_assert_uint_eq(CALL(sock_open, I32(2), I32(1), I32(0)), 0); /* IPv6 datagram */
+    uint32_t u6 = get_u32(M(0));
+    memset(M(600), 0, 128);
+    put_u16(M(600), 2);
+    *M(600 + 2 + 15) = 1;
+    put_u32(M(300), 600);
+    put_u32(M(304), 128);
+    uint32_t rb = CALL(sock_bind, I32(u6), I32(300), I32(0));
+    ck_assert(rb == 0 || rb == WASI_EADDRNOTAVAIL || rb == WASI_EAFNOSUPPORT);
+    put_u16(M(600), 7);
+    ck_assert_uint_eq(CALL(sock_bind, I32(u6), I32(300), I32(0)), WASI_EINVAL);
+    ck_assert_uint_eq(CALL(sock_bind, I32(u6), I32(300), I32(70000)), WASI_EINVAL);
+    put_u32(M(300), 65500);
+    ck_assert_uint_eq(CALL(sock_bind, I32(u6), I32(300), I32(0)), WASI_EFAULT);
+    ck_assert_uint_eq(CALL(sock_bind, I32(u6), I32(OOB), I32(0)), WASI_EFAULT);
+    ck_assert_uint_eq(CALL(sock_bind, I32(1), I32(300), I32(0)), WASI_ENOTSOCK);
     ck_assert_uint_eq(CALL(fd_fdstat_set_flags, I32(srv), I32(FDF_NONBLOCK)), 0);
     ck_assert_uint_eq(CALL(sock_accept_v1, I32(srv), I32(0)), WASI_EAGAIN);
     teardown_all();
