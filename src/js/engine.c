@@ -400,6 +400,14 @@ static void take_value(struct engine *e, duk_context *ctx)
 {
     duk_size_t len;
     const char *json = duk_get_lstring(ctx, -1, &len);
+    /* The value is output too: a guest must not hand the host more than maxOutputBytes. */
+    if (len > e->out->out.limit) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "return value is %zu bytes of JSON, over maxOutputBytes (%zu)",
+                 (size_t)len, e->out->out.limit);
+        set_error(e->out, SBX_E_OUTPUT_LIMIT, SBX_LIMIT_OUTPUT, msg);
+        return;
+    }
     e->out->value_json = to_host(json, len, SBX_JS_LONE_ESCAPE, NULL);
     if (!e->out->value_json)
         set_error(e->out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");

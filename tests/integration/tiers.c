@@ -46,6 +46,7 @@ static const struct snippet snippets[] = {
      "{\"timeoutMs\": 300}"},
     {"output-cap", "for (var i = 0; i < 1000; i++) console.log('0123456789'); return i;", NULL,
      "{\"maxOutputBytes\": 100}"},
+    {"value-cap", "return 'v'.repeat(200);", NULL, "{\"maxOutputBytes\": 100}"},
     {"unicode",
      "console.log('\\u65e5\\u672c \xF0\x9F\x98\x80'); return 'h\xC3\xA9llo \xF0\x9F\x98\x80';",
      NULL, NULL},

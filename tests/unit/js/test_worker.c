@@ -331,6 +331,13 @@ START_TEST(output_cap)
     /* 2-byte characters + newline: the cut never splits a character. */
     ck_assert_uint_eq(x.r.stderr_len, 99);
     sbx_result_free(&x.r);
+    /* The returned value is capped too: over the cap it is an error, not a silent cut. */
+    expect_error("{\"maxOutputBytes\":100}", "return 'v'.repeat(200)", SBX_E_OUTPUT_LIMIT,
+                 "return value is 202 bytes of JSON, over maxOutputBytes (100)");
+    run1("{\"maxOutputBytes\":100}", "return 'v'.repeat(98)", NULL, &x);
+    ck_assert(x.r.ok);
+    ck_assert_int_eq(x.r.limit, SBX_LIMIT_NONE);
+    sbx_result_free(&x.r);
 }
 END_TEST
 
