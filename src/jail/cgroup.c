@@ -154,10 +154,7 @@ static bool set_limits_v1(struct sbx__jail_cgroup *cg, const struct sbx_policy *
 
 static bool try_v1(struct sbx__jail_cgroup *cg, const struct sbx_policy *p)
 {
-    /* No cpu limit, no cpu cgroup: one migration less, and the jail is scheduled like any
-     * other task instead of as a group. */
-    int count = p->cpu_percent < 100 ? 3 : 2;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < 3; i++) {
         char mnt[256];
         snprintf(mnt, sizeof(mnt), "/sys/fs/cgroup/%s", v1_ctrls[i]);
         char *self = self_path(v1_ctrls[i]);
