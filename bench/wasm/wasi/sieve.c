@@ -1,0 +1,34 @@
+/* bench/wasm/wasi/sieve.c: sieve of Eratosthenes over N bytes, REPS times (memory-bound loops). */
+#include "bench.h"
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef N
+#define N 2000000
+#endif
+#ifndef REPS
+#define REPS 100
+#endif
+
+BENCH_MAIN("sieve")
+
+int bench(void)
+{
+    unsigned char *comp = malloc(N + 1);
+    if (!comp)
+        return -1;
+    long count = 0;
+    for (int r = 0; r < REPS; r++) {
+        memset(comp, 0, N + 1);
+        count = 0;
+        for (long i = 2; i <= N; i++) {
+            if (comp[i])
+                continue;
+            count++;
+            for (long j = i * i; j <= N; j += i)
+                comp[j] = 1;
+        }
+    }
+    free(comp);
+    return (int)count;
+}
