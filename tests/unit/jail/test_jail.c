@@ -158,6 +158,18 @@ START_TEST(test_fork_bomb_held_by_pids)
     ck_assert_int_eq(jt_sh(sb, ":(){ :|:& };:; sleep 1", &r), SBX_OK); /* the classic */
     ck_assert(r.duration_ms < 9000);
     sbx_result_free(&r);
+    /* A guest that dies of the limit has it reported as the cause. */
+    const char *bomb = "import os, time\nfor i in range(64):\n    if os.fork() == 0:\n"
+                       "        time.sleep(1)\n        os._exit(0)\n";
+    ck_assert_int_eq(jt_script(sb, "python3", bomb, NULL, &r), SBX_OK);
+    ck_assert(!r.ok);
+    if (r.enforced & (SBX_ENFORCED_CGROUP_V1 | SBX_ENFORCED_CGROUP_V2)) {
+        ck_assert_msg(r.error == SBX_E_PIDS_LIMIT, "%s", sbx_err_name(r.error));
+        ck_assert_int_eq(r.limit, SBX_LIMIT_PIDS);
+    } else {
+        ck_assert_int_eq(r.error, SBX_E_EXECUTION_FAILED);
+    }
+    sbx_result_free(&r);
     sbx_sandbox_destroy(sb);
 }
 END_TEST
