@@ -71,7 +71,7 @@ while [ $i -lt "$REPS" ]; do
             cmp -s "$OUT/$p.native.out" "$OUT/$p.$r.out" || echo "WARNING: $p: $r's output differs"
         done
         if [ "$WABT" = 1 ]; then
-            want=$("$OUT/$p.small.native" | awk '{ print ($2 < 0) ? $2 + 4294967296 : $2 }')
+            want=$("$OUT/$p.small.native" | awk '{ printf "%.0f\n", ($2 < 0) ? $2 + 4294967296 : $2 }')
             grep -q "i32:$want\$" "$OUT/$p.wabt.out" || echo "WARNING: $p: wasm-interp's result differs"
         fi
     done

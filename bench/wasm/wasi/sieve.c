@@ -25,7 +25,7 @@ int bench(void)
             if (comp[i])
                 continue;
             count++;
-            for (long j = i * i; j <= N; j += i)
+            for (long long j = (long long)i * i; j <= N; j += i) /* wasm's long is 32 bits */
                 comp[j] = 1;
         }
     }
