@@ -209,8 +209,8 @@ static bool emit_alu_pair(struct compiler *c, const struct simple_op *s, struct 
         if (alu_pairs[i].op2 != s->iop || alu_pairs[i].op1 != c->last_op)
             continue;
         /* z must already sit somewhere: materializing it could overwrite x or y */
-        struct centry *z = is_fresh(c, b, c->last_op) ? a : b;
-        if (z->kind == K_CONST || !is_fresh(c, z == a ? b : a, c->last_op))
+        struct centry *z = is_fresh(c, b, (uint16_t)c->last_op) ? a : b;
+        if (z->kind == K_CONST || !is_fresh(c, z == a ? b : a, (uint16_t)c->last_op))
             return false;
         uint32_t opnds[3] = {c->w[c->last_start + 2], c->w[c->last_start + 3], 0};
         sbx__wasm_c_unemit(c);

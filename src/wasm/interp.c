@@ -256,9 +256,13 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 typedef float f32_t;
 typedef double f64_t;
 
-/* GCC would turn the locals-zeroing loop back into a memset call, slow for a few slots. */
+/* Code holds the addresses of this function's labels, taken by the run(NULL...) call, so the
+ * compiler must not clone it (a clone has its own labels). GCC would also turn the
+ * locals-zeroing loop back into a memset call, slow for a few slots. */
 #if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
+__attribute__((noipa, optimize("no-tree-loop-distribute-patterns")))
+#else
+__attribute__((noinline))
 #endif
 static enum wasm_trap_kind
 run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
