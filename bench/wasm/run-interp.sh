@@ -12,7 +12,7 @@ DIR=$(dirname "$0")
 mkdir -p "$OUT"
 
 ${CC:-gcc} -O2 -D_GNU_SOURCE -Iinclude -Isrc -o "$OUT/bench_interp" "$DIR/bench_interp.c" \
-    "$BUILD/libsbx.a" $(pkg-config --libs jansson libseccomp libcurl) -lm -pthread
+    "$BUILD/libsbx.a" $(pkg-config --libs jansson libseccomp) -lm -pthread
 
 reduced() {
     case $1 in

@@ -1,6 +1,5 @@
 /* telemetry/otlp.c: the OTLP/HTTP exporter: span buffering, metric aggregation, POST over
  * libcurl. Hooks only touch memory (bounded queue, store); the network is used by flush alone. */
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include <sbx/telemetry.h>
 
+#include "telemetry/curl.h"
 #include "telemetry/otlp.h"
 #include "telemetry/text.h"
 #include "util/alloc.h"
@@ -168,36 +168,37 @@ static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *user)
 /* POSTs body to url; fills o->last_error and returns SBX_E_IO on failure or a non-2xx status. */
 static sbx_err post(sbx_otlp *o, const char *url, const char *body, size_t len)
 {
-    CURL *curl = curl_easy_init();
-    struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
+    const struct sbx__curl *cu = sbx__curl_get(); /* loaded by otlp_init */
+    CURL *curl = cu->easy_init();
+    struct curl_slist *hdrs = cu->slist_append(NULL, "Content-Type: application/json");
     for (size_t i = 0; hdrs && i < o->cfg.header_count; i++) {
-        struct curl_slist *more = curl_slist_append(hdrs, o->cfg.headers[i]);
+        struct curl_slist *more = cu->slist_append(hdrs, o->cfg.headers[i]);
         if (!more) {
-            curl_slist_free_all(hdrs);
+            cu->slist_free_all(hdrs);
             hdrs = NULL;
         }
         hdrs = more;
     }
     if (!curl || !hdrs) {
-        curl_easy_cleanup(curl);
-        curl_slist_free_all(hdrs);
+        cu->easy_cleanup(curl);
+        cu->slist_free_all(hdrs);
         return SBX_E_NOMEM;
     }
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); /* hooks' threads must not see SIGALRM */
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, o->cfg.timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_body);
-    CURLcode rc = curl_easy_perform(curl);
+    cu->easy_setopt(curl, CURLOPT_URL, url);
+    cu->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    cu->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); /* hooks' threads must not see SIGALRM */
+    cu->easy_setopt(curl, CURLOPT_TIMEOUT_MS, o->cfg.timeout_ms);
+    cu->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+    cu->easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    cu->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    cu->easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_body);
+    CURLcode rc = cu->easy_perform(curl);
     long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(curl);
-    curl_slist_free_all(hdrs);
+    cu->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    cu->easy_cleanup(curl);
+    cu->slist_free_all(hdrs);
     if (rc != CURLE_OK)
-        snprintf(o->last_error, sizeof(o->last_error), "POST %s: %s", url, curl_easy_strerror(rc));
+        snprintf(o->last_error, sizeof(o->last_error), "POST %s: %s", url, cu->easy_strerror(rc));
     else if (status < 200 || status > 299)
         snprintf(o->last_error, sizeof(o->last_error), "POST %s: HTTP %ld", url, status);
     return rc == CURLE_OK && status >= 200 && status <= 299 ? SBX_OK : SBX_E_IO;
@@ -262,20 +263,9 @@ sbx_err sbx_otlp_flush(sbx_otlp *o)
     return e != SBX_OK ? e : m;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-/* libcurl's global state is initialised once and never torn down: another exporter or the
- * embedding program may still be using it. */
-static void curl_init(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static sbx_err otlp_init(sbx_otlp *o)
 {
-    pthread_once(&curl_once, curl_init);
-    if (curl_init_rc != CURLE_OK)
+    if (!sbx__curl_get())
         return SBX_E_UNAVAILABLE;
     sbx_err e = sbx__otlp_config_from_env(&o->cfg);
     if (e != SBX_OK)

@@ -19,7 +19,7 @@ expect_contains "$out" 'hello from the jail' "process via .so"
 expect_contains "$out" 'hello from wasm' "wasm via .so"
 # The static library works for embedders too.
 expect_status 0 sh -c "cc -std=c11 -o '$prefix/embed-static' '$here/examples/embed/embed.c' \
-    \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \$(pkg-config --libs jansson libseccomp libcurl) \
+    \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \$(pkg-config --libs jansson libseccomp) \
     -lpthread -lm"
 expect_status 0 "$prefix/embed-static"
 finish
