@@ -40,15 +40,18 @@ $(FUZZ_SEEDS)/.stamp:
 	@touch $@
 
 # Each target gets a scratch corpus (new finds) plus its seeds; a crash leaves its input in
-# $(FUZZ_BUILD)/artifacts/ and fails the target.
-fuzz-smoke: $(FUZZ_BIN) $(FUZZ_SEEDS)/.stamp
-	@set -e; for bin in $(FUZZ_BIN); do \
-		t=$$(basename $$bin); seeds=fuzz/corpus/$$t; \
-		if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
-		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
-		echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
-		$$bin -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $$seeds \
-			2>$(FUZZ_BUILD)/$$t.log || { tail -n 40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
-		grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_BUILD)/$$t.log | tr '\n' ' '; echo; \
-	done
+# $(FUZZ_BUILD)/artifacts/ and fails the target. One rule per target, so `make -j2 fuzz-smoke`
+# runs two at a time (not .PHONY: make skips pattern rules for phony targets).
+FUZZ_SMOKE := $(FUZZ_SRC:fuzz/%.c=fuzz-smoke-%)
+fuzz-smoke: $(FUZZ_SMOKE)
+fuzz-smoke-%: $(FUZZ_BUILD)/fuzz/% $(FUZZ_SEEDS)/.stamp
+	@t=$*; seeds=fuzz/corpus/$$t; \
+	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
+	mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
+	echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
+	$(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
+		$(FUZZ_BUILD)/corpus/$$t $$seeds 2>$(FUZZ_BUILD)/$$t.log || \
+		{ tail -n 40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
+	echo "fuzz-smoke: $$t: $$(grep -E '^stat::number_of_executed_units|^Done' \
+		$(FUZZ_BUILD)/$$t.log | tr '\n' ' ')"

@@ -42,7 +42,8 @@ typedef enum sbx_limit {
 /* What to run. Fields a backend does not use must be zero/NULL. All pointers are borrowed for
  * the duration of sbx_sandbox_run(). */
 typedef struct sbx_run_input {
-    /* worker and process script mode: JavaScript function body (worker) or script text. */
+    /* worker and process script mode: JavaScript function body (worker) or script text, exactly
+     * code_len bytes (no NUL needed; 0 is the empty program). */
     const char *code;
     size_t code_len;
     /* JSON text injected as `context` (worker) or written to stdin (process, wasm); NULL = null. */

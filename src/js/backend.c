@@ -17,7 +17,7 @@ static sbx_err worker_open(struct sbx__run *run)
         return SBX_E_INVALID_ARGUMENT;
     struct sbx__js_eval_in in = {
         .code = input->code,
-        .code_len = input->code_len ? input->code_len : strlen(input->code),
+        .code_len = input->code_len,
         .context_json = input->context_json,
         .context_len = input->context_json ? strlen(input->context_json) : 0,
         .memory_bytes = run->policy->memory_bytes,
