@@ -33,31 +33,39 @@ static void usage(FILE *out)
                  "OTEL_EXPORTER_OTLP_ENDPOINT set exports spans and metrics over OTLP/HTTP.\n");
 }
 
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
+    const struct command *cmd = argc >= 2 ? find(argv[1]) : NULL;
+    if (cmd && !cmd->summary) /* hidden commands run inside the jail: no exporters */
+        return cmd->run(argc - 1, argv + 1);
+    /* `--metrics FILE` may stand before the command or among its options. */
+    if (cli_telemetry_start(&argc, argv))
+        return 2;
+    int status;
     if (argc < 2) {
         usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        status = 2;
+    } else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
-        return 0;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
+        status = 0;
+    } else if (strcmp(argv[1], "--version") == 0) {
         printf("sbx %s\n", sbx_version());
-        return 0;
+        status = 0;
+    } else if ((cmd = find(argv[1])) != NULL && cmd->summary) {
+        status = cmd->run(argc - 1, argv + 1);
+    } else {
+        fprintf(stderr, "sbx: unknown command '%s' (try 'sbx --help')\n", argv[1]);
+        status = 2;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(argv[1], commands[i].name) != 0)
-            continue;
-        if (!commands[i].summary) /* hidden commands run inside the jail: no exporters */
-            return commands[i].run(argc - 1, argv + 1);
-        if (cli_telemetry_start(&argc, argv))
-            return 2;
-        int status = commands[i].run(argc - 1, argv + 1);
-        cli_telemetry_finish();
-        return status;
-    }
-    fprintf(stderr, "sbx: unknown command '%s' (try 'sbx --help')\n", argv[1]);
-    return 2;
+    cli_telemetry_finish();
+    return status;
 }
