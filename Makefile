@@ -94,11 +94,18 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(DEPS_STAMP)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(shell pkg-config --cflags check) $(PKGS_CFLAGS) -c $< -o $@
 
 # clang-format is checked as one suite, so a style slip is reported without hiding test results.
-test: all $(TEST_DEPS)
+# The build runs on every core (JOBS); the suites then run one at a time, since several measure
+# time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+.PHONY: test-build
+test-build: all $(TEST_DEPS)
+test: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build
 	@BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) sh scripts/run-tests.sh format=make,-s,format-check \
 		$(TEST_SUITES)
 
-demo: all
+demo: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@BUILD=$(BUILD) sh scripts/demo.sh
 
 install: all
