@@ -16,6 +16,12 @@ $(SPECTEST_OBJ): tests/wasm/spectest.h
 
 TEST_DEPS   += $(BUILD)/sbx-spectest
 TEST_SUITES += wasm/spectest=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest
+# Fixed-width SIMD: its 58 scripts as a suite of their own.
+SPECTEST_SIMD := $(sort $(wildcard $(SPECTEST_DIR)/simd/*.json))
+spectest_empty :=
+spectest_sp    := $(spectest_empty) $(spectest_empty)
+spectest_comma := ,
+TEST_SUITES += wasm/spectest-simd=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(subst $(spectest_sp),$(spectest_comma),$(strip $(SPECTEST_SIMD)))
 # The runner itself: commands built to fail must be reported, and only those.
 TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
 
