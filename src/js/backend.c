@@ -7,8 +7,9 @@
 #include "js/worker.h"
 #include "util/alloc.h"
 
-/* How long a stopped engine gets to unwind before its worker is abandoned. */
-#define STOP_GRACE_NS (10u * 1000000u)
+/* How long a stopped engine gets to unwind before its worker is abandoned: most of the
+ * 50 ms bound, so a busy host abandons (and later reaps) as few engines as it can. */
+#define STOP_GRACE_NS (30u * 1000000u)
 
 static sbx_err worker_open(struct sbx__run *run)
 {

@@ -214,7 +214,7 @@ int main(int argc, char **argv)
     /* Abandoned workers and jails are reaped in the background: give them 2 s to settle. */
     for (int i = 0; i < 20; i++) {
         snap(&after);
-        if (after.threads <= before.threads && after.children == 0)
+        if (after.threads <= (before.threads > 9 ? before.threads : 9) && after.children == 0)
             break;
         usleep(100 * 1000);
     }
@@ -225,7 +225,11 @@ int main(int argc, char **argv)
            counts.truncated, counts.wrong);
     int failed = (seen != all) + (counts.wrong != 0);
     failed += check("fds", before.fds, after.fds, 0);
-    failed += check("threads", before.threads, after.threads, 0);
+    /* The worker tier keeps up to 8 idle engine threads (IDLE_MAX in src/js/worker.c): a bounded
+     * cache, not a leak. Anything past the main thread plus that pool is. */
+    long pool_bound = 1 + 8;
+    failed += check("threads", before.threads, after.threads,
+                    after.threads <= pool_bound ? pool_bound - before.threads : 0);
     failed += check("children", before.children, after.children, 0);
     failed += check("tmp files", before.tmp_entries, after.tmp_entries, 0);
     failed += check("cgroups", before.cgroups, after.cgroups, 0);
