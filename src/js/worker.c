@@ -187,6 +187,12 @@ static void *worker_main(void *arg)
         /* Idle means ready: the spare engine is built before the worker can be picked. */
         struct sbx__js_engine *spare = sbx__js_engine_create();
         pthread_mutex_lock(&pool.lock);
+        if (pool.idle_count >= IDLE_MAX) { /* others went idle meanwhile: keep the bound */
+            pthread_mutex_unlock(&pool.lock);
+            sbx__js_engine_destroy(spare);
+            pthread_mutex_lock(&pool.lock);
+            break;
+        }
         w->spare = spare;
         w->next = pool.idle;
         pool.idle = w;
