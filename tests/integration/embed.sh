@@ -7,18 +7,21 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 BUILD=${BUILD:-build}
-expect_status 0 make -s -C "$here" BUILD="$BUILD" install PREFIX="$prefix"
+# A sanitized library needs a sanitized embedder (the runtime must come first).
+san=""
+[ "${SAN:-0}" = 1 ] && san="-fsanitize=address,undefined"
+expect_status 0 make -s -C "$here" BUILD="$BUILD" SAN="${SAN:-0}" install PREFIX="$prefix"
 [ -f "$prefix/lib/pkgconfig/sbx.pc" ] && ok || bad "sbx.pc not installed"
 [ -f "$prefix/include/sbx.h" ] && ok || bad "sbx.h not installed"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 expect_status 0 sh -c "cc -std=c11 -Wall -Wextra -Werror -o '$prefix/embed' \
-    '$here/examples/embed/embed.c' \$(pkg-config --cflags --libs sbx)"
+    $san '$here/examples/embed/embed.c' \$(pkg-config --cflags --libs sbx)"
 expect_status 0 env LD_LIBRARY_PATH="$prefix/lib" "$prefix/embed"
 expect_contains "$out" 'worker: {"ok":true,"value":{"sum":3},"stdout":"adding\n"' "worker via .so"
 expect_contains "$out" 'hello from the jail' "process via .so"
 expect_contains "$out" 'hello from wasm' "wasm via .so"
 # The static library works for embedders too.
-expect_status 0 sh -c "cc -std=c11 -o '$prefix/embed-static' '$here/examples/embed/embed.c' \
+expect_status 0 sh -c "cc -std=c11 $san -o '$prefix/embed-static' '$here/examples/embed/embed.c' \
     \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \$(pkg-config --libs jansson libseccomp) \
     -lpthread -lm"
 expect_status 0 "$prefix/embed-static"
