@@ -78,22 +78,9 @@ static int parse_opts(int argc, char **argv, struct eval_opts *o)
 
 static int apply_limits(sbx_policy **p, const struct eval_opts *o)
 {
-    unsigned long long v;
-    char buf[32];
-    if (o->timeout_ms) {
-        if (cli_parse_u64("--timeout-ms", o->timeout_ms, &v))
-            return -1;
-        snprintf(buf, sizeof(buf), "%llu", v);
-        if (cli_policy_set(p, "timeoutMs", buf))
-            return -1;
-    }
-    if (o->memory_bytes) {
-        if (cli_parse_u64("--memory-bytes", o->memory_bytes, &v))
-            return -1;
-        snprintf(buf, sizeof(buf), "%llu", v);
-        if (cli_policy_set(p, "memoryBytes", buf))
-            return -1;
-    }
+    if (cli_policy_set_number(p, "timeoutMs", "--timeout-ms", o->timeout_ms) != 0 ||
+        cli_policy_set_number(p, "memoryBytes", "--memory-bytes", o->memory_bytes) != 0)
+        return -1;
     return 0;
 }
 

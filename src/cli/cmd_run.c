@@ -90,23 +90,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     return -1;
 }
 
-static int set_number(sbx_policy **p, const char *key, const char *opt, const char *value)
-{
-    unsigned long long n;
-    if (!value)
-        return 0;
-    if (cli_parse_u64(opt, value, &n) != 0)
-        return -1;
-    char text[32];
-    snprintf(text, sizeof(text), "%llu", n);
-    return cli_policy_set(p, key, text);
-}
-
 static int apply_opts(sbx_policy **p, const struct run_opts *o)
 {
-    if (set_number(p, "timeoutMs", "--timeout-ms", o->timeout_ms) != 0 ||
-        set_number(p, "memoryBytes", "--memory-bytes", o->memory_bytes) != 0 ||
-        set_number(p, "pids", "--pids", o->pids) != 0)
+    if (cli_policy_set_number(p, "timeoutMs", "--timeout-ms", o->timeout_ms) != 0 ||
+        cli_policy_set_number(p, "memoryBytes", "--memory-bytes", o->memory_bytes) != 0 ||
+        cli_policy_set_number(p, "pids", "--pids", o->pids) != 0)
         return -1;
     for (int i = 0; i < o->fs_count; i++) {
         char *s = cli_json_string(o->fs[i]);

@@ -10,7 +10,7 @@
 /* How engine output treats a surrogate without its partner. */
 enum sbx__js_lone {
     SBX_JS_LONE_REPLACE, /* U+FFFD: console text, error messages */
-    SBX_JS_LONE_ESCAPE,  /* \udXXX: inside JSON strings, as ES2019 JSON.stringify does */
+    SBX_JS_LONE_ESCAPE,  /* a \u escape: inside JSON strings, as ES2019 JSON.stringify does */
 };
 
 /* Returns a NUL-terminated CESU-8 copy of UTF-8 s[0..len) (4-byte sequences become surrogate
