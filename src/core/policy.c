@@ -25,27 +25,37 @@ struct diag {
     size_t len;
 };
 
-static sbx_err fail(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Messages quote what the user wrote; control characters are escaped so a message stays one
  * line whatever the input holds. */
-static sbx_err fail(struct diag *d, const char *fmt, ...)
+void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
 {
-    if (d->len == 0)
-        return SBX_E_INVALID_OPTIONS;
+    if (len == 0)
+        return;
     char raw[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
     size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < d->len; p++) {
+    for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < len; p++) {
         if (*p < 0x20 || *p == 0x7f)
-            o += (size_t)snprintf(d->buf + o, d->len - o, "\\x%02x", *p);
+            o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p);
         else
-            d->buf[o++] = (char)*p;
+            buf[o++] = (char)*p;
     }
-    d->buf[o] = '\0';
+    buf[o] = '\0';
+}
+
+static sbx_err fail(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static sbx_err fail(struct diag *d, const char *fmt, ...)
+{
+    char raw[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    sbx__policy_message(d->buf, d->len, "%s", raw);
     return SBX_E_INVALID_OPTIONS;
 }
 

@@ -112,17 +112,15 @@ sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const char *jso
                         sbx_policy **out, char *err, size_t errlen)
 {
     if (!base || !key || !json_value || !out) {
-        if (errlen)
-            snprintf(err, errlen, "policy: invalid argument");
+        sbx__policy_message(err, errlen, "policy: invalid argument");
         return SBX_E_INVALID_ARGUMENT;
     }
     *out = NULL;
     json_error_t je;
     json_t *value = json_loads(json_value, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
     if (!value) {
-        if (errlen)
-            snprintf(err, errlen, "policy.%s: syntax error at column %d: %s", key, je.column,
-                     je.text);
+        sbx__policy_message(err, errlen, "policy.%s: syntax error at column %d: %s", key,
+                            je.column, je.text);
         return SBX_E_INVALID_OPTIONS;
     }
     json_t *root = sbx__policy_to_jobj(base);
@@ -139,8 +137,7 @@ sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const char *jso
             leaf = dot + 1;
         }
         if (!json_is_object(parent)) {
-            if (errlen)
-                snprintf(err, errlen, "policy.%s: unknown key", key);
+            sbx__policy_message(err, errlen, "policy.%s: unknown key", key);
             e = SBX_E_INVALID_OPTIONS;
         } else if (merge_into(parent, leaf, value) == 0) {
             e = sbx__policy_from_json(root, out, err, errlen);

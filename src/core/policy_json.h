@@ -13,4 +13,8 @@ sbx_err sbx__policy_from_json(const json_t *root, struct sbx_policy **out, char 
 /* Returns the resolved policy as a JSON object with every default filled in, or NULL. */
 json_t *sbx__policy_to_jobj(const struct sbx_policy *p);
 
+/* Formats a one-line message into buf: control characters in what the user wrote are escaped. */
+void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

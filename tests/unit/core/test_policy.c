@@ -160,6 +160,11 @@ START_TEST(with_appends_merges_replaces)
                      SBX_E_INVALID_OPTIONS);
     ck_assert_int_eq(sbx_policy_with(s, "timeoutMs", "{", &t, err, sizeof(err)),
                      SBX_E_INVALID_OPTIONS);
+    /* Found by fuzz_policy_parse: jansson quotes the bad token, newline included. */
+    ck_assert_int_eq(sbx_policy_with(s, "maxOutputBytes", "\"\\\n[\"", &t, err, sizeof(err)),
+                     SBX_E_INVALID_OPTIONS);
+    ck_assert_ptr_null(strchr(err, '\n'));
+    ck_assert_ptr_nonnull(strstr(err, "policy.maxOutputBytes: syntax error"));
     ck_assert_int_eq(sbx_policy_with(NULL, "timeoutMs", "1", &t, err, sizeof(err)),
                      SBX_E_INVALID_ARGUMENT);
     ck_assert_uint_eq(p->fs_count, 1); /* the base is untouched */
