@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "core/json.h"
 #include "core/policy_json.h"
 #include "util/alloc.h"
 
@@ -44,6 +45,12 @@ void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
             buf[o++] = (char)*p;
     }
     buf[o] = '\0';
+}
+
+sbx_err sbx__policy_nomem(char *err, size_t errlen)
+{
+    sbx__policy_message(err, errlen, "policy: out of memory");
+    return SBX_E_NOMEM;
 }
 
 static sbx_err fail(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -407,6 +414,8 @@ sbx_err sbx_policy_parse(const char *json, size_t len, sbx_policy **out, char *e
     *out = NULL;
     json_error_t je;
     json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &je);
+    if (!root && sbx__json_out_of_memory(&je))
+        return sbx__policy_nomem(err, errlen);
     if (!root)
         return fail(&d, "policy: syntax error at line %d, column %d: %s", je.line, je.column,
                     je.text);
@@ -423,6 +432,8 @@ sbx_err sbx_policy_parse_file(const char *path, sbx_policy **out, char *err, siz
     *out = NULL;
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root && sbx__json_out_of_memory(&je))
+        return sbx__policy_nomem(err, errlen);
     if (!root) {
         if (je.line < 0 || je.position == 0)
             return fail(&d, "%s: %s", path, je.text);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "util/alloc.h"
 
 static json_t *fs_entry(const struct sbx__fs_grant *g)
@@ -85,13 +86,9 @@ char *sbx_policy_to_json(const sbx_policy *policy)
     json_t *o = sbx__policy_to_jobj(policy);
     if (!o)
         return NULL;
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *text = sbx__json_dump(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
-    if (!text)
-        return NULL;
-    char *copy = sbx__strdup(text);
-    free(text);
-    return copy;
+    return text;
 }
 
 /* Arrays are appended to, objects merged key by key, scalars replaced. */
@@ -105,7 +102,8 @@ static int merge_into(json_t *parent, const char *key, json_t *value)
     }
     if (json_is_object(cur) && json_is_object(value))
         return json_object_update(cur, value);
-    return json_object_set(parent, key, value);
+    /* nocheck: a key that is not UTF-8 is then rejected as unknown, not taken for NOMEM. */
+    return json_object_set_nocheck(parent, key, value);
 }
 
 sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const char *json_value,
@@ -118,9 +116,11 @@ sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const char *jso
     *out = NULL;
     json_error_t je;
     json_t *value = json_loads(json_value, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+    if (!value && sbx__json_out_of_memory(&je))
+        return sbx__policy_nomem(err, errlen);
     if (!value) {
-        sbx__policy_message(err, errlen, "policy.%s: syntax error at column %d: %s", key,
-                            je.column, je.text);
+        sbx__policy_message(err, errlen, "policy.%s: syntax error at column %d: %s", key, je.column,
+                            je.text);
         return SBX_E_INVALID_OPTIONS;
     }
     json_t *root = sbx__policy_to_jobj(base);
@@ -145,5 +145,5 @@ sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const char *jso
         json_decref(root);
     }
     json_decref(value);
-    return e;
+    return e == SBX_E_NOMEM ? sbx__policy_nomem(err, errlen) : e;
 }

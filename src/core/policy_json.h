@@ -17,4 +17,7 @@ json_t *sbx__policy_to_jobj(const struct sbx_policy *p);
 void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Says "out of memory" in err; returns SBX_E_NOMEM. */
+sbx_err sbx__policy_nomem(char *err, size_t errlen);
+
 #endif

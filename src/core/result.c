@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <sbx/sandbox.h>
 
+#include "core/json.h"
 #include "util/alloc.h"
 #include "util/utf8.h"
 
@@ -50,7 +51,10 @@ static json_t *value_of(const sbx_result *r)
 {
     if (!r->value_json)
         return json_null();
-    json_t *v = json_loads(r->value_json, JSON_DECODE_ANY, NULL);
+    json_error_t je;
+    json_t *v = json_loads(r->value_json, JSON_DECODE_ANY, &je);
+    if (!v && sbx__json_out_of_memory(&je))
+        return NULL;
     return v ? v : text(r->value_json, strlen(r->value_json));
 }
 
@@ -59,9 +63,13 @@ static json_t *error_of(const sbx_result *r)
     if (r->ok)
         return json_null();
     json_t *e = json_object();
-    json_object_set_new(e, "code", json_string(sbx_err_name(r->error)));
     const char *msg = r->error_message ? r->error_message : sbx_err_message(r->error);
-    json_object_set_new(e, "message", text(msg, strlen(msg)));
+    int rc = json_object_set_new(e, "code", json_string(sbx_err_name(r->error)));
+    rc |= json_object_set_new(e, "message", text(msg, strlen(msg)));
+    if (rc) {
+        json_decref(e);
+        return NULL;
+    }
     return e;
 }
 
@@ -70,9 +78,14 @@ static json_t *enforced_of(unsigned bits)
     static const char *const names[] = {"cgroup-v2", "cgroup-v1", "rlimit",
                                         "seccomp",   "landlock",  "netns"};
     json_t *a = json_array();
-    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    int rc = a ? 0 : -1;
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && !rc; i++) {
         if (bits & (1u << i))
-            json_array_append_new(a, json_string(names[i]));
+            rc = json_array_append_new(a, json_string(names[i]));
+    }
+    if (rc) {
+        json_decref(a);
+        return NULL;
     }
     return a;
 }
@@ -84,31 +97,28 @@ char *sbx_result_to_json(const sbx_result *r)
     json_t *o = json_object();
     if (!o)
         return NULL;
-    json_object_set_new(o, "ok", json_boolean(r->ok));
-    json_object_set_new(o, "value", value_of(r));
-    json_object_set_new(o, "stdout", text(r->stdout_data, r->stdout_len));
-    json_object_set_new(o, "stderr", text(r->stderr_data, r->stderr_len));
-    json_object_set_new(o, "stdoutTruncated", json_boolean(r->stdout_truncated));
-    json_object_set_new(o, "stderrTruncated", json_boolean(r->stderr_truncated));
-    json_object_set_new(o, "error", error_of(r));
-    json_object_set_new(o, "durationMs",
-                        json_real((double)(long long)(r->duration_ms * 1000) / 1000));
-    json_object_set_new(o, "backend", json_string(sbx_backend_name(r->backend)));
+    int rc = json_object_set_new(o, "ok", json_boolean(r->ok));
+    rc |= json_object_set_new(o, "value", value_of(r));
+    rc |= json_object_set_new(o, "stdout", text(r->stdout_data, r->stdout_len));
+    rc |= json_object_set_new(o, "stderr", text(r->stderr_data, r->stderr_len));
+    rc |= json_object_set_new(o, "stdoutTruncated", json_boolean(r->stdout_truncated));
+    rc |= json_object_set_new(o, "stderrTruncated", json_boolean(r->stderr_truncated));
+    rc |= json_object_set_new(o, "error", error_of(r));
+    rc |= json_object_set_new(o, "durationMs",
+                              json_real((double)(long long)(r->duration_ms * 1000) / 1000));
+    rc |= json_object_set_new(o, "backend", json_string(sbx_backend_name(r->backend)));
     if (r->backend != SBX_BACKEND_WORKER) {
-        json_object_set_new(o, "exitCode",
-                            r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());
-        json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
+        rc |= json_object_set_new(o, "exitCode",
+                                  r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());
+        rc |= json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
         const char *lim = limit_name(r->limit);
-        json_object_set_new(o, "limit", lim ? json_string(lim) : json_null());
+        rc |= json_object_set_new(o, "limit", lim ? json_string(lim) : json_null());
         if (r->backend == SBX_BACKEND_PROCESS)
-            json_object_set_new(o, "enforced", enforced_of(r->enforced));
+            rc |= json_object_set_new(o, "enforced", enforced_of(r->enforced));
     }
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
-                                JSON_REAL_PRECISION(10));
+    char *s = rc ? NULL
+                 : sbx__json_dump(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                                         JSON_REAL_PRECISION(10));
     json_decref(o);
-    if (!s)
-        return NULL;
-    char *copy = sbx__strdup(s);
-    free(s);
-    return copy;
+    return s;
 }

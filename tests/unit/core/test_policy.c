@@ -52,6 +52,14 @@ static const struct bad_case bad[] = {
     {"{\"fs\": [\"/a::\"]}", "policy.fs[0]: guest path is empty"},
     {"{\"fs\": [\"/a\", 3]}", "policy.fs[1]: must be a string"},
     {"{\"fs\": \"/a\"}", "policy.fs: must be an array"},
+    {"{\"timeoutMs\": null}", "policy.timeoutMs: must be an integer in 1..3600000, got null"},
+    {"{\"pids\": [1]}", "policy.pids: must be an integer in 1..32768, got an array"},
+    {"{\"fuel\": {}}", "policy.fuel: must be an integer"},
+    {"{\"cpuPercent\": {}}", "policy.cpuPercent: must be an integer in 1..100, got an object"},
+    {"{\"env\": [\"A=1\"]}", "policy.env: must be an object of strings"},
+    {"{\"net\": true}", "policy.net: must be an object"},
+    {"{\"net\": {\"outbound\": \"a.org:1\"}}", "policy.net.outbound: must be an array"},
+    {"{\"capabilities\": [\"host.log\"]}", "policy.capabilities: must be an object"},
     {"{\"env\": {\"A\": 1}}", "policy.env.A: must be a string"},
     {"{\"env\": {\"A=B\": \"x\"}}", "policy.env.A=B: variable name"},
     {"{\"env\": {\"A\": \"x\\u0000y\"}}", "is not allowed"},
@@ -191,6 +199,13 @@ START_TEST(parse_file_reports_io_and_syntax)
     ck_assert_msg(strstr(err, "syntax error at line 3"), "%s", err);
     unlink(path);
     ck_assert_int_eq(sbx_policy_parse(NULL, 3, &p, err, sizeof(err)), SBX_E_INVALID_OPTIONS);
+    ck_assert_int_eq(sbx_policy_parse_file(NULL, &p, err, sizeof(err)), SBX_E_INVALID_OPTIONS);
+    ck_assert_str_eq(err, "policy: invalid argument");
+    /* No room for a message: the verdict alone, and nothing written. */
+    err[0] = '#';
+    ck_assert_int_eq(sbx_policy_parse("{\"pids\": 0}", 11, &p, err, 0), SBX_E_INVALID_OPTIONS);
+    ck_assert_int_eq(err[0], '#');
+    ck_assert_ptr_null(p);
     sbx_policy_destroy(NULL);
 }
 END_TEST

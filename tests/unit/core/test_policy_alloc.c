@@ -3,11 +3,15 @@
  * every failing step must return a clean error with no policy and (under `make SAN=1`) leak
  * nothing. jansson's own allocations are not routed through sbx__ and are not failed here. */
 #include <check.h>
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sbx/policy.h>
 
+#include "core/policy.h"
 #include "util/alloc.h"
 
 #define TIMEOUT_S 60
@@ -136,6 +140,66 @@ START_TEST(test_with_walk)
 }
 END_TEST
 
+/* jansson's allocator, failing its nth call from arming on (0 = never). */
+static unsigned long jansson_calls, jansson_fail_at;
+
+static void *jansson_malloc(size_t n)
+{
+    if (jansson_fail_at && ++jansson_calls == jansson_fail_at)
+        return NULL;
+    return malloc(n);
+}
+
+static void jansson_arm(unsigned long n)
+{
+    jansson_calls = 0;
+    jansson_fail_at = n;
+}
+
+/* The library's own jansson allocations (the JSON form, edits) fail one at a time: every entry
+ * point fails cleanly with no partial result, then succeeds once the failure point lies past its
+ * last allocation. Parsing is left out: jansson 2.14 asserts in its lexer on some failures. */
+START_TEST(test_jansson_walk)
+{
+    json_set_alloc_funcs(jansson_malloc, free);
+    sbx_policy *base;
+    char err[256];
+    ck_assert_int_eq(sbx_policy_parse(FULL, strlen(FULL), &base, err, sizeof(err)), SBX_OK);
+    char *want = sbx_policy_to_json(base);
+    ck_assert_ptr_nonnull(want);
+    unsigned long n, ok_run = 0, failures = 0;
+    for (n = 1; n < MAX_STEPS && ok_run < CONFIRM_STEPS; n++) {
+        sbx_policy *q = (sbx_policy *)&q;
+        jansson_arm(n);
+        char *got = sbx_policy_to_json(base);
+        jansson_arm(n);
+        sbx_err we = sbx_policy_with(base, "pids", "2", &q, err, sizeof(err));
+        jansson_arm(n);
+        struct sbx_policy *copy = sbx__policy_clone(base);
+        jansson_arm(0);
+        ck_assert_msg(we == SBX_OK || we == SBX_E_NOMEM, "with step %lu: %s", n, err);
+        ck_assert(we == SBX_OK ? q != NULL : q == NULL);
+        if (we == SBX_E_NOMEM)
+            ck_assert_str_eq(err, "policy: out of memory");
+        if (got)
+            ck_assert_str_eq(got, want); /* never a partial document */
+        if (copy)
+            ck_assert_uint_eq(sbx_policy_fuel(copy), sbx_policy_fuel(base));
+        bool all_ok = we == SBX_OK && got && copy;
+        ok_run = all_ok ? ok_run + 1 : 0;
+        failures += !all_ok;
+        sbx_free(got);
+        sbx_policy_destroy(we == SBX_OK ? q : NULL);
+        sbx_policy_destroy(copy);
+    }
+    ck_assert_int_lt(n, MAX_STEPS);
+    ck_assert_int_ge(failures, 10);
+    sbx_free(want);
+    sbx_policy_destroy(base);
+    json_set_alloc_funcs(malloc, free);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("policy_alloc");
@@ -146,6 +210,7 @@ int main(void)
                         (int)(sizeof(INVALID) / sizeof(INVALID[0])));
     tcase_add_test(tc, test_to_json_walk);
     tcase_add_test(tc, test_with_walk);
+    tcase_add_test(tc, test_jansson_walk);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
