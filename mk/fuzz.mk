@@ -6,6 +6,9 @@
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
+# A fixed seed makes a smoke run repeatable: CI replays the mutations a local run has already
+# tried. FUZZ_SEED=0 lets libFuzzer pick one (for long runs that should explore).
+FUZZ_SEED    ?= 1
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # The library tree: the ordinary rules, re-run with clang; warnings stay on but not fatal, so a
 # clang-only warning elsewhere cannot stop the fuzzers from building.
@@ -49,7 +52,7 @@ fuzz-smoke-%: $(FUZZ_BUILD)/fuzz/% $(FUZZ_SEEDS)/.stamp
 	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
 	mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
 	echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
-	$(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+	$(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -timeout=20 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
 		$(FUZZ_BUILD)/corpus/$$t $$seeds 2>$(FUZZ_BUILD)/$$t.log || \
 		{ tail -n 40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
