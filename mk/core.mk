@@ -1,5 +1,7 @@
 # mk/core.mk: foundation checks: CLI behaviour, exported symbols, linked libraries, error codes.
 TEST_SUITES += cli/policy=tests/cli/policy.sh \
                cli/metrics=tests/cli/metrics.sh \
+               cli/guest=tests/cli/guest.sh \
+               cli/telemetry=tests/cli/telemetry.sh \
                core/exports=scripts/check-exports.sh,$(BUILD)/libsbx.so,$(SAN) \
                core/error-codes=scripts/check-error-codes.sh

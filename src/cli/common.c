@@ -40,11 +40,12 @@ char *cli_read_file(const char *path, size_t *len)
         }
         buf = grown;
     }
-    int failed = ferror(f);
+    int failed = ferror(f), read_errno = errno;
+    const char *name = f == stdin ? "stdin" : path;
     if (f != stdin)
         fclose(f);
     if (!buf || failed) {
-        fprintf(stderr, "sbx: %s: %s\n", path, buf ? "read error" : "out of memory");
+        fprintf(stderr, "sbx: %s: %s\n", name, buf ? strerror(read_errno) : "out of memory");
         free(buf);
         return NULL;
     }

@@ -56,16 +56,28 @@ static int send_result(const sbx_result *r)
     return rc;
 }
 
-/* Reads the context from stdin: empty means none (the run had no context). */
-static char *read_context(void)
+/* Reads the context from stdin into *ctx (NULL when empty: the run had none). Returns 0, 1 when
+ * it is over MAX_CONTEXT, -1 when stdin could not be read (message printed). */
+static int read_context(char **ctx)
 {
     size_t len = 0;
-    char *ctx = cli_read_file("-", &len);
-    if (ctx && (len == 0 || len > MAX_CONTEXT)) {
-        free(ctx);
-        return NULL;
+    *ctx = cli_read_file("-", &len);
+    if (!*ctx)
+        return -1;
+    if (len == 0 || len > MAX_CONTEXT) {
+        free(*ctx);
+        *ctx = NULL;
     }
-    return ctx;
+    return len > MAX_CONTEXT ? 1 : 0;
+}
+
+/* A context too large to read is the run's error, not a silent `null` context. */
+static int refuse_context(void)
+{
+    char msg[64];
+    snprintf(msg, sizeof(msg), "context is over %u MiB", MAX_CONTEXT >> 20);
+    sbx_result r = {.ok = false, .error = SBX_E_INVALID_ARGUMENT, .error_message = msg};
+    return send_result(&r) == 0 ? 0 : EXIT_GUEST_BAD;
 }
 
 static int run_guest(sbx_policy *policy, const char *code, size_t code_len, const char *ctx)
@@ -99,8 +111,11 @@ int cli_js_guest(int argc, char **argv)
         return EXIT_GUEST_BAD;
     size_t code_len = 0;
     char *code = cli_read_file(argv[3], &code_len);
-    char *ctx = code ? read_context() : NULL;
-    int rc = code ? run_guest(policy, code, code_len, ctx) : EXIT_GUEST_BAD;
+    char *ctx = NULL;
+    int got = code ? read_context(&ctx) : -1;
+    int rc = got < 0    ? EXIT_GUEST_BAD
+             : got == 1 ? refuse_context()
+                        : run_guest(policy, code, code_len, ctx);
     free(code);
     free(ctx);
     sbx_policy_destroy(policy);

@@ -1,8 +1,12 @@
 /* cli/telemetry.c: `--metrics FILE` (Prometheus text written at exit) and OTLP export when
  * OTEL_EXPORTER_OTLP_ENDPOINT is set. With both, one hook table feeds the two exporters. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -69,7 +73,8 @@ static void tee_histogram(void *user, const char *name, double v, const sbx_attr
         hook_b()->histogram_record(hook_b()->user, name, v, attrs, n);
 }
 
-/* Removes "--metrics FILE" (before any "--") from argv. Returns -1 on a usage error. */
+/* Removes "--metrics FILE" (before any "--") from argv. Returns -1 on a usage error (no FILE,
+ * given twice). */
 static int take_metrics_flag(int *argc, char **argv)
 {
     for (int i = 1; i < *argc && strcmp(argv[i], "--") != 0; i++) {
@@ -79,27 +84,67 @@ static int take_metrics_flag(int *argc, char **argv)
             fprintf(stderr, "sbx: --metrics needs a FILE\n");
             return -1;
         }
+        if (metrics_path) {
+            fprintf(stderr, "sbx: --metrics given twice\n");
+            return -1;
+        }
         metrics_path = argv[i + 1];
         memmove(&argv[i], &argv[i + 2], (size_t)(*argc - i - 1) * sizeof(*argv));
         *argc -= 2;
-        return 0;
+        i--; /* look on for a second --metrics */
     }
     return 0;
 }
 
+/* The file is written at exit (a temporary file renamed into its directory): a path that cannot
+ * be written is a usage error now, not a lost file after the run. */
+static int check_metrics_path(const char *path)
+{
+    struct stat st;
+    int err = 0;
+    char *dir = strdup(path);
+    if (!dir) {
+        err = ENOMEM;
+    } else if (!*path) {
+        err = ENOENT;
+    } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        err = EISDIR;
+    } else {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir] = '\0'; /* "/x" -> "/" */
+        if (access(slash ? dir : ".", W_OK | X_OK) != 0)
+            err = errno;
+    }
+    free(dir);
+    if (err)
+        fprintf(stderr, "sbx: --metrics: cannot write '%s': %s\n", path, strerror(err));
+    return err ? -1 : 0;
+}
+
+static bool otel_disabled(void)
+{
+    const char *v = getenv("OTEL_SDK_DISABLED");
+    return v && strcasecmp(v, "true") == 0;
+}
+
 int cli_telemetry_start(int *argc, char **argv)
 {
-    if (take_metrics_flag(argc, argv))
+    if (take_metrics_flag(argc, argv) || (metrics_path && check_metrics_path(metrics_path)))
         return -1;
     if (metrics_path && sbx_prometheus_create(&prom) != SBX_OK) {
         fprintf(stderr, "sbx: --metrics: out of memory\n");
         return -1;
     }
     const char *endpoint = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
-    if (endpoint && *endpoint) {
+    if (endpoint && *endpoint && !otel_disabled()) {
         sbx_err e = sbx_otlp_create_from_env(&otlp);
         if (e) {
-            fprintf(stderr, "sbx: OTLP exporter: %s (%s)\n", sbx_err_message(e), sbx_err_name(e));
+            fprintf(stderr,
+                    "sbx: OTLP exporter: %s (%s); check the OTEL_EXPORTER_OTLP_* variables\n",
+                    sbx_err_message(e), sbx_err_name(e));
+            sbx_prometheus_destroy(prom);
+            prom = NULL;
             return -1;
         }
     }
@@ -118,7 +163,7 @@ void cli_telemetry_finish(void)
 {
     sbx_telemetry_set_hooks(NULL);
     if (prom && sbx_prometheus_write_file(prom, metrics_path) != SBX_OK)
-        fprintf(stderr, "sbx: --metrics: cannot write %s\n", metrics_path);
+        fprintf(stderr, "sbx: --metrics: cannot write '%s': %s\n", metrics_path, strerror(errno));
     if (otlp && sbx_otlp_flush(otlp) != SBX_OK)
         fprintf(stderr, "sbx: OTLP export failed: %s\n", sbx_otlp_last_error(otlp));
     sbx_prometheus_destroy(prom);
