@@ -3,5 +3,7 @@ TEST_SUITES += cli/policy=tests/cli/policy.sh \
                cli/metrics=tests/cli/metrics.sh \
                cli/guest=tests/cli/guest.sh \
                cli/telemetry=tests/cli/telemetry.sh \
+               cli/usage=tests/cli/usage.sh \
+               cli/wasm=tests/cli/wasm.sh \
                core/exports=scripts/check-exports.sh,$(BUILD)/libsbx.so,$(SAN) \
                core/error-codes=scripts/check-error-codes.sh

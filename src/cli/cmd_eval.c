@@ -116,6 +116,10 @@ int cli_eval(int argc, char **argv)
     sbx_backend backend = SBX_BACKEND_WORKER;
     if (o.backend && (sbx_backend_from_name(o.backend, &backend) || backend == SBX_BACKEND_WASM))
         return cli_usage_error("eval", "--backend must be worker or process, got '%s'", o.backend);
+    /* The worker tier only runs sbx's own JavaScript: another interpreter would be ignored. */
+    if (backend == SBX_BACKEND_WORKER && o.interpreter && o.interpreter[0] &&
+        strcmp(o.interpreter, "sbx-js") != 0)
+        return cli_usage_error("eval", "--interpreter %s needs --backend process", o.interpreter);
     sbx_policy *p = cli_policy_load(o.policy_path);
     if (!p || apply_limits(&p, &o)) {
         sbx_policy_destroy(p);

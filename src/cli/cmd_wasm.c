@@ -37,28 +37,50 @@ struct wasm_opts {
     int fail_status; /* 2 for a usage error, 125 for a policy sbx rejected */
 };
 
-/* Applies one policy-editing option; returns 0, or -1 after printing why. */
+/* Sets key to json (caller's, freed here); -1 after a message. */
+static int set_json(struct wasm_opts *o, const char *key, char *json)
+{
+    int rc = json ? cli_policy_set(&o->policy, key, json) : -1;
+    if (!json)
+        fprintf(stderr, "sbx: wasm: out of memory\n");
+    free(json);
+    return rc;
+}
+
+/* Applies one policy-editing option; returns 0, or -1 after printing why. A value that is not
+ * a number is a usage error (2); a value the policy rejects leaves fail_status at 125. */
 static int apply(struct wasm_opts *o, int c, const char *arg)
 {
     static const struct {
         int opt;
+        const char *name;
         const char *key;
         bool is_array; /* of strings; else a number */
     } rows[] = {
-        {'d', "fs", true},         {'o', "net.outbound", true}, {'f', "fuel", false},
-        {'t', "timeoutMs", false}, {'m', "memoryBytes", false}, {'c', "cpuPercent", false},
+        {'d', "--dir", "fs", true},
+        {'o', "--allow-outbound", "net.outbound", true},
+        {'f', "--fuel", "fuel", false},
+        {'t', "--timeout-ms", "timeoutMs", false},
+        {'m', "--memory-bytes", "memoryBytes", false},
+        {'c', "--cpu-percent", "cpuPercent", false},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         if (rows[i].opt != c)
             continue;
         unsigned long long n;
-        if (!rows[i].is_array && cli_parse_u64(rows[i].key, arg, &n))
+        if (!rows[i].is_array && cli_parse_u64(rows[i].name, arg, &n)) {
+            o->fail_status = 2;
             return -1;
-        char *quoted = rows[i].is_array ? cli_json_string(arg) : strdup(arg);
-        char json[4096];
-        snprintf(json, sizeof(json), rows[i].is_array ? "[%s]" : "%s", quoted ? quoted : "");
+        }
+        if (!rows[i].is_array)
+            return cli_policy_set_number(&o->policy, rows[i].key, rows[i].name, arg);
+        char *quoted = cli_json_string(arg);
+        size_t len = quoted ? strlen(quoted) + 3 : 0;
+        char *json = quoted ? malloc(len) : NULL;
+        if (json)
+            snprintf(json, len, "[%s]", quoted);
         free(quoted);
-        return cli_policy_set(&o->policy, rows[i].key, json);
+        return set_json(o, rows[i].key, json);
     }
     return -1;
 }
@@ -67,17 +89,20 @@ static int apply_env(struct wasm_opts *o, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg) {
+        o->fail_status = 2;
         cli_usage_error("wasm", "--env wants K=V, got '%s'", arg);
         return -1;
     }
     char *name = strndup(arg, (size_t)(eq - arg));
     char *k = name ? cli_json_string(name) : NULL, *v = cli_json_string(eq + 1);
-    char json[8192];
-    snprintf(json, sizeof(json), "{%s: %s}", k ? k : "\"\"", v ? v : "\"\"");
+    size_t len = k && v ? strlen(k) + strlen(v) + 5 : 0;
+    char *json = len ? malloc(len) : NULL;
+    if (json)
+        snprintf(json, len, "{%s: %s}", k, v);
     free(name);
     free(k);
     free(v);
-    return cli_policy_set(&o->policy, "env", json);
+    return set_json(o, "env", json);
 }
 
 /* Parses options up to MODULE; returns optind, -2 for help, -1 after an error. */

@@ -73,13 +73,35 @@ static void tee_histogram(void *user, const char *name, double v, const sbx_attr
         hook_b()->histogram_record(hook_b()->user, name, v, attrs, n);
 }
 
-/* Removes "--metrics FILE" (before any "--") from argv. Returns -1 on a usage error (no FILE,
- * given twice). */
+/* The value-less options of the commands: every other option takes the next word. */
+static bool is_flag(const char *arg)
+{
+    static const char *const flags[] = {"--json", "--help", "-h", "--version"};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        if (strcmp(arg, flags[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Removes "--metrics FILE" from argv where it stands before the command or among its options.
+ * The scan stops at the command's first operand or "--": what follows (a wasm guest's ARGS, a
+ * CMD for `sbx run`) is the guest's. Returns -1 on a usage error (no FILE, given twice). */
 static int take_metrics_flag(int *argc, char **argv)
 {
+    bool has_command = false;
     for (int i = 1; i < *argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strcmp(argv[i], "--metrics") != 0)
+        const char *a = argv[i];
+        if (strcmp(a, "--metrics") != 0) {
+            if (a[0] != '-' || a[1] == '\0') { /* an operand; the first is the command */
+                if (has_command)
+                    break;
+                has_command = true;
+            } else if (has_command && !strchr(a, '=') && !is_flag(a)) {
+                i++; /* the option's value */
+            }
             continue;
+        }
         if (i + 1 >= *argc) {
             fprintf(stderr, "sbx: --metrics needs a FILE\n");
             return -1;

@@ -1,0 +1,176 @@
+#!/bin/sh
+# `sbx wasm`: a WASI command's argv, environment and exit code, --invoke's typed arguments and
+# results, and the exit statuses (guest's code, 124 timeout, 134 trap, 125 sbx failed, 2 usage).
+# The modules are built here from text with wat2wasm (wabt, deps/debian-packages.txt).
+. "$(dirname "$0")/lib.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+expect_eq() { # ACTUAL EXPECTED LABEL
+    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
+}
+if ! command -v wat2wasm >/dev/null 2>&1; then
+    bad "wat2wasm (wabt) is not installed"
+    finish
+    exit
+fi
+
+# echo.wasm prints its argv, a "--" line and its environment, one per line, and exits with argc.
+cat >"$dir/echo.wat" <<'EOF'
+(module
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $args_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_sizes_get" (func $env_sizes (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_get" (func $env_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory 1)
+  (export "memory" (memory 0))
+  (func $dump (param $n i32) (local $i i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.eqz (i32.load8_u offset=8192 (local.get $i)))
+          (then (i32.store8 offset=8192 (local.get $i) (i32.const 10))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (i32.store (i32.const 16) (i32.const 8192))
+    (i32.store (i32.const 20) (local.get $n))
+    (drop (call $write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 24))))
+  (func (export "_start")
+    (drop (call $args_sizes (i32.const 0) (i32.const 4)))
+    (drop (call $args_get (i32.const 1024) (i32.const 8192)))
+    (call $dump (i32.load (i32.const 4)))
+    (i32.store8 (i32.const 8192) (i32.const 45))
+    (i32.store8 (i32.const 8193) (i32.const 45))
+    (i32.store8 (i32.const 8194) (i32.const 0))
+    (call $dump (i32.const 3))
+    (drop (call $env_sizes (i32.const 8) (i32.const 12)))
+    (drop (call $env_get (i32.const 1024) (i32.const 8192)))
+    (call $dump (i32.load (i32.const 12)))
+    (call $exit (i32.load (i32.const 0)))))
+EOF
+cat >"$dir/calc.wat" <<'EOF'
+(module
+  (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+  (func (export "mul64") (param i64 i64) (result i64) (i64.mul (local.get 0) (local.get 1)))
+  (func (export "half32") (param f32) (result f32) (f32.div (local.get 0) (f32.const 2)))
+  (func (export "sqrt") (param f64) (result f64) (f64.sqrt (local.get 0)))
+  (func (export "pair") (result i32 i64) (i32.const -1) (i64.const 9007199254740993))
+  (func (export "none"))
+  (func (export "boom") (result i32) (unreachable))
+  (func (export "spin") (loop $l (br $l)))
+  (global (export "g") i32 (i32.const 1)))
+EOF
+wat2wasm "$dir/echo.wat" -o "$dir/echo.wasm" && wat2wasm "$dir/calc.wat" -o "$dir/calc.wasm" ||
+    bad "wat2wasm failed"
+echo=$dir/echo.wasm
+calc=$dir/calc.wasm
+nl='
+'
+
+# ---- a WASI command: ARGS after MODULE are the guest's, even ones that look like sbx options.
+expect_status 3 sh -c 'cd "$1" && exec "$0" wasm echo.wasm a "b c"' "$SBX" "$dir"
+expect_eq "$out" "echo.wasm${nl}a${nl}b c${nl}--" "argv, exit code = argc"
+expect_status 5 sh -c 'cd "$1" && exec "$0" wasm echo.wasm --metrics m.prom --help -x' "$SBX" "$dir"
+expect_eq "$out" "echo.wasm${nl}--metrics${nl}m.prom${nl}--help${nl}-x${nl}--" "options after MODULE"
+[ ! -e "$dir/m.prom" ] && ok || bad "a guest's --metrics argument was taken by sbx"
+expect_status 2 sh -c 'cd "$1" && exec "$0" wasm -- echo.wasm --x' "$SBX" "$dir"
+expect_eq "$out" "echo.wasm${nl}--x${nl}--" "-- before MODULE"
+# --metrics among sbx's own options still counts, and --env reaches the guest.
+expect_status 1 "$SBX" wasm --env A=1 --metrics "$dir/w.prom" --env 'B=x y=z' --env C= "$echo"
+expect_eq "$out" "$echo${nl}--${nl}A=1${nl}B=x y=z${nl}C=" "environment"
+expect_contains "$(cat "$dir/w.prom" 2>/dev/null)" 'sandbox_runs_total{backend="wasm"' "metrics file"
+
+# ---- --invoke: typed arguments and results
+invoke() { # WANT-STATUS WANT-STDOUT EXPORT ARGS...
+    st=$1
+    res=$2
+    name=$3
+    shift 3
+    expect_status "$st" "$SBX" wasm --invoke "$name" "$calc" "$@"
+    expect_eq "$out" "$res" "--invoke $name $*"
+}
+invoke 0 42 add 2 40
+invoke 0 15 add 0x10 -1
+invoke 0 -2147483648 add 2147483647 1
+invoke 0 12884901888 mul64 4294967296 3
+invoke 0 1.5 half32 3
+invoke 0 1.4142135623730951 sqrt 2
+invoke 0 "-1${nl}9007199254740993" pair
+invoke 0 "" none
+invoke 134 "" boom
+expect_eq "$err" "sbx: wasm: SAND_WASM_TRAP: unreachable" "trap message"
+invoke 125 "" add 1
+expect_eq "$err" "sbx: wasm: export takes 2 arguments, got 1" "argument count"
+invoke 125 "" add 1 x
+expect_eq "$err" "sbx: wasm: argument 2: not a number: 'x'" "not a number"
+invoke 125 "" sqrt ''
+expect_eq "$err" "sbx: wasm: argument 1: not a number: ''" "empty number"
+invoke 125 "" nope
+expect_eq "$err" "sbx: wasm: cannot invoke 'nope': no such export" "no such export"
+invoke 125 "" g
+expect_eq "$err" "sbx: wasm: cannot invoke 'g': no such export" "a global is not a function"
+expect_status 134 "$SBX" wasm --fuel 1000 --invoke spin "$calc"
+expect_eq "$err" "sbx: wasm: SAND_WASM_FUEL_EXHAUSTED: guest ran out of fuel (1000)" "fuel"
+expect_status 124 "$SBX" wasm --timeout-ms 100 --invoke spin "$calc"
+expect_eq "$err" "sbx: wasm: SANDBOX_TIMEOUT: guest exceeded its time limit of 100 ms" "timeout"
+# Options edit the --policy file's policy wherever --policy stands.
+echo '{"timeoutMs": 60000}' >"$dir/long.json"
+expect_status 124 "$SBX" wasm --timeout-ms 100 --policy "$dir/long.json" --invoke spin "$calc"
+echo '{"timeoutMs": 100}' >"$dir/short.json"
+expect_status 124 "$SBX" wasm --policy "$dir/short.json" --invoke spin "$calc"
+expect_contains "$err" "time limit of 100 ms" "policy file's timeout"
+
+# ---- modules sbx cannot run: 125 and the reason
+expect_status 125 "$SBX" wasm "$dir/none.wasm"
+expect_eq "$err" "sbx: $dir/none.wasm: No such file or directory" "missing module"
+printf 'garbage' >"$dir/bad.wasm"
+expect_status 125 "$SBX" wasm "$dir/bad.wasm"
+expect_contains "$err" "sbx: wasm: $dir/bad.wasm: SAND_WASM_INVALID_MODULE: " "invalid module"
+expect_status 125 "$SBX" wasm "$calc"
+expect_eq "$err" 'sbx: wasm: SAND_WASM_EXPORT_NOT_FOUND: module exports no function "_start"' \
+    "no _start"
+
+# ---- usage errors: 2 and one line
+usage_error() { # WANT-STDERR ARGS...
+    msg=$1
+    shift
+    expect_status 2 "$SBX" wasm "$@"
+    expect_eq "$err" "$msg" "sbx wasm $*"
+}
+usage_error 'sbx: wasm: expected MODULE.wasm (try --help)'
+usage_error 'sbx: wasm: expected MODULE.wasm (try --help)' --fuel 5
+usage_error "sbx: wasm: unknown or incomplete option '--bogus' (try --help)" --bogus "$echo"
+usage_error "sbx: wasm: unknown or incomplete option '--invoke' (try --help)" --invoke
+usage_error "sbx: wasm: --env wants K=V, got 'NOEQ'" --env NOEQ "$echo"
+usage_error "sbx: wasm: --env wants K=V, got '=v'" --env =v "$echo"
+usage_error "sbx: --fuel: expected a non-negative integer, got 'lots'" --fuel lots "$echo"
+usage_error "sbx: --cpu-percent: expected a non-negative integer, got '50%'" --cpu-percent 50% "$echo"
+usage_error "sbx: --memory-bytes: expected a non-negative integer, got '-1'" --memory-bytes -1 "$echo"
+expect_status 0 "$SBX" wasm --help
+expect_contains "$out" 'usage: sbx wasm' "wasm --help on stdout"
+
+# ---- values the policy rejects: 125 (sbx failed), the policy's message
+expect_status 125 "$SBX" wasm --timeout-ms 0 "$echo"
+expect_eq "$err" 'sbx: policy.timeoutMs: must be an integer in 1..3600000, got 0' "timeout range"
+expect_status 125 "$SBX" wasm --cpu-percent 101 "$echo"
+expect_eq "$err" 'sbx: policy.cpuPercent: must be an integer in 1..100, got 101' "cpu range"
+expect_status 125 "$SBX" wasm --allow-outbound nope "$echo"
+expect_eq "$err" 'sbx: policy.net.outbound[0]: expected "host:port", got "nope"' "outbound pattern"
+expect_status 125 "$SBX" wasm --policy "$dir/none.json" "$echo"
+expect_contains "$err" "$dir/none.json" "missing policy named"
+expect_status 125 "$SBX" wasm --dir "$dir/no/such" "$echo"
+expect_contains "$err" "cannot open preopen $dir/no/such: No such file or directory" "missing --dir"
+# A long --dir is passed whole (it used to be cut at 4 KiB into invalid JSON); the message is
+# cut at the error buffer's size.
+long=$(python3 -c 'print("/" + "d" * 5000)')
+expect_status 125 "$SBX" wasm --dir "$long" "$echo"
+expect_contains "$err" "cannot open preopen /dddddddddd" "long --dir reaches the preopen"
+longv=$(python3 -c 'print("v" * 9000)')
+expect_status 1 "$SBX" wasm --env "K=$longv" "$echo"
+expect_eq "$out" "$echo${nl}--${nl}K=$longv" "long --env value passed whole"
+# Leading zeros are a decimal number, not invalid policy JSON.
+expect_status 134 "$SBX" wasm --fuel 0100 --invoke spin "$calc"
+expect_contains "$err" "ran out of fuel (100)" "--fuel 0100 is 100"
+finish
