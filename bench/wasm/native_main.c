@@ -2,11 +2,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#ifdef BENCH_I64
-long long bench(void);
-#else
 int bench(void);
-#endif
 
 int main(void)
 {

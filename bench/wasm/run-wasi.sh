@@ -1,8 +1,9 @@
 #!/bin/sh
-# bench/wasm/run-wasi.sh: WASI programs (bench/wasm/wasi) end to end under sbx, node's WASI (V8),
-# wabt's wasm-interp (reduced sizes, time scaled up) and natively, interleaved round-robin REPS
-# times (median kept); then start-up (hello world) and load/instantiate of a ~1 MB module.
-# Prints, never asserts. `make bench-wasm [BENCH_WASM_REPS=N]`.
+# bench/wasm/run-wasi.sh: WASI programs (each kernel of bench/wasm/kernels, and wasi/mixed.c,
+# linked with wasi/main.c) end to end under sbx, node's WASI (V8), wabt's wasm-interp (reduced
+# sizes, time scaled up) and natively, interleaved round-robin REPS times (median kept); then
+# start-up (hello world) and load/instantiate of a ~1 MB module. Prints, never asserts.
+# `make bench-wasm [BENCH_WASM_REPS=N]`.
 set -eu
 BUILD=${BUILD:-build}
 OUT=${OUT:-$BUILD/bench-wasi}
@@ -26,19 +27,25 @@ reduced() {
     esac
 }
 
+src() { # the workload's source: a shared kernel, or mixed.c
+    if [ -f "$DIR/../kernels/$1.c" ]; then echo "$DIR/../kernels/$1.c"; else echo "$DIR/$1.c"; fi
+}
+
 WFLAGS="--target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-debug"
-NIO="-DBENCH_NO_IO -mexec-model=reactor"
+# wasm-interp lacks WASI: it runs the workload alone, a reactor exporting bench (no main.c).
+NIO="-mexec-model=reactor -Wl,--export=bench"
 echo "building into $OUT ..."
-for p in $PROGRAMS hello; do
-    clang $WFLAGS -o "$OUT/$p.wasm" "$DIR/$p.c" -lm
-    ${CC:-gcc} -O2 -o "$OUT/$p.native" "$DIR/$p.c" -lm
-done
 for p in $PROGRAMS; do
+    name="-DBENCH_NAME=\"$p\""
+    clang $WFLAGS "$name" -o "$OUT/$p.wasm" "$DIR/main.c" "$(src "$p")" -lm
+    ${CC:-gcc} -O2 "$name" -o "$OUT/$p.native" "$DIR/main.c" "$(src "$p")" -lm
     set -- $(reduced "$p")
-    clang $WFLAGS $NIO "$1" -o "$OUT/$p.small.wasm" "$DIR/$p.c" -lm
-    ${CC:-gcc} -O2 "$1" -o "$OUT/$p.small.native" "$DIR/$p.c" -lm
+    clang $WFLAGS $NIO "$1" -o "$OUT/$p.small.wasm" "$(src "$p")" -lm
+    ${CC:-gcc} -O2 "$1" "$name" -o "$OUT/$p.small.native" "$DIR/main.c" "$(src "$p")" -lm
 done
-clang $WFLAGS $NIO -o "$OUT/hello.nio.wasm" "$DIR/hello.c"
+clang $WFLAGS -o "$OUT/hello.wasm" "$DIR/hello.c"
+${CC:-gcc} -O2 -o "$OUT/hello.native" "$DIR/hello.c"
+clang $WFLAGS -DBENCH_NO_IO -mexec-model=reactor -o "$OUT/hello.nio.wasm" "$DIR/hello.c"
 sh "$DIR/gen_big.sh" 3900 >"$OUT/big.c"
 clang $WFLAGS -mexec-model=reactor -o "$OUT/big.wasm" "$OUT/big.c"
 ${CC:-gcc} -O2 -D_GNU_SOURCE -Iinclude -Isrc -o "$OUT/instantiate" "$DIR/instantiate.c" \
