@@ -88,9 +88,10 @@ guest 0 '{"maxOutputBytes": 2}' 'console.error("abcdef"); return 1' 'null'
 expect_eq "$err" 'ab' "stderr capped at maxOutputBytes"
 expect_eq "$rec" 'ok:1:1value:1:1stdout_truncated:1:0stderr_truncated:1:1' "stderr truncation"
 guest 0 '{"timeoutMs": 100}' 'while (true) {}' 'null'
-expect_eq "$rec" \
-    'ok:1:0error:15:SANDBOX_TIMEOUTmessage:27:run exceeded its time limitstdout_truncated:1:0stderr_truncated:1:0' \
+# (Under load the message adds that the engine is being stopped in the background.)
+expect_contains "$(frames)" "ok=0${nl}error=SANDBOX_TIMEOUT${nl}message=run exceeded its time limit" \
     "timeout record"
+expect_contains "$rec" 'stdout_truncated:1:0stderr_truncated:1:0' "timeout: truncation records"
 
 # The policy file is the tier's: a capability it does not grant stays denied.
 guest 0 '{}' 'return typeof require + typeof process' 'null'
@@ -149,7 +150,7 @@ expect_status 2 "$SBX" __js-guest --metrics "$dir/m.prom" --policy "$dir/policy.
 
 # End to end, when the process tier can run here: the tier parses these records back into the
 # same result as the worker tier's (value, error code and message).
-if "$SBX" run -- true 2>/dev/null; then
+if timeout 20 "$SBX" run -- true 2>/dev/null; then
     for code in 'return [context.a, "é:1"]' 'throw new TypeError("t:2")' 'return ('; do
         expect_status 0 sh -c '"$0" eval --context "{\"a\": 1}" "$1" >"$2"; \
             "$0" eval --backend process --context "{\"a\": 1}" "$1" >"$3"; exit 0' \

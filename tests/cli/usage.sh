@@ -119,7 +119,7 @@ usage_error "sbx: $dir/none.json: unable to open $dir/none.json: No such file or
 expect_status 0 "$SBX" run --help
 expect_contains "$out" 'usage: sbx run' "run --help on stdout"
 
-if ! "$SBX" run -- true 2>/dev/null; then
+if ! timeout 20 "$SBX" run -- true 2>/dev/null; then
     echo "process tier unavailable here: sbx run and --backend process checks skipped"
     finish
     exit
@@ -160,5 +160,6 @@ expect_status 1 "$SBX" eval --backend process --timeout-ms 200 'while (true) {}'
 expect_contains "$out" '"code":"SANDBOX_TIMEOUT"' "process: --timeout-ms"
 expect_status 0 "$SBX" eval --backend process --policy "$dir/cap.json" \
     'console.log("0123456789abcdef"); return 1'
-expect_contains "$out" '"stdout":"01234567","stderr":"","stdoutTruncated":true' "process output cap"
+expect_contains "$out" '"stdout":"01234567",' "process output cap"
+expect_contains "$out" '"stdoutTruncated":true' "process output truncated"
 finish

@@ -62,8 +62,9 @@ cat >"$dir/calc.wat" <<'EOF'
   (func (export "spin") (loop $l (br $l)))
   (global (export "g") i32 (i32.const 1)))
 EOF
-wat2wasm "$dir/echo.wat" -o "$dir/echo.wasm" && wat2wasm "$dir/calc.wat" -o "$dir/calc.wasm" ||
-    bad "wat2wasm failed"
+for m in echo calc; do
+    timeout 20 wat2wasm "$dir/$m.wat" -o "$dir/$m.wasm" || bad "wat2wasm $m.wat failed"
+done
 echo=$dir/echo.wasm
 calc=$dir/calc.wasm
 nl='
