@@ -139,7 +139,8 @@ static inline bool stages_run(const char *name, stages_child_fn fn, void *arg, s
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     bool has_note = got == (ssize_t)sizeof(n);
     if (WIFEXITED(st) && WEXITSTATUS(st) == STAGES_SKIP && has_note && n.line == 0) {
-        printf("%s: SKIPPED: %s (%s)\n", name, n.text, strerror(n.err));
+        printf("%s: SKIPPED: %s%s%s\n", name, n.text, n.err ? ": " : "",
+               n.err ? strerror(n.err) : "");
         return false;
     }
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -177,8 +178,10 @@ static inline void stages_await_maps(const struct sbx__jail_spec *spec)
     CHILD_CHECK(read(stages_sync_rd, &c, 1) == 1 && c == 'm');
 }
 
-/* The spec stages_hook_maps writes the maps for (set before stages_run). */
+/* The spec stages_hook_maps writes the maps for (set before stages_run), and whether it denies
+ * setgroups first (run.c never does; an unprivileged parent must). */
 static const struct sbx__jail_spec *stages_hook_spec;
+static bool stages_hook_deny;
 
 /* Parent side of stages_await_maps, as run.c's start() does it. */
 static inline void stages_hook_maps(pid_t pid, int rd, int wr, void *arg)
@@ -188,7 +191,7 @@ static inline void stages_hook_maps(pid_t pid, int rd, int wr, void *arg)
     (void)arg;
     if (spec->is_self_mapped || read(rd, &c, 1) != 1)
         return; /* the child maps itself, or skipped before asking */
-    int rc = sbx__jail_userns_write_maps(pid, spec->host_uid, spec->host_gid, false);
+    int rc = sbx__jail_userns_write_maps(pid, spec->host_uid, spec->host_gid, stages_hook_deny);
     c = rc == 0 ? 'm' : 'x';
     ck_assert_int_eq(write(wr, &c, 1), 1);
     ck_assert_msg(rc == 0, "write_maps: %s", strerror(-rc));
@@ -224,6 +227,28 @@ struct stages_env {
 };
 
 extern char stages_base[PATH_MAX];
+
+/* In a coverage build (gcc --coverage leaves .gcno files beside the objects) the build dir, which
+ * a child that restricts its own filesystem view keeps writable for its counters; else "". */
+static char stages_cov_dir[PATH_MAX];
+
+static inline void stages_find_cov_dir(void)
+{
+    char self[PATH_MAX], probe[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    for (int i = 0; i < 4; i++) { /* <build>/tests/unit/jail/test_stages */
+        char *slash = strrchr(self, '/');
+        if (!slash)
+            return;
+        *slash = '\0';
+    }
+    snprintf(probe, sizeof(probe), "%s/src/jail/landlock.gcno", self);
+    if (self[0] == '/' && access(probe, F_OK) == 0)
+        memcpy(stages_cov_dir, self, strlen(self) + 1);
+}
 
 static inline void stages_path(char out[PATH_MAX], const struct stages_env *e, const char *rel)
 {

@@ -178,6 +178,17 @@ static void child_caps(void *arg)
                                         "CapAmb:\t0000000000000000", "NoNewPrivs:\t1"};
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
         CHILD_CHECK(strstr(out, lines[i]) != NULL);
+    CHILD_CHECK(sbx__jail_caps_drop() == -EPERM); /* nothing left to drop: CAP_SETPCAP is gone */
+}
+
+/* A host that locked SECBIT_NOROOT off: the drop fails closed instead of going on. */
+static void child_caps_locked_bit(void *arg)
+{
+    (void)arg;
+    stages_unshare(CLONE_NEWUTS, false);
+    CHILD_CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NOROOT_LOCKED, 0, 0, 0) == 0);
+    CHILD_CHECK(sbx__jail_caps_drop() == -EPERM);
+    CHILD_CHECK(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 0);
 }
 
 START_TEST(test_caps_drop)
@@ -185,6 +196,7 @@ START_TEST(test_caps_drop)
     struct stages_env e;
     stages_env_init(&e);
     stages_run("caps", child_caps, &e, NULL);
+    stages_run("caps/locked-bit", child_caps_locked_bit, NULL, NULL);
 }
 END_TEST
 
@@ -329,10 +341,32 @@ static void child_landlock_files(const struct stages_env *e)
     CHILD_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strcmp(out, "ran\n") == 0);
 }
 
+/* The spec's rules, plus in a coverage build one for the build dir (see stages_cov_dir). */
+struct ll_rules {
+    struct sbx__jail_spec spec;
+    struct sbx__jail_rule rules[64];
+};
+
+static const struct sbx__jail_spec *with_cov_rule(const struct sbx__jail_spec *s,
+                                                  struct ll_rules *r)
+{
+    if (!stages_cov_dir[0] || s->rule_count >= 64)
+        return s;
+    r->spec = *s;
+    memcpy(r->rules, s->rules, s->rule_count * sizeof(*s->rules));
+    r->rules[s->rule_count] = (struct sbx__jail_rule){
+        stages_cov_dir,
+        sbx__jail_landlock_read_access() | sbx__jail_landlock_write_access(s->landlock_abi)};
+    r->spec.rules = r->rules;
+    r->spec.rule_count = s->rule_count + 1;
+    return &r->spec;
+}
+
 static void child_landlock(void *arg)
 {
     const struct stages_env *e = arg;
-    const struct sbx__jail_spec *s = &e->spec;
+    struct ll_rules cov;
+    const struct sbx__jail_spec *s = with_cov_rule(&e->spec, &cov);
     struct sockaddr_in tcp;
     struct sockaddr_un un;
     socklen_t un_len;
@@ -410,7 +444,8 @@ static void child_landlock_errors(void *arg)
     struct sbx__jail_rule good[] = {{missing, rd}, {ro, rd}};
     s.rules = good;
     s.rule_count = 2;
-    CHILD_CHECK(sbx__jail_landlock_apply(&s) == 0); /* a vanished path is skipped */
+    struct ll_rules cov;
+    CHILD_CHECK(sbx__jail_landlock_apply(with_cov_rule(&s, &cov)) == 0); /* missing: skipped */
     stages_path(p, e, "ro/data.txt");
     CHILD_CHECK(file_is(p, "ro-data"));
     stages_path(p, e, "outside/secret.txt");
@@ -486,9 +521,10 @@ static void child_seccomp_errors(void *arg)
 {
     (void)arg;
     struct sbx__jail_bpf empty[2] = {{NULL, 0}, {NULL, 0}};
+    int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0); /* 2 when the test itself runs filtered */
     CHILD_CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
     CHILD_CHECK(sbx__jail_seccomp_apply(empty) == -EINVAL);
-    CHILD_CHECK(prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0);
+    CHILD_CHECK(prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == mode);
 }
 
 static void child_seccomp_no_nnp(void *arg)
@@ -498,9 +534,12 @@ static void child_seccomp_no_nnp(void *arg)
     struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
     struct __user_cap_data_struct d[2];
     memset(d, 0, sizeof(d));
+    int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+    if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+        stages_skip("the test runs with no_new_privs already set, which cannot be unset", 0);
     CHILD_CHECK(syscall(SYS_capset, &h, d) == 0);
     CHILD_CHECK(sbx__jail_seccomp_apply(s->filters) == -EACCES);
-    CHILD_CHECK(prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0);
+    CHILD_CHECK(prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == mode);
 }
 
 START_TEST(test_seccomp_errors)
@@ -515,6 +554,15 @@ START_TEST(test_seccomp_errors)
 END_TEST
 
 /* ---- userns.c ---- */
+
+/* The unprivileged mode (run.c when not root): the child maps its own ids, setgroups denied. */
+static void make_self_mapped(struct sbx__jail_spec *s)
+{
+    s->is_self_mapped = true;
+    s->can_setgroups = false;
+    s->host_uid = geteuid();
+    s->host_gid = getegid();
+}
 
 static bool map_is(const char *path, unsigned inside, unsigned outside)
 {
@@ -605,10 +653,7 @@ START_TEST(test_userns_self_mapped)
     struct stages_env e;
     stages_env_init(&e);
     stages_env_plan(&e, "{}", NULL);
-    e.spec.is_self_mapped = true;
-    e.spec.can_setgroups = false;
-    e.spec.host_uid = geteuid();
-    e.spec.host_gid = getegid();
+    make_self_mapped(&e.spec);
     if (stages_run("userns/self", child_userns_self, &e, NULL))
         assert_guest_file(&e);
     stages_env_free(&e);
@@ -626,12 +671,37 @@ static void child_userns_unmapped(void *arg)
     CHILD_CHECK(sbx__jail_userns_apply(&s) == -EINVAL);
 }
 
+static void child_userns_denied(void *arg)
+{
+    const struct stages_env *e = arg;
+    struct sbx__jail_spec s = e->spec;
+    if (unshare(CLONE_NEWUSER) != 0)
+        stages_skip("unshare(CLONE_NEWUSER) refused by the kernel", errno);
+    stages_await_maps(&s);
+    CHILD_CHECK(file_is("/proc/self/setgroups", "deny\n"));
+    CHILD_CHECK(map_is("/proc/self/uid_map", s.guest_uid, s.host_uid));
+    s.can_setgroups = true;
+    CHILD_CHECK(sbx__jail_userns_apply(&s) == -EPERM);
+    s.can_setgroups = false;
+    CHILD_CHECK(sbx__jail_userns_apply(&s) == 0);
+    uid_t r, ef, sv;
+    CHILD_CHECK(getresuid(&r, &ef, &sv) == 0 && r == s.guest_uid && ef == r && sv == r);
+}
+
 START_TEST(test_userns_errors)
 {
     struct stages_env e;
     stages_env_init(&e);
     stages_env_plan(&e, "{}", NULL);
     stages_run("userns/unmapped", child_userns_unmapped, &e.spec, NULL);
+    /* The parent maps its own ids with setgroups denied, as any unprivileged parent must. */
+    e.spec.is_self_mapped = false;
+    e.spec.host_uid = geteuid();
+    e.spec.host_gid = getegid();
+    stages_hook_spec = &e.spec;
+    stages_hook_deny = true;
+    stages_run("userns/denied", child_userns_denied, &e, stages_hook_maps);
+    stages_hook_deny = false;
     ck_assert_int_eq(sbx__jail_userns_write_maps(0x7ffffff0, 65534, 65534, false), -ENOENT);
     stages_env_free(&e);
 }
@@ -797,18 +867,25 @@ static void assert_root_clean(const struct stages_env *e)
     ck_assert_int_eq(count, 0);
 }
 
-START_TEST(test_mount_tree)
+static void mount_tree_case(const char *name, bool is_self_mapped)
 {
     struct stages_env e;
     struct mount_case c = {.e = &e};
     stages_env_init(&e);
-    stages_env_plan(&e, mount_policy, "in");
+    char policy[PATH_MAX + 256];
+    snprintf(policy, sizeof(policy), "%.*s%s%s%s", (int)strlen(mount_policy) - 2, mount_policy,
+             stages_cov_dir[0] && is_self_mapped ? ",\"rw:" : "",
+             stages_cov_dir[0] && is_self_mapped ? stages_cov_dir : "",
+             stages_cov_dir[0] && is_self_mapped ? "\"]}" : "]}");
+    stages_env_plan(&e, policy, "in");
+    if (is_self_mapped)
+        make_self_mapped(&e.spec);
     struct stat st;
     if (lstat("/bin", &st) == 0 && S_ISLNK(st.st_mode))
         ck_assert_int_gt(readlink("/bin", c.bin_link, sizeof(c.bin_link) - 1), 0);
     c.has_ld_cache = access("/etc/ld.so.cache", F_OK) == 0;
     stages_hook_spec = &e.spec;
-    if (stages_run("mount", child_mount, &c, stages_hook_maps)) {
+    if (stages_run(name, child_mount, &c, stages_hook_maps)) {
         char p[PATH_MAX];
         stages_path(p, &e, "rw/guest.txt");
         ck_assert(file_is(p, "from guest"));
@@ -819,6 +896,18 @@ START_TEST(test_mount_tree)
     }
     assert_root_clean(&e);
     stages_env_free(&e);
+}
+
+START_TEST(test_mount_tree)
+{
+    mount_tree_case("mount", false);
+}
+END_TEST
+
+/* In a coverage build this one also grants the build dir, so pid 1 can dump its counters. */
+START_TEST(test_mount_tree_self_mapped)
+{
+    mount_tree_case("mount/self", true);
 }
 END_TEST
 
@@ -843,20 +932,28 @@ static void child_mount_vanished(void *arg)
 }
 
 /* A grant source removed between plan and apply: the grant's step fails with ENOENT. */
-START_TEST(test_mount_grant_vanished)
+static void vanished_case(const char *name, bool is_self_mapped)
 {
     struct stages_env e;
     struct mount_case c = {.e = &e};
     stages_env_init(&e);
     stages_mkdir(&e, "gone", 0755);
     stages_env_plan(&e, "{\"fs\":[\"@/ro::/data\",\"@/gone::/gone\"]}", NULL);
+    if (is_self_mapped)
+        make_self_mapped(&e.spec);
     char p[PATH_MAX];
     stages_path(p, &e, "gone");
     ck_assert_int_eq(rmdir(p), 0);
     stages_hook_spec = &e.spec;
-    stages_run("mount/vanished", child_mount_vanished, &c, stages_hook_maps);
+    stages_run(name, child_mount_vanished, &c, stages_hook_maps);
     assert_root_clean(&e);
     stages_env_free(&e);
+}
+
+START_TEST(test_mount_grant_vanished)
+{
+    vanished_case("mount/vanished", false);
+    vanished_case("mount/vanished-self", true);
 }
 END_TEST
 
@@ -902,6 +999,41 @@ static void child_mount_bad_steps(void *arg)
     CHILD_CHECK(sbx__jail_mount_apply(&s, &failed) == -EINVAL && failed == 1);
 }
 
+/* A mount point below a regular file (bound just before): ENOTDIR, for a bind and a dir. */
+static void child_mount_under_file(void *arg)
+{
+    struct stages_env *e = arg;
+    char file[PATH_MAX], dir[PATH_MAX], f[PATH_MAX], sub[PATH_MAX];
+    stages_unshare(CLONE_NEWNS, false);
+    CHILD_CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+    stages_path(file, e, "one.txt");
+    stages_path(dir, e, "ro");
+    CHILD_CHECK(snprintf(f, sizeof(f), "%s/f", e->root) < 200);
+    CHILD_CHECK(snprintf(sub, sizeof(sub), "%s/f/sub", e->root) < 200);
+    struct sbx__jail_mount steps[] = {
+        {.kind = SBX__MNT_BIND, .src = file, .dst = f},
+        {.kind = SBX__MNT_BIND, .src = dir, .dst = sub, .is_dir = true},
+        {.kind = SBX__MNT_DIR, .dst = sub, .is_dir = true},
+    };
+    struct sbx__jail_spec s = {.root_dir = e->root, .mounts = steps, .mount_count = 2};
+    int failed = 7;
+    CHILD_CHECK(sbx__jail_mount_apply(&s, &failed) == -ENOTDIR && failed == 1);
+    steps[1] = steps[2];
+    CHILD_CHECK(sbx__jail_mount_apply(&s, &failed) == -ENOTDIR && failed == 1);
+}
+
+/* procfs may only be mounted by the pid namespace's owner: without CLONE_NEWPID the plan's
+ * /proc step is refused (why spawn.c takes a pid namespace). */
+static void child_mount_no_pidns(void *arg)
+{
+    const struct stages_env *e = arg;
+    int failed = 7;
+    stages_unshare(CLONE_NEWNS, true);
+    int rc = sbx__jail_mount_apply(&e->spec, &failed);
+    CHILD_CHECK(failed >= 0 && e->spec.mounts[failed].kind == SBX__MNT_PROC);
+    CHILD_CHECK(rc == -EPERM);
+}
+
 START_TEST(test_mount_errors)
 {
     struct stages_env e;
@@ -909,6 +1041,8 @@ START_TEST(test_mount_errors)
     stages_env_plan(&e, "{}", NULL);
     stages_run("mount/no-caps", child_mount_no_caps, &e, NULL);
     stages_run("mount/bad-steps", child_mount_bad_steps, &e, NULL);
+    stages_run("mount/under-file", child_mount_under_file, &e, NULL);
+    stages_run("mount/no-pidns", child_mount_no_pidns, &e, NULL);
     assert_root_clean(&e);
     stages_env_free(&e);
 }
@@ -927,7 +1061,9 @@ static Suite *stages_suite(void)
         {"landlock", {test_landlock_no_loopback, test_landlock_loopback, test_landlock_errors}},
         {"seccomp", {test_seccomp_filters, test_seccomp_errors}},
         {"userns", {test_userns_as_run, test_userns_self_mapped, test_userns_errors}},
-        {"mount", {test_mount_tree, test_mount_grant_vanished, test_mount_errors}},
+        {"mount",
+         {test_mount_tree, test_mount_tree_self_mapped, test_mount_grant_vanished,
+          test_mount_errors}},
     };
     for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
         TCase *tc = tcase_create(groups[i].name);
@@ -941,6 +1077,7 @@ static Suite *stages_suite(void)
 
 int main(void)
 {
+    stages_find_cov_dir();
     /* Under /var/tmp: the plan's Landlock rules grant all of /tmp. */
     snprintf(stages_base, sizeof(stages_base), "/var/tmp/sbx-stages-%d-XXXXXX", (int)getpid());
     if (!mkdtemp(stages_base) || chmod(stages_base, 0711) != 0) {
