@@ -4,37 +4,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "host.h"
 #include "wasm/wasm.h"
-
-static bool no_imports(void *user, const struct wasm_import *imp, struct wasm_extern *out)
-{
-    (void)user, (void)imp, (void)out;
-    return false;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
 
 int main(int argc, char **argv)
 {
     char err[256];
     size_t len;
-    unsigned char *bytes = argc > 1 ? slurp(argv[1], &len) : NULL;
+    unsigned char *bytes = argc > 1 ? bench_slurp(argv[1], &len) : NULL;
     struct wasm_module *m;
     struct wasm_store *store;
     struct wasm_instance *inst;
@@ -45,7 +22,7 @@ int main(int argc, char **argv)
     }
     struct wasm_store_limits limits = {0};
     if (sbx__wasm_store_create(&limits, &store) != SBX_OK ||
-        sbx__wasm_instantiate(store, m, no_imports, NULL, &inst, NULL, err, sizeof(err)) !=
+        sbx__wasm_instantiate(store, m, bench_no_imports, NULL, &inst, NULL, err, sizeof(err)) !=
             SBX_OK ||
         !sbx__wasm_instance_export(inst, "bench", 5, &ext) || ext.kind != WASM_EXTERN_FUNC) {
         fprintf(stderr, "instantiate: %s\n", err);

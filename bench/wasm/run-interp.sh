@@ -13,7 +13,7 @@ DIR=$(dirname "$0")
 mkdir -p "$OUT"
 
 ${CC:-gcc} -O2 -D_GNU_SOURCE -Iinclude -Isrc -o "$OUT/bench_interp" "$DIR/bench_interp.c" \
-    "$BUILD/libsbx.a" $(pkg-config --libs jansson libseccomp) -lm -pthread
+    "$DIR/host.c" "$BUILD/libsbx.a" $(pkg-config --libs jansson libseccomp) -lm -pthread
 
 # This benchmark's sizes (the kernels' defaults are run-wasi.sh's), then the reduced ones.
 full() {

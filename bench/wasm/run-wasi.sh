@@ -49,7 +49,7 @@ clang $WFLAGS -DBENCH_NO_IO -mexec-model=reactor -o "$OUT/hello.nio.wasm" "$DIR/
 sh "$DIR/gen_big.sh" 3900 >"$OUT/big.c"
 clang $WFLAGS -mexec-model=reactor -o "$OUT/big.wasm" "$OUT/big.c"
 ${CC:-gcc} -O2 -D_GNU_SOURCE -Iinclude -Isrc -o "$OUT/instantiate" "$DIR/instantiate.c" \
-    "$BUILD/libsbx.a" $(pkg-config --libs jansson libseccomp) -lm -pthread
+    "$DIR/../host.c" "$BUILD/libsbx.a" $(pkg-config --libs jansson libseccomp) -lm -pthread
 
 run() { # run RUNNER PROGRAM: one timed run, appends "prog runner cpu_s wall_s" to results
     case $1 in

@@ -7,31 +7,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "../host.h"
 #include "wasm/wasm.h"
-
-static bool no_imports(void *user, const struct wasm_import *imp, struct wasm_extern *out)
-{
-    (void)user, (void)imp, (void)out;
-    return false;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = n > 0 ? malloc((size_t)n) : NULL;
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
 
 static double now_us(void)
 {
@@ -55,7 +32,8 @@ static int once(const unsigned char *bytes, size_t len, double *load, double *in
     }
     double t1 = now_us();
     if (sbx__wasm_store_create(&limits, &store) != SBX_OK ||
-        sbx__wasm_instantiate(store, m, no_imports, NULL, &in, NULL, err, sizeof(err)) != SBX_OK) {
+        sbx__wasm_instantiate(store, m, bench_no_imports, NULL, &in, NULL, err, sizeof(err)) !=
+            SBX_OK) {
         fprintf(stderr, "instantiate: %s\n", err);
         return -1;
     }
@@ -70,7 +48,7 @@ static int once(const unsigned char *bytes, size_t len, double *load, double *in
 int main(int argc, char **argv)
 {
     size_t len = 0;
-    unsigned char *bytes = argc > 1 ? slurp(argv[1], &len) : NULL;
+    unsigned char *bytes = argc > 1 ? bench_slurp(argv[1], &len) : NULL;
     int n = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 20;
     if (!bytes) {
         fprintf(stderr, "usage: instantiate FILE.wasm [N]\n");
