@@ -711,6 +711,8 @@ END_TEST
 
 struct mount_case {
     struct stages_env *e;
+    stages_child_fn pid1;    /* what pid 1 of the new pid namespace runs */
+    char sub[PATH_MAX];      /* propagation case: the host path the parent mounts on */
     char bin_link[PATH_MAX]; /* the host's /bin symlink target, "" when a directory */
     bool has_ld_cache;
 };
@@ -844,7 +846,7 @@ static void child_mount(void *arg)
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0)
         stages_skip("unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID) refused by the kernel", errno);
     stages_await_maps(&c->e->spec);
-    stages_as_pid1(pid1_mount, arg);
+    stages_as_pid1(c->pid1, arg);
 }
 
 static const char *const mount_policy =
@@ -870,7 +872,7 @@ static void assert_root_clean(const struct stages_env *e)
 static void mount_tree_case(const char *name, bool is_self_mapped)
 {
     struct stages_env e;
-    struct mount_case c = {.e = &e};
+    struct mount_case c = {.e = &e, .pid1 = pid1_mount};
     stages_env_init(&e);
     char policy[PATH_MAX + 256];
     snprintf(policy, sizeof(policy), "%.*s%s%s%s", (int)strlen(mount_policy) - 2, mount_policy,
@@ -922,20 +924,10 @@ static void pid1_mount_vanished(void *arg)
     CHILD_CHECK(strstr(s->mounts[failed].src, "/gone") != NULL);
 }
 
-static void child_mount_vanished(void *arg)
-{
-    const struct mount_case *c = arg;
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0)
-        stages_skip("unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID) refused by the kernel", errno);
-    stages_await_maps(&c->e->spec);
-    stages_as_pid1(pid1_mount_vanished, arg);
-}
-
-/* A grant source removed between plan and apply: the grant's step fails with ENOENT. */
 static void vanished_case(const char *name, bool is_self_mapped)
 {
     struct stages_env e;
-    struct mount_case c = {.e = &e};
+    struct mount_case c = {.e = &e, .pid1 = pid1_mount_vanished};
     stages_env_init(&e);
     stages_mkdir(&e, "gone", 0755);
     stages_env_plan(&e, "{\"fs\":[\"@/ro::/data\",\"@/gone::/gone\"]}", NULL);
@@ -945,7 +937,7 @@ static void vanished_case(const char *name, bool is_self_mapped)
     stages_path(p, &e, "gone");
     ck_assert_int_eq(rmdir(p), 0);
     stages_hook_spec = &e.spec;
-    stages_run(name, child_mount_vanished, &c, stages_hook_maps);
+    stages_run(name, child_mount, &c, stages_hook_maps);
     assert_root_clean(&e);
     stages_env_free(&e);
 }
@@ -954,6 +946,82 @@ START_TEST(test_mount_grant_vanished)
 {
     vanished_case("mount/vanished", false);
     vanished_case("mount/vanished-self", true);
+}
+END_TEST
+
+/* pid 1, after the whole mount stage: the parent mounts a tmpfs under the shared host mount
+ * that /data is bound from; it must not appear at /data/sub. */
+static void pid1_mount_watch(void *arg)
+{
+    const struct mount_case *c = arg;
+    const struct sbx__jail_spec *s = &c->e->spec;
+    int failed = 7;
+    char b = 'p';
+    CHILD_CHECK(sbx__jail_userns_apply(s) == 0);
+    CHILD_CHECK(sbx__jail_mount_apply(s, &failed) == 0);
+    CHILD_CHECK(sbx__jail_mount_pivot(s->root_dir) == 0);
+    CHILD_CHECK(sbx__jail_mount_finish() == 0);
+    CHILD_CHECK(!is_fs("/data/sub", TMPFS_MAGIC));
+    CHILD_CHECK(write(stages_sync_wr, &b, 1) == 1 && read(stages_sync_rd, &b, 1) == 1);
+    CHILD_CHECK(!is_fs("/data/sub", TMPFS_MAGIC));
+}
+
+/* The control: a mount namespace copied into a user namespace, left as the copy made it (the
+ * host's shared mounts become slaves), does receive the parent's mount. */
+static void child_mount_watch_control(void *arg)
+{
+    const struct mount_case *c = arg;
+    char b = 'p';
+    stages_unshare(CLONE_NEWNS, true);
+    CHILD_CHECK(!is_fs(c->sub, TMPFS_MAGIC));
+    CHILD_CHECK(write(stages_sync_wr, &b, 1) == 1 && read(stages_sync_rd, &b, 1) == 1);
+    CHILD_CHECK(is_fs(c->sub, TMPFS_MAGIC));
+}
+
+static void hook_mount_on_host(pid_t pid, int rd, int wr, void *arg)
+{
+    const struct mount_case *c = arg;
+    if (c->pid1)
+        stages_hook_maps(pid, rd, wr, NULL);
+    char b;
+    if (read(rd, &b, 1) != 1)
+        return; /* the child failed first; its report says why */
+    int rc = mount("tmpfs", c->sub, "tmpfs", 0, "size=16k");
+    b = 'c';
+    ck_assert_int_eq(write(wr, &b, 1), 1);
+    ck_assert_msg(rc == 0, "mount on the host side: %s", strerror(errno));
+}
+
+/* Host mounts made while a jail runs stay out of it (mount_apply's MS_PRIVATE). Root only: the
+ * shared mount is made in this test process's own mount namespace. */
+START_TEST(test_mount_no_propagation)
+{
+    if (geteuid() != 0 || (getenv("CK_FORK") && strcmp(getenv("CK_FORK"), "no") == 0)) {
+        printf("mount/propagation: SKIPPED: needs root and Check's fork mode (a shared mount in "
+               "the test process's own mount namespace)\n");
+        return;
+    }
+    struct stages_env e;
+    struct mount_case c = {.e = &e};
+    if (unshare(CLONE_NEWNS) != 0) {
+        printf("mount/propagation: SKIPPED: unshare(CLONE_NEWNS) refused: %s\n", strerror(errno));
+        return;
+    }
+    ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+    stages_env_init(&e);
+    stages_mkdir(&e, "ro/sub", 0755);
+    stages_path(c.sub, &e, "ro/sub");
+    ck_assert_int_eq(mount(e.dir, e.dir, NULL, MS_BIND, NULL), 0);
+    ck_assert_int_eq(mount(NULL, e.dir, NULL, MS_SHARED, NULL), 0);
+    stages_run("mount/propagation-control", child_mount_watch_control, &c, hook_mount_on_host);
+    ck_assert_int_eq(umount2(c.sub, MNT_DETACH), 0);
+    stages_env_plan(&e, "{\"fs\":[\"@/ro::/data\"]}", NULL);
+    c.pid1 = pid1_mount_watch;
+    stages_hook_spec = &e.spec;
+    stages_run("mount/propagation", child_mount, &c, hook_mount_on_host);
+    ck_assert_int_eq(umount2(c.sub, MNT_DETACH), 0);
+    ck_assert_int_eq(umount2(e.dir, MNT_DETACH), 0);
+    stages_env_free(&e);
 }
 END_TEST
 
@@ -1053,7 +1121,7 @@ static Suite *stages_suite(void)
     Suite *s = suite_create("jail.stages");
     const struct {
         const char *name;
-        const TTest *tests[4];
+        const TTest *tests[6];
     } groups[] = {
         {"rlimit", {test_rlimit_without_cgroup, test_rlimit_with_cgroup, test_rlimit_refused}},
         {"caps", {test_caps_drop}},
@@ -1063,12 +1131,12 @@ static Suite *stages_suite(void)
         {"userns", {test_userns_as_run, test_userns_self_mapped, test_userns_errors}},
         {"mount",
          {test_mount_tree, test_mount_tree_self_mapped, test_mount_grant_vanished,
-          test_mount_errors}},
+          test_mount_no_propagation, test_mount_errors}},
     };
     for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
         TCase *tc = tcase_create(groups[i].name);
         tcase_set_timeout(tc, 30);
-        for (size_t j = 0; j < 4 && groups[i].tests[j]; j++)
+        for (size_t j = 0; j < 6 && groups[i].tests[j]; j++)
             tcase_add_test(tc, groups[i].tests[j]);
         suite_add_tcase(s, tc);
     }
