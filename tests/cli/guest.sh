@@ -81,11 +81,11 @@ expect_contains "$(frames)" "ok=0${nl}error=SANDBOX_INVALID_ARGUMENT${nl}message
     "bad context JSON"
 
 # The policy file's limits apply inside the guest: output cap, timeout.
-guest 0 '{"maxOutputBytes": 4}' 'console.log("hello world"); return 1' 'null'
-expect_eq "$out" 'hell' "stdout capped at maxOutputBytes"
+guest 0 '{"maxOutputBytes": 8}' 'console.log("0123456789abcdef"); return 1' 'null'
+expect_eq "$out" '01234567' "stdout capped at maxOutputBytes"
 expect_eq "$rec" 'ok:1:1value:1:1stdout_truncated:1:1stderr_truncated:1:0' "truncation recorded"
-guest 0 '{"maxOutputBytes": 2}' 'console.error("abcdef"); return 1' 'null'
-expect_eq "$err" 'ab' "stderr capped at maxOutputBytes"
+guest 0 '{"maxOutputBytes": 4}' 'console.error("abcdefgh"); return 1' 'null'
+expect_eq "$err" 'abcd' "stderr capped at maxOutputBytes"
 expect_eq "$rec" 'ok:1:1value:1:1stdout_truncated:1:0stderr_truncated:1:1' "stderr truncation"
 guest 0 '{"timeoutMs": 100}' 'while (true) {}' 'null'
 # (Under load the message adds that the engine is being stopped in the background.)

@@ -82,6 +82,10 @@ expect_eq "$out" "echo.wasm${nl}--x${nl}--" "-- before MODULE"
 expect_status 1 "$SBX" wasm --env A=1 --metrics "$dir/w.prom" --env 'B=x y=z' --env C= "$echo"
 expect_eq "$out" "$echo${nl}--${nl}A=1${nl}B=x y=z${nl}C=" "environment"
 expect_contains "$(cat "$dir/w.prom" 2>/dev/null)" 'sandbox_runs_total{backend="wasm"' "metrics file"
+# Quotes, backslashes and control characters in a value reach the guest unchanged.
+tab=$(printf '\t')
+expect_status 1 "$SBX" wasm --env "Q=say \"hi\" \\ back${tab}tab" "$echo"
+expect_eq "$out" "$echo${nl}--${nl}Q=say \"hi\" \\ back${tab}tab" "--env value escaped into the policy"
 
 # ---- --invoke: typed arguments and results
 invoke() { # WANT-STATUS WANT-STDOUT EXPORT ARGS...
