@@ -24,7 +24,6 @@ struct rl_case {
     struct sbx__jail_rlimits want;
     struct rlimit before_data, before_nproc, before_nofile;
     char file[PATH_MAX];
-    int want_rc;
 };
 
 static bool limit_is(int resource, uint64_t value)
@@ -572,8 +571,7 @@ static bool map_is(const char *path, unsigned inside, unsigned outside)
            a == inside && b == outside && n == 1;
 }
 
-/* After sbx__jail_userns_apply: the guest ids, caps kept for the mounts, files owned by host_uid.
- */
+/* After userns_apply: the guest ids, caps kept for the mounts, new files owned by host_uid. */
 static void check_guest_ids(const struct stages_env *e)
 {
     const struct sbx__jail_spec *s = &e->spec;
@@ -986,10 +984,10 @@ static void hook_mount_on_host(pid_t pid, int rd, int wr, void *arg)
     char b;
     if (read(rd, &b, 1) != 1)
         return; /* the child failed first; its report says why */
-    int rc = mount("tmpfs", c->sub, "tmpfs", 0, "size=16k");
+    int err = mount("tmpfs", c->sub, "tmpfs", 0, "size=16k") == 0 ? 0 : errno;
     b = 'c';
     ck_assert_int_eq(write(wr, &b, 1), 1);
-    ck_assert_msg(rc == 0, "mount on the host side: %s", strerror(errno));
+    ck_assert_msg(err == 0, "mount on the host side: %s", strerror(err));
 }
 
 /* Host mounts made while a jail runs stay out of it (mount_apply's MS_PRIVATE). Root only: the
