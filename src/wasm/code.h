@@ -65,6 +65,7 @@
 #define WASM_MISC_OPS(X) \
     X(unreachable) X(br) X(br_if) X(br_unless) X(br_back) X(br_if_back) X(br_unless_back) \
     X(br_table) X(ret0) X(ret1) X(retn) X(call) X(call_func) X(call_indirect) X(mov) X(mov2) X(mov_mov) X(f64_muladd_rmw) X(f64_mulldadd_rmw) \
+    X(i32_add_pair) X(i32_add_pair_ri) X(i32_add_pair_ir) X(i32_add_pair_ii) \
     X(i32_xor_rotl_i) X(i32_add_add) X(i32_add_xor) X(i32_add_and) \
     X(const32) X(const64) X(select) X(global_get) X(global_set) X(select2) X(global_get2) \
     X(global_set2) \

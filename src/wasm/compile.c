@@ -50,10 +50,50 @@ void sbx__wasm_c_emit(struct compiler *c, uint32_t word)
     c->w[c->wlen++] = word;
 }
 
+static bool is_add(enum wasm_iop op)
+{
+    return op == IOP_i32_add || op == IOP_i32_add_i;
+}
+
+static bool is_i32_compare(enum wasm_iop op)
+{
+    return (op >= IOP_i32_eq && op <= IOP_i32_ge_u) ||
+           (op >= IOP_i32_eq_i && op <= IOP_i32_ge_u_i) || op == IOP_i32_eqz;
+}
+
+/* Two adjacent i32 adds (address arithmetic) become one dispatch once a third instruction
+ * follows that did not fuse with the second. Not before a compare: the loop's closing add
+ * may still fuse with it (addbr_*). Only the second add's words move, and nothing refers to
+ * them: labels reset the history, branch words belong to other instructions. */
+static void merge_add_pair(struct compiler *c, enum wasm_iop next)
+{
+    uint32_t a = c->prev_start, b = c->last_start;
+    if (!is_add(c->prev_op) || !is_add(c->last_op) || is_i32_compare(next) || a + 4 != b ||
+        b + 4 != c->wlen)
+        return;
+    int form = (c->prev_op == IOP_i32_add_i ? 2 : 0) + (c->last_op == IOP_i32_add_i ? 1 : 0);
+    static const enum wasm_iop pairs[4] = {IOP_i32_add_pair, IOP_i32_add_pair_ri,
+                                           IOP_i32_add_pair_ir, IOP_i32_add_pair_ii};
+    c->w[a] = (uint32_t)c->ops[pairs[form]];
+    for (uint32_t i = b; i < b + 3; i++) {
+        c->w[i] = c->w[i + 1];
+        c->is_op[i] = 0;
+    }
+    c->wlen--;
+    c->last_op = pairs[form];
+    c->last_start = a;
+    c->prev_op = c->older_op;
+    c->prev_start = c->older_start;
+    c->older_op = IOP_unreachable;
+}
+
 void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op)
 {
+    merge_add_pair(c, op);
     c->last_dst = 0;
     c->last_cmp = 0;
+    c->older_op = c->prev_op;
+    c->older_start = c->prev_start;
     c->prev_op = c->last_op;
     c->prev_start = c->last_start;
     c->last_op = op;
@@ -68,7 +108,9 @@ void sbx__wasm_c_unemit(struct compiler *c)
     c->wlen = c->last_start;
     c->last_op = c->prev_op;
     c->last_start = c->prev_start;
-    c->prev_op = IOP_unreachable;
+    c->prev_op = c->older_op;
+    c->prev_start = c->older_start;
+    c->older_op = IOP_unreachable;
     c->last_dst = c->last_cmp = 0;
 }
 
@@ -221,7 +263,7 @@ void sbx__wasm_c_label(struct compiler *c)
 {
     c->last_dst = 0;
     c->last_cmp = 0;
-    c->last_op = c->prev_op = IOP_unreachable;
+    c->last_op = c->prev_op = c->older_op = IOP_unreachable;
 }
 
 /* --- locals, drop, select ----------------------------------------------------------------- */

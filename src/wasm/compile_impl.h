@@ -78,6 +78,8 @@ struct compiler {
     uint32_t last_start;   /* its first word */
     enum wasm_iop prev_op; /* the one before it, when no label lies between */
     uint32_t prev_start;
+    enum wasm_iop older_op; /* and the one before that (restored by unemit) */
+    uint32_t older_start;
     bool last_cmp_imm;
     bool has_failed;
     sbx_err rc;

@@ -304,6 +304,26 @@ static bool store_imm(const struct simple_op *s, const struct centry *v)
     return k >= INT32_MIN && k <= INT32_MAX;
 }
 
+/* The f64.mul [h][x][p][q] just emitted, when the instruction before it loaded one factor
+ * from (uint32_t)(a + k) + off into a stack temporary: y's words {a, k, off} and the other
+ * factor, with the load taken back too. */
+static bool take_mul_addi_ld(struct compiler *c, uint32_t *yw, uint32_t *other)
+{
+    uint32_t start = c->last_start, ld = c->prev_start, t = c->w[ld + 1];
+    if (c->prev_op != IOP_i64_load_addi || ld + 5 != start || t < c->frame_base)
+        return false;
+    uint32_t p = c->w[start + 2], q = c->w[start + 3];
+    if ((p == t) == (q == t))
+        return false;
+    *other = p == t ? q : p;
+    yw[0] = c->w[ld + 2];
+    yw[1] = c->w[ld + 3];
+    yw[2] = c->w[ld + 4];
+    sbx__wasm_c_unemit(c);
+    sbx__wasm_c_unemit(c);
+    return true;
+}
+
 /* memory[A] += x * y, the core of dot products and matrix loops: when the addend x was just
  * computed by an f64.mul (of two slots, or of a slot and memory) into a stack temporary, the
  * multiply joins the read-modify-write. Two roundings, as the separate instructions. */
@@ -314,11 +334,15 @@ static bool emit_axpy(struct compiler *c, uint32_t x, uint32_t as, uint32_t offs
     bool is_mul_ld = c->last_op == IOP_f64_mul_ld && n == 5;
     if ((!is_mul && !is_mul_ld) || c->w[start + 1] != x || x < c->frame_base)
         return false;
-    uint32_t words[4] = {c->w[start + 2], c->w[start + 3], is_mul_ld ? c->w[start + 4] : 0};
-    sbx__wasm_c_unemit(c);
+    /* words: the other factor, then y's address slot, k, offset (mul_ld: k = 0) */
+    uint32_t words[4] = {c->w[start + 2], c->w[start + 3], 0, is_mul_ld ? c->w[start + 4] : 0};
+    if (is_mul && take_mul_addi_ld(c, words + 1, words))
+        is_mul = false;
+    else
+        sbx__wasm_c_unemit(c);
     sbx__wasm_c_op(c, is_mul ? IOP_f64_muladd_rmw : IOP_f64_mulldadd_rmw);
     sbx__wasm_c_emit(c, as);
-    for (uint32_t k = 0; k < (is_mul ? 2u : 3u); k++)
+    for (uint32_t k = 0; k < (is_mul ? 2u : 4u); k++)
         sbx__wasm_c_emit(c, words[k]);
     sbx__wasm_c_emit(c, offset);
     return true;

@@ -452,8 +452,8 @@ op_mov:
     S(1) = S(2);
     ip += 3;
     NEXT();
-    /* memory = x * y + memory: [h][addr][x][y][offset]; with y from memory too:
-     * [h][addr][x][addr2][offset2][offset] */
+    /* memory = x * y + memory: [h][addr][x][y][offset]; with y from memory too, at
+     * (uint32_t)(addr2 + k) + offset2: [h][addr][x][addr2][k][offset2][offset] */
 op_f64_muladd_rmw : {
     uint64_t ea = (uint64_t)U32(1) + W(4);
     if (UNLIKELY(ea + 8 > msize))
@@ -467,7 +467,7 @@ op_f64_muladd_rmw : {
     NEXT();
 }
 op_f64_mulldadd_rmw : {
-    uint64_t ey = (uint64_t)U32(3) + W(4), ea = (uint64_t)U32(1) + W(5);
+    uint64_t ey = (uint64_t)(uint32_t)(fp[ip[3]] + W(4)) + W(5), ea = (uint64_t)U32(1) + W(6);
     if (UNLIKELY(ey + 8 > msize || ea + 8 > msize))
         TRAP(WASM_TRAP_MEMORY_OOB);
     uint64_t y, m;
@@ -476,9 +476,31 @@ op_f64_mulldadd_rmw : {
     double p = f64_of(S(2)) * f64_of(y);
     m = f64_bits(p + f64_of(m));
     memcpy(mbase + ea, &m, 8);
-    ip += 6;
+    ip += 7;
     NEXT();
 }
+    /* Two i32 adds in order (address arithmetic): [h][dst][a][b][dst2][a2][b2]; _ri: b2 is
+     * an immediate, _ir: b is, _ii: both are. */
+op_i32_add_pair:
+    S(1) = (uint32_t)(U32(2) + U32(3));
+    S(4) = (uint32_t)(U32(5) + U32(6));
+    ip += 7;
+    NEXT();
+op_i32_add_pair_ri:
+    S(1) = (uint32_t)(U32(2) + U32(3));
+    S(4) = (uint32_t)(U32(5) + W(6));
+    ip += 7;
+    NEXT();
+op_i32_add_pair_ir:
+    S(1) = (uint32_t)(U32(2) + W(3));
+    S(4) = (uint32_t)(U32(5) + U32(6));
+    ip += 7;
+    NEXT();
+op_i32_add_pair_ii:
+    S(1) = (uint32_t)(U32(2) + W(3));
+    S(4) = (uint32_t)(U32(5) + W(6));
+    ip += 7;
+    NEXT();
     /* i32 pairs from hashing code, z OP2 (x OP1 y): [h][dst][x][y or k][z] */
 op_i32_xor_rotl_i:
     S(1) = rotl32(U32(2), W(3)) ^ U32(4);
