@@ -53,7 +53,8 @@ static int make_mountpoint(const struct sbx__jail_mount *m)
     int rc = mkdir_p(m->dst, m->is_dir);
     if (rc || m->is_dir)
         return rc;
-    int fd = open(m->dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    /* O_EXCL: an existing file (a /proc entry bound over itself) is only a mount point. */
+    int fd = open(m->dst, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return errno == EEXIST ? 0 : -errno;
     close(fd);
