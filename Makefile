@@ -87,11 +87,13 @@ $(BUILD)/sbx: $(CLI_OBJ) $(BUILD)/libsbx.a
 $(BUILD)/tests/unit/%: tests/unit/%.c $(TEST_COMMON_OBJ) $(BUILD)/libsbx.a $(BUILD)/sbx
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(shell pkg-config --cflags check) $(PKGS_CFLAGS) \
-		-o $@ $< $(TEST_COMMON_OBJ) $(BUILD)/libsbx.a $(LDFLAGS) $(CHECK_LIBS) $(LDLIBS)
+		-MMD -MP -MF $@.d -o $@ $< $(TEST_COMMON_OBJ) $(BUILD)/libsbx.a $(LDFLAGS) $(CHECK_LIBS) \
+		$(LDLIBS)
 
 $(BUILD)/tests/common/%.o: tests/common/%.c $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(shell pkg-config --cflags check) $(PKGS_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(shell pkg-config --cflags check) $(PKGS_CFLAGS) \
+		-MMD -MP -c $< -o $@
 
 # clang-format is checked as one suite, so a style slip is reported without hiding test results.
 # The build runs on every core (JOBS); the suites then run one at a time, since several measure
@@ -128,4 +130,4 @@ format-check: $(DEPS_STAMP)
 clean:
 	rm -rf build build-san $(CLEAN_EXTRA)
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_COMMON_OBJ:.o=.d)
