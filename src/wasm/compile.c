@@ -276,11 +276,11 @@ static bool has_local_refs(const struct compiler *c, uint32_t lslot, uint32_t be
     return false;
 }
 
-/* True if local x still holds the zero it got at entry: a declared local that no earlier
- * instruction writes, outside any loop (a loop could bring a later write around). */
+/* True if local x still holds the zero it got at entry: a zeroed declared local that no
+ * earlier instruction writes, outside any loop (a loop could bring a later write around). */
 static bool is_still_zero(const struct compiler *c, uint32_t x)
 {
-    if (x < c->ft->param_count || c->local_written[x])
+    if (x < c->ft->param_count || c->local_written[x] || !c->local_zeroed[x])
         return false;
     for (uint32_t i = 0; i < c->nbl; i++)
         if (c->bl[i].kind == B_LOOP)
@@ -352,7 +352,7 @@ static void do_select(struct compiler *c, uint8_t op)
 /* --- the driver ------------------------------------------------------------------------- */
 
 /* Skips an instruction's immediates in dead code (after br, return, unreachable). */
-static void skip_imm(struct compiler *c, uint8_t op)
+void sbx__wasm_c_skip_imm(struct compiler *c, uint8_t op)
 {
     unsigned prefix = op == 0xFC || op == 0xFD ? op : 0;
     unsigned code = prefix ? sbx__wasm_c_u32(c) : op;
@@ -476,7 +476,7 @@ static bool step(struct compiler *c)
         break;
     }
     if (c->is_dead)
-        skip_imm(c, op);
+        sbx__wasm_c_skip_imm(c, op);
     else if (op == 0xFC)
         sbx__wasm_c_prefixed(c, sbx__wasm_c_u32(c));
     else if (op == 0xFD)
@@ -486,6 +486,7 @@ static bool step(struct compiler *c)
     return false;
 }
 
+/* Slots: params, then the locals a call zeroes, the zero slot, the other locals. */
 static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
 {
     const struct wasm_functype *ft = c->ft;
@@ -493,19 +494,28 @@ static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
     c->local_slot = sbx__mallocn((size_t)c->local_count + 1, sizeof(uint32_t));
     c->local_type = sbx__mallocn((size_t)c->local_count + 1, 1);
     c->local_written = sbx__calloc((size_t)c->local_count + 1, 1);
-    if (!c->local_slot || !c->local_type || !c->local_written)
+    c->local_zeroed = sbx__calloc((size_t)c->local_count + 1, 1);
+    if (!c->local_slot || !c->local_type || !c->local_written || !c->local_zeroed)
         return false;
+    for (uint32_t i = 0; i < c->local_count; i++)
+        c->local_type[i] =
+            i < ft->param_count ? ft->types[i] : fd->local_types[i - ft->param_count];
+    sbx__wasm_c_scan_locals(c, c->local_zeroed);
     uint32_t slot = 0;
-    for (uint32_t i = 0; i < c->local_count; i++) {
-        uint8_t t = i < ft->param_count ? ft->types[i] : fd->local_types[i - ft->param_count];
-        c->local_type[i] = t;
-        c->local_slot[i] = slot;
-        slot += sbx__wasm_type_slots(t);
-        if (slot > MAX_SLOTS)
-            return false;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 2)
+            c->zero_slot = slot++;
+        for (uint32_t i = 0; i < c->local_count; i++) {
+            int want = i < ft->param_count ? 0 : c->local_zeroed[i] ? 1 : 2;
+            if (want != pass)
+                continue;
+            c->local_slot[i] = slot;
+            slot += sbx__wasm_type_slots(c->local_type[i]);
+            if (slot > MAX_SLOTS)
+                return false;
+        }
     }
-    c->zero_slot = slot;
-    c->frame_base = slot + 1;
+    c->frame_base = slot;
     c->slot_top = c->max_slot = c->frame_base;
     return true;
 }
@@ -545,7 +555,7 @@ static void finish(struct compiler *c, struct wasm_code *out, uint32_t func_inde
     out->func_index = func_index;
     out->param_slots = types_slots(ft->types, ft->param_count);
     out->result_slots = types_slots(ft->types + ft->param_count, ft->result_count);
-    out->local_slots = c->frame_base - out->param_slots;
+    out->local_slots = c->zero_slot + (c->is_zero_used ? 1 : 0) - out->param_slots;
     out->frame_slots = c->max_slot > out->result_slots ? c->max_slot : out->result_slots;
     out->entry_fuel = c->fuel ? c->fuel : 1;
     out->type = ft;
@@ -582,6 +592,7 @@ static void compiler_reset(struct compiler *c)
     sbx__free(c->local_slot);
     sbx__free(c->local_type);
     sbx__free(c->local_written);
+    sbx__free(c->local_zeroed);
     const struct wasm_module *m = c->m;
     const int32_t *ops = c->ops;
     char *err = c->err;

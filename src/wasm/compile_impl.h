@@ -55,9 +55,11 @@ struct compiler {
     uint32_t *local_slot;
     uint8_t *local_type;
     uint8_t *local_written; /* per local: some instruction so far sets it */
+    uint8_t *local_zeroed;  /* per local: zeroed at entry (compile_locals.c) */
     uint32_t local_count;
     uint32_t frame_base; /* slots of params + locals: where the operand stack starts */
     uint32_t zero_slot;  /* a local slot that always holds 0 (base of constant addresses) */
+    bool is_zero_used;   /* some instruction reads zero_slot: zero it at entry */
 
     uint32_t *w;    /* the code, handler words as label offsets until finish() */
     uint8_t *is_op; /* per word: it is a handler */
@@ -108,6 +110,13 @@ bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t ne
 void sbx__wasm_c_copy(struct compiler *c, const struct centry *e, uint32_t dst);
 /* Marks a branch target here: nothing before it may be fused with what follows. */
 void sbx__wasm_c_label(struct compiler *c);
+
+/* Skips the immediates of the instruction whose opcode byte was just read. */
+void sbx__wasm_c_skip_imm(struct compiler *c, uint8_t op);
+
+/* compile_locals.c: sets zeroed[x] for each declared local that must be zero at entry. Reads
+ * the body from c->p and leaves c->p where it was. */
+void sbx__wasm_c_scan_locals(struct compiler *c, uint8_t *zeroed);
 
 /* compile_control.c: each handles one instruction, immediates included. */
 void sbx__wasm_c_block(struct compiler *c, uint8_t kind);

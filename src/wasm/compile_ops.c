@@ -261,11 +261,12 @@ static bool is_fresh_add(const struct compiler *c, const struct centry *e)
 }
 
 /* A constant address k becomes offset k + offset from the zero slot when the sum fits. */
-static bool const_addr(const struct centry *a, uint32_t *offset)
+static bool const_addr(struct compiler *c, const struct centry *a, uint32_t *offset)
 {
     if (a->kind != K_CONST || (uint64_t)(uint32_t)a->k + *offset > UINT32_MAX)
         return false;
     *offset += (uint32_t)a->k;
+    c->is_zero_used = true;
     return true;
 }
 
@@ -287,7 +288,7 @@ static void emit_load(struct compiler *c, const struct simple_op *s)
         sbx__wasm_c_result(c, op, s->tout, opnds, 3);
         return;
     }
-    opnds[0] = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
+    opnds[0] = const_addr(c, &a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
     opnds[1] = offset;
     sbx__wasm_c_result(c, (enum wasm_iop)s->iop, s->tout, opnds, 2);
 }
@@ -358,7 +359,7 @@ static bool emit_rmw(struct compiler *c, const struct simple_op *s, const struct
         memops[i].load + (IOP_i32_store - IOP_i32_load) != s->iop)
         return false;
     uint32_t start = c->last_start, as = a->kind == K_LOCAL ? a->local : a->slot;
-    if (a->kind == K_CONST && const_addr(a, &offset))
+    if (a->kind == K_CONST && const_addr(c, a, &offset))
         as = c->zero_slot;
     else if (a->kind == K_CONST)
         return false;
@@ -388,7 +389,7 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
         /* The value was just computed: compute it straight into memory. */
         uint32_t start = c->last_start, x = c->w[start + 2], y = c->w[start + 3];
         sbx__wasm_c_unemit(c);
-        uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
+        uint32_t as = const_addr(c, &a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
         sbx__wasm_c_op(c, (enum wasm_iop)(IOP_i32_add_st + i));
         sbx__wasm_c_emit(c, as);
         sbx__wasm_c_emit(c, x);
@@ -413,7 +414,7 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
         sbx__wasm_c_emit(c, offset);
         return;
     }
-    uint32_t as = const_addr(&a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
+    uint32_t as = const_addr(c, &a, &offset) ? c->zero_slot : sbx__wasm_c_operand(c, &a);
     uint32_t vs = is_imm ? (uint32_t)v.k : sbx__wasm_c_operand(c, &v);
     sbx__wasm_c_op(c, (enum wasm_iop)(s->iop + (is_imm ? IOP_i32_store_i - IOP_i32_store : 0)));
     sbx__wasm_c_emit(c, as);
