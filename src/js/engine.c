@@ -148,7 +148,7 @@ static void emit(struct sbx__buf *b, const char *s, size_t len)
         return;
     }
     size_t take = len;
-    if (take / 2 > room)
+    if (len / 2 > room && room + room / 2 + 8 < len)
         take = room + room / 2 + 8; /* converting shrinks by at most 6:4 */
     size_t n;
     char *text = to_host(s, take, SBX_JS_LONE_REPLACE, &n);

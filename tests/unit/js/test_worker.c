@@ -338,6 +338,13 @@ START_TEST(output_cap)
     ck_assert(x.r.ok);
     ck_assert_int_eq(x.r.limit, SBX_LIMIT_NONE);
     sbx_result_free(&x.r);
+    /* A line a little longer than twice the room left: the conversion takes no more than the
+     * line (SAN=1 saw a read past its end). */
+    run1("{\"maxOutputBytes\":4}", "console.log('hello world'); return 1", NULL, &x);
+    ck_assert(x.r.ok && x.r.stdout_truncated);
+    ck_assert_uint_eq(x.r.stdout_len, 4);
+    ck_assert(memcmp(x.r.stdout_data, "hell", 4) == 0);
+    sbx_result_free(&x.r);
 }
 END_TEST
 
