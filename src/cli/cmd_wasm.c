@@ -47,8 +47,8 @@ static int set_json(struct wasm_opts *o, const char *key, char *json)
     return rc;
 }
 
-/* Applies one policy-editing option; returns 0, or -1 after printing why (fail_status stays 125:
- * tests/unit/plugin/test_cli.c expects 125 for a non-numeric --fuel). */
+/* Applies one policy-editing option; returns 0, or -1 after printing why. A value that is not a
+ * number is a usage error (2, as wasmtime and sbx eval/run); one the policy rejects is 125. */
 static int apply(struct wasm_opts *o, int c, const char *arg)
 {
     static const struct {
@@ -68,8 +68,10 @@ static int apply(struct wasm_opts *o, int c, const char *arg)
         if (rows[i].opt != c)
             continue;
         unsigned long long n;
-        if (!rows[i].is_array && cli_parse_u64(rows[i].name, arg, &n))
+        if (!rows[i].is_array && cli_parse_u64(rows[i].name, arg, &n)) {
+            o->fail_status = 2;
             return -1;
+        }
         if (!rows[i].is_array)
             return cli_policy_set_number(&o->policy, rows[i].key, rows[i].name, arg);
         char *quoted = cli_json_string(arg);
@@ -87,6 +89,7 @@ static int apply_env(struct wasm_opts *o, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg) {
+        o->fail_status = 2;
         cli_usage_error("wasm", "--env wants K=V, got '%s'", arg);
         return -1;
     }

@@ -148,12 +148,11 @@ usage_error 'sbx: wasm: expected MODULE.wasm (try --help)'
 usage_error 'sbx: wasm: expected MODULE.wasm (try --help)' --fuel 5
 usage_error "sbx: wasm: unknown or incomplete option '--bogus' (try --help)" --bogus "$echo"
 usage_error "sbx: wasm: unknown or incomplete option '--invoke' (try --help)" --invoke
-# Bad option values count as a policy sbx rejected (125, as tests/unit/plugin/test_cli.c has it),
-# the option named.
+# Bad option values are usage errors (2, as wasmtime and sbx eval/run), the option named.
 bad_value() { # WANT-STDERR ARGS...
     msg=$1
     shift
-    expect_status 125 "$SBX" wasm "$@"
+    expect_status 2 "$SBX" wasm "$@"
     expect_eq "$err" "$msg" "sbx wasm $*"
     expect_eq "$out" "" "sbx wasm $*: nothing ran"
 }
