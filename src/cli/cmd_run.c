@@ -15,13 +15,14 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: sbx run [--policy FILE] [--timeout-ms N] [--memory-bytes N] [--pids N]\n"
-            "               [--fs [rw:]HOST[::GUEST]]... [--net loopback] [--json] -- CMD "
-            "[ARGS...]\n\n"
+            "               [--fs [rw:]HOST[::GUEST]]... [--net loopback] [--json [--stdin FILE]]\n"
+            "               -- CMD [ARGS...]\n\n"
             "Runs CMD in a Linux jail (new user, pid, mount, ipc, uts, net namespaces; seccomp,\n"
             "Landlock, cgroup or rlimit limits). Nothing of the host is visible but /usr and\n"
             "the --fs grants. Exit status: the command's own, 124 on timeout, 128+N when killed\n"
             "by signal N, 125 when sbx failed (2 for usage errors). --json prints the result\n"
-            "object with stdout/stderr captured instead of passing them through.\n");
+            "object with stdout/stderr captured instead of passing them through; CMD's stdin is\n"
+            "then empty, or the text of --stdin FILE ('-' for sbx's own stdin).\n");
 }
 
 struct run_opts {
@@ -32,6 +33,7 @@ struct run_opts {
     const char *net;
     char **fs;
     int fs_count;
+    const char *stdin_path;
     bool is_json;
 };
 
@@ -46,6 +48,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         {"fs", required_argument, NULL, 'f'},
         {"net", required_argument, NULL, 'N'},
         {"json", no_argument, NULL, 'j'},
+        {"stdin", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -75,6 +78,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         case 'j':
             o->is_json = true;
             break;
+        case 'i':
+            o->stdin_path = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -87,6 +93,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         return cli_usage_error("run", "--net takes only 'loopback', got '%s'", o->net);
     if (optind >= argc)
         return cli_usage_error("run", "expected -- CMD [ARGS...] (try --help)");
+    if (o->stdin_path && !o->is_json)
+        return cli_usage_error("run",
+                               "--stdin goes with --json (without it CMD reads sbx's stdin)");
     return -1;
 }
 
@@ -126,7 +135,7 @@ static int exit_status(const sbx_result *r, sbx_err rc)
     return EXIT_SBX_FAILED;
 }
 
-static int run_command(sbx_policy *policy, char **cmd, bool is_json)
+static int run_command(sbx_policy *policy, char **cmd, bool is_json, const char *stdin_path)
 {
     sbx_sandbox *sb = NULL;
     sbx_err e = sbx_sandbox_create(SBX_BACKEND_PROCESS, policy, &sb);
@@ -135,8 +144,25 @@ static int run_command(sbx_policy *policy, char **cmd, bool is_json)
         return EXIT_SBX_FAILED;
     }
     sbx_run_input in = {.argv = (const char *const *)cmd, .inherit_stdio = !is_json};
+    /* --json captures the command's output; its input comes from --stdin FILE, read first. */
+    char *input = NULL;
+    if (stdin_path) {
+        size_t len;
+        input = cli_read_file(stdin_path, &len);
+        if (input && memchr(input, '\0', len)) {
+            fprintf(stderr, "sbx: run: --stdin takes text; %s holds a NUL byte\n", stdin_path);
+            free(input);
+            input = NULL;
+        }
+        if (!input) {
+            sbx_sandbox_destroy(sb);
+            return EXIT_SBX_FAILED;
+        }
+        in.context_json = input;
+    }
     sbx_result r;
     e = sbx_sandbox_run(sb, &in, &r);
+    free(input);
     int status = exit_status(&r, e);
     if (is_json) {
         char *j = sbx_result_to_json(&r);
@@ -172,7 +198,7 @@ int cli_run(int argc, char **argv)
         free(o.fs);
         return 2;
     }
-    rc = run_command(policy, argv + optind, o.is_json);
+    rc = run_command(policy, argv + optind, o.is_json, o.stdin_path);
     sbx_policy_destroy(policy);
     free(o.fs);
     return rc;

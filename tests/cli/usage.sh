@@ -104,6 +104,8 @@ expect_contains "$out" '"stdout":"01234567","stderr":"","stdoutTruncated":true' 
 usage_error 'sbx: run: expected -- CMD [ARGS...] (try --help)' run
 usage_error 'sbx: run: expected -- CMD [ARGS...] (try --help)' run --
 usage_error 'sbx: run: expected -- CMD [ARGS...] (try --help)' run --json --
+usage_error "sbx: run: --stdin goes with --json (without it CMD reads sbx's stdin)" \
+    run --stdin - -- cat
 usage_error "sbx: run: unknown or incomplete option '--timeout-ms' (try --help)" run --timeout-ms
 usage_error "sbx: run: unknown or incomplete option '--bogus' (try --help)" run --bogus -- true
 usage_error "sbx: run: --net takes only 'loopback', got 'host'" run --net host -- true
@@ -143,6 +145,18 @@ expect_contains "$out" '"exitCode":127' "--json exit code"
 expect_status 1 "$SBX" run --json --policy "$dir/cap.json" -- sh -c 'echo 0123456789abcdef; exit 1'
 expect_contains "$out" '"stdout":"01234567","stderr":"","stdoutTruncated":true' "run output cap"
 expect_contains "$out" '"limit":"output"' "output limit named"
+expect_status 0 "$SBX" run --json -- cat
+expect_contains "$out" '"stdout":"","stderr":""' "--json: stdin is empty without --stdin"
+printf 'line one\nline two\n' >"$dir/in.txt"
+expect_status 0 "$SBX" run --json --stdin "$dir/in.txt" -- cat
+expect_contains "$out" '"stdout":"line one\nline two\n"' "--json --stdin FILE feeds CMD"
+expect_status 0 sh -c "printf piped | timeout 20 '$SBX' run --json --stdin - -- cat"
+expect_contains "$out" '"stdout":"piped"' "--json --stdin - feeds sbx's stdin"
+printf 'a\000b' >"$dir/nul.bin"
+expect_status 125 "$SBX" run --json --stdin "$dir/nul.bin" -- cat
+expect_eq "$err" "sbx: run: --stdin takes text; $dir/nul.bin holds a NUL byte" "--stdin NUL"
+expect_status 125 "$SBX" run --json --stdin "$dir/none.txt" -- cat
+expect_contains "$err" "$dir/none.txt" "--stdin missing file named"
 expect_status 124 "$SBX" run --json --timeout-ms 100 -- sleep 5
 expect_contains "$out" '"code":"SANDBOX_TIMEOUT"' "--json timeout"
 expect_status 124 "$SBX" run --policy "$dir/slow.json" -- sleep 5
