@@ -1,5 +1,5 @@
-/* cli/telemetry.c: `--metrics FILE` (Prometheus text written at exit) and OTLP export when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set. With both, one hook table feeds the two exporters. */
+/* cli/telemetry.c: `--metrics FILE` (Prometheus text written at exit) and OTLP export when an
+ * OTEL_EXPORTER_OTLP_*ENDPOINT is set. With both, one hook table feeds the two exporters. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +150,20 @@ static bool otel_disabled(void)
     return v && strcasecmp(v, "true") == 0;
 }
 
+/* Any of the endpoint variables turns export on; the rest fall back to their defaults. */
+static bool otlp_configured(void)
+{
+    static const char *const vars[] = {"OTEL_EXPORTER_OTLP_ENDPOINT",
+                                       "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                                       "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return true;
+    }
+    return false;
+}
+
 int cli_telemetry_start(int *argc, char **argv)
 {
     if (take_metrics_flag(argc, argv) || (metrics_path && check_metrics_path(metrics_path)))
@@ -158,8 +172,7 @@ int cli_telemetry_start(int *argc, char **argv)
         fprintf(stderr, "sbx: --metrics: out of memory\n");
         return -1;
     }
-    const char *endpoint = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
-    if (endpoint && *endpoint && !otel_disabled()) {
+    if (otlp_configured() && !otel_disabled()) {
         sbx_err e = sbx_otlp_create_from_env(&otlp);
         if (e) {
             fprintf(stderr,

@@ -151,6 +151,14 @@ stop_receiver
 expect_contains "$(cat "$dir/recv")" '"path":"/t"' "traces endpoint"
 expect_contains "$(cat "$dir/recv")" '"path":"/m"' "metrics endpoint"
 
+# The per-signal endpoints alone are enough to turn export on.
+start_receiver 2 200
+expect_status 0 env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http://127.0.0.1:$port/t" \
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT="http://127.0.0.1:$port/m" "$SBX" eval 'return 1'
+stop_receiver
+expect_contains "$(cat "$dir/recv")" '"path":"/t"' "traces endpoint alone"
+expect_contains "$(cat "$dir/recv")" '"path":"/m"' "metrics endpoint alone"
+
 # A collector answering 500: the status is reported, the run's own exit status kept.
 start_receiver 2 500
 expect_status 0 env OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$port" "$SBX" eval 'return 1'
