@@ -24,11 +24,11 @@ static void undo_to(struct lscan *s, uint32_t mark)
 /* True if the bytes at p start a constant that translates to the bits 0. */
 static bool is_zero_const(const uint8_t *p, const uint8_t *end)
 {
+    if (*p < 0x41 || (*p > 0x44 && *p != 0xD0))
+        return false;
     unsigned n = *p == 0x43 ? 4 : *p == 0x44 ? 8 : 1;
     if (*p == 0xD0)
         return true;
-    if (*p != 0x41 && *p != 0x42 && n == 1)
-        return false;
     if ((size_t)(end - p) <= n)
         return false;
     for (unsigned i = 1; i <= n; i++)
@@ -37,11 +37,30 @@ static bool is_zero_const(const uint8_t *p, const uint8_t *end)
     return true;
 }
 
+/* Skips n LEB128 numbers (the body is validated: each is well formed). */
+static void skip_lebs(struct compiler *c, unsigned n)
+{
+    while (n-- > 0)
+        while (c->p < c->end && (*c->p++ & 0x80))
+            ;
+}
+
 /* Handles one instruction at c->p; returns false at the function's end. */
 static bool scan_step(struct compiler *c, struct lscan *s, uint8_t *zeroed, bool prev_zero)
 {
     uint8_t op = *c->p++;
     uint32_t n, x;
+    if ((op >= 0x45 && op <= 0xC4) || op == 0x1A || op == 0x1B || op == 0x0F)
+        return true; /* the common immediate-free instructions, quickly */
+    if (op >= 0x28 && op <= 0x3E) {
+        skip_lebs(c, 2); /* memarg */
+        return true;
+    }
+    if (op == 0x0C || op == 0x0D || op == 0x10 || op == 0x23 || op == 0x24 || op == 0x41 ||
+        op == 0x42) {
+        skip_lebs(c, 1);
+        return true;
+    }
     switch (op) {
     case 0x02:
     case 0x03:
@@ -100,6 +119,8 @@ static bool scan_step(struct compiler *c, struct lscan *s, uint8_t *zeroed, bool
 
 void sbx__wasm_c_scan_locals(struct compiler *c, uint8_t *zeroed)
 {
+    if (c->local_count == c->ft->param_count)
+        return; /* no declared locals */
     struct lscan s = {.is_set = sbx__calloc((size_t)c->local_count + 1, 1)};
     const uint8_t *start = c->p;
     bool prev_zero = false;
