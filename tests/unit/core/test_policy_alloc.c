@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sbx/policy.h>
 
@@ -194,6 +195,23 @@ START_TEST(test_jansson_walk)
     }
     ck_assert_int_lt(n, MAX_STEPS);
     ck_assert_int_ge(failures, 10);
+    /* The parser's first allocation (its lexer's buffer) fails before any error is set. */
+    sbx_policy *p = (sbx_policy *)&p;
+    jansson_arm(1);
+    ck_assert_int_eq(sbx_policy_parse(FULL, strlen(FULL), &p, err, sizeof(err)), SBX_E_NOMEM);
+    ck_assert_ptr_null(p);
+    ck_assert_str_eq(err, "policy: out of memory");
+    char path[] = "/tmp/sbx-policy-alloc-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, FULL, strlen(FULL)), (ssize_t)strlen(FULL));
+    close(fd);
+    jansson_arm(1);
+    ck_assert_int_eq(sbx_policy_parse_file(path, &p, err, sizeof(err)), SBX_E_NOMEM);
+    jansson_arm(0);
+    unlink(path);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_null(sbx_policy_to_json(NULL));
     sbx_free(want);
     sbx_policy_destroy(base);
     json_set_alloc_funcs(malloc, free);
