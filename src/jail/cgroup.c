@@ -26,7 +26,7 @@ void sbx__jail_cgroup_init(struct sbx__jail_cgroup *cg)
 {
     memset(cg, 0, sizeof(*cg));
     for (int i = 0; i < 3; i++)
-        cg->procs_fds[i] = -1;
+        cg->attach_fds[i] = -1;
 }
 
 static int write_str(const char *dir, const char *file, const char *val)
@@ -126,10 +126,10 @@ static char *make_dir(const char *mnt, const char *self)
     return sbx__strdup(path);
 }
 
-static int open_procs(const char *dir)
+static int open_attach(const char *dir, const char *file)
 {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
     return open(path, O_WRONLY | O_CLOEXEC);
 }
 
@@ -162,8 +162,8 @@ static bool try_v1(struct sbx__jail_cgroup *cg, const struct sbx_policy *p)
         sbx__free(self);
         if (!cg->dirs[i])
             return false;
-        cg->procs_fds[i] = open_procs(cg->dirs[i]);
-        if (cg->procs_fds[i] < 0)
+        cg->attach_fds[i] = open_attach(cg->dirs[i], "tasks");
+        if (cg->attach_fds[i] < 0)
             return false;
     }
     cg->version = 1;
@@ -223,9 +223,9 @@ static bool try_v2(struct sbx__jail_cgroup *cg, const struct sbx_policy *p)
     cg->dirs[0] = make_dir(dir, "");
     if (!cg->dirs[0])
         return false;
-    cg->procs_fds[0] = open_procs(cg->dirs[0]);
+    cg->attach_fds[0] = open_attach(cg->dirs[0], "cgroup.procs");
     cg->version = 2;
-    return cg->procs_fds[0] >= 0 && set_limits_v2(cg, p);
+    return cg->attach_fds[0] >= 0 && set_limits_v2(cg, p);
 }
 
 void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_policy *p)
@@ -240,17 +240,24 @@ void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_polic
     sbx__jail_cgroup_destroy(cg);
 }
 
-/* Parent side. A v1 migration waits for an RCU grace period (cgroup_threadgroup_rwsem), often
- * milliseconds under load, so it runs while the child builds its mounts, not before. */
+/* Parent side, v2 only: moving another process takes cgroup_threadgroup_rwsem, whose RCU grace
+ * period costs milliseconds, so it runs while the child builds its mounts. On v1 the child moves
+ * itself through the tasks files (sbx__jail_cgroup_self_fds), which skips that lock. */
 int sbx__jail_cgroup_attach(const struct sbx__jail_cgroup *cg, pid_t pid)
 {
     char v[32];
     int len = snprintf(v, sizeof(v), "%d", (int)pid);
-    for (int i = 0; i < 3 && cg->version; i++) {
-        if (cg->procs_fds[i] >= 0 && write(cg->procs_fds[i], v, (size_t)len) < 0)
+    for (int i = 0; i < 3 && cg->version == 2; i++) {
+        if (cg->attach_fds[i] >= 0 && write(cg->attach_fds[i], v, (size_t)len) < 0)
             return -errno;
     }
     return 0;
+}
+
+void sbx__jail_cgroup_self_fds(const struct sbx__jail_cgroup *cg, int fds[3])
+{
+    for (int i = 0; i < 3; i++)
+        fds[i] = cg->version == 1 ? cg->attach_fds[i] : -1;
 }
 
 void sbx__jail_cgroup_poll(struct sbx__jail_cgroup *cg, bool *is_oom, bool *is_pids_hit)
@@ -270,9 +277,9 @@ void sbx__jail_cgroup_poll(struct sbx__jail_cgroup *cg, bool *is_oom, bool *is_p
 void sbx__jail_cgroup_destroy(struct sbx__jail_cgroup *cg)
 {
     for (int i = 0; i < 3; i++) {
-        if (cg->procs_fds[i] >= 0)
-            close(cg->procs_fds[i]);
-        cg->procs_fds[i] = -1;
+        if (cg->attach_fds[i] >= 0)
+            close(cg->attach_fds[i]);
+        cg->attach_fds[i] = -1;
         if (cg->dirs[i])
             rmdir(cg->dirs[i]);
         sbx__free(cg->dirs[i]);

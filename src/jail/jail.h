@@ -29,6 +29,7 @@ enum sbx__jail_stage {
     SBX__STAGE_LANDLOCK,
     SBX__STAGE_SECCOMP,
     SBX__STAGE_FORK,
+    SBX__STAGE_CGROUP,
 };
 
 /* What pid 1 of the jail writes on the status pipe. */
@@ -88,8 +89,9 @@ struct sbx__jail_spec {
     bool is_self_mapped; /* unprivileged: the child writes its own id maps */
     uid_t host_uid;      /* what the guest ids map to */
     gid_t host_gid;
-    bool has_cgroup; /* the parent attaches the child, then sends 'g' */
-    char *root_dir;  /* host directory the new root tmpfs is mounted on */
+    bool has_cgroup;         /* v2: the parent attaches the child, then sends 'g' */
+    int cgroup_tasks_fds[3]; /* v1: the child moves itself, "0" into each tasks file (-1: none) */
+    char *root_dir;          /* host directory the new root tmpfs is mounted on */
     struct sbx__jail_mount *mounts;
     size_t mount_count;
     bool net_loopback;
@@ -155,14 +157,17 @@ int sbx__jail_rlimit_apply(const struct sbx__jail_rlimits *r);
 struct sbx__jail_cgroup {
     int version;        /* 0 = none (rlimits), 1, 2 */
     char *dirs[3];      /* v1: memory, pids, cpu; v2: dirs[0] only */
-    int procs_fds[3];   /* open cgroup.procs for attaching */
+    int attach_fds[3];  /* v1: tasks files (the child moves itself); v2: cgroup.procs */
     uint64_t oom_kills; /* counters as of the last run */
     uint64_t pids_max_hits;
 };
 void sbx__jail_cgroup_init(struct sbx__jail_cgroup *cg);
 /* Creates the handle's cgroup with the policy's limits; version stays 0 when not delegated. */
 void sbx__jail_cgroup_create(struct sbx__jail_cgroup *cg, const struct sbx_policy *policy);
+/* v2: moves pid into the cgroup (the parent's side). */
 int sbx__jail_cgroup_attach(const struct sbx__jail_cgroup *cg, pid_t pid);
+/* v1: the tasks files a child writes "0" to, moving itself; all -1 otherwise. */
+void sbx__jail_cgroup_self_fds(const struct sbx__jail_cgroup *cg, int fds[3]);
 /* Reads the counters; sets *is_oom / *is_pids_hit if they rose since the last call. */
 void sbx__jail_cgroup_poll(struct sbx__jail_cgroup *cg, bool *is_oom, bool *is_pids_hit);
 void sbx__jail_cgroup_destroy(struct sbx__jail_cgroup *cg);

@@ -60,7 +60,8 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     s->is_self_mapped = !is_root;
     s->host_uid = is_root ? SBX__JAIL_NOBODY : geteuid();
     s->host_gid = is_root ? SBX__JAIL_NOBODY : getegid();
-    s->has_cgroup = h->cg.version != 0;
+    s->has_cgroup = h->cg.version == 2;
+    sbx__jail_cgroup_self_fds(&h->cg, s->cgroup_tasks_fds);
     s->root_dir = h->root_dir;
     s->net_loopback = p->net_loopback;
     s->landlock_abi = h->landlock_abi;
