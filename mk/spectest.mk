@@ -24,6 +24,8 @@ spectest_comma := ,
 TEST_SUITES += wasm/spectest-simd=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(subst $(spectest_sp),$(spectest_comma),$(strip $(SPECTEST_SIMD)))
 # The runner itself: commands built to fail must be reported, and only those.
 TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
+# The engine's own regression scripts, for paths the spec suite does not reach.
+TEST_SUITES += wasm/regress=sh,tests/wasm/regress.sh
 
 .PHONY: spectest
 spectest: $(BUILD)/sbx-spectest
