@@ -96,6 +96,8 @@ static bool span_set_attr(struct sbx__span *s, const sbx_attr *a)
 static void *hook_span_start(void *user, const char *name, const sbx_attr *attrs, size_t count)
 {
     sbx_otlp *o = user;
+    if (o->cfg.is_traces_off)
+        return NULL;
     size_t busy = atomic_fetch_add(&o->in_flight, 1) + 1;
     struct sbx__span *s = NULL;
     if (busy + o->queued <= o->cfg.max_queued_spans) /* racy read of queued: a bound, not a count */
@@ -122,7 +124,7 @@ static void hook_span_end(void *user, void *span, const sbx_attr *attrs, size_t 
     sbx_otlp *o = user;
     struct sbx__span *s = span;
     if (!s)
-        return; /* dropped at start, already counted */
+        return; /* dropped at start (and counted), or traces are off */
     atomic_fetch_sub(&o->in_flight, 1);
     s->end_ns = now_unix_ns();
     s->is_error = is_error;
@@ -149,13 +151,17 @@ static void hook_span_end(void *user, void *span, const sbx_attr *attrs, size_t 
 static void hook_counter(void *user, const char *name, uint64_t value, const sbx_attr *attrs,
                          size_t count)
 {
-    sbx__store_counter_add(&((sbx_otlp *)user)->store, name, value, attrs, count);
+    sbx_otlp *o = user;
+    if (!o->cfg.is_metrics_off)
+        sbx__store_counter_add(&o->store, name, value, attrs, count);
 }
 
 static void hook_histogram(void *user, const char *name, double value, const sbx_attr *attrs,
                            size_t count)
 {
-    sbx__store_histogram_record(&((sbx_otlp *)user)->store, name, value, attrs, count);
+    sbx_otlp *o = user;
+    if (!o->cfg.is_metrics_off)
+        sbx__store_histogram_record(&o->store, name, value, attrs, count);
 }
 
 static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *user)

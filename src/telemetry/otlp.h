@@ -37,6 +37,8 @@ struct sbx__otlp_config {
     size_t header_count;
     long timeout_ms;
     size_t max_queued_spans;
+    bool is_traces_off;  /* OTEL_TRACES_EXPORTER=none */
+    bool is_metrics_off; /* OTEL_METRICS_EXPORTER=none */
 };
 
 struct sbx_otlp {

@@ -163,6 +163,15 @@ static sbx_err service_name(struct sbx__otlp_config *cfg)
     return cfg->service_name ? SBX_OK : SBX_E_NOMEM;
 }
 
+/* OTEL_{TRACES,METRICS}_EXPORTER: "otlp" (the default) or "none"; this exporter speaks no other
+ * protocol, so any other value is rejected rather than ignored. */
+static sbx_err exporter_off(const char *var, bool *is_off)
+{
+    const char *v = env(var);
+    *is_off = v && strcmp(v, "none") == 0;
+    return !v || *is_off || strcmp(v, "otlp") == 0 ? SBX_OK : SBX_E_INVALID_OPTIONS;
+}
+
 sbx_err sbx__otlp_config_from_env(struct sbx__otlp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -178,6 +187,10 @@ sbx_err sbx__otlp_config_from_env(struct sbx__otlp_config *cfg)
         e = parse_headers(cfg);
     if (e == SBX_OK)
         e = service_name(cfg);
+    if (e == SBX_OK)
+        e = exporter_off("OTEL_TRACES_EXPORTER", &cfg->is_traces_off);
+    if (e == SBX_OK)
+        e = exporter_off("OTEL_METRICS_EXPORTER", &cfg->is_metrics_off);
     if (e != SBX_OK) {
         sbx__otlp_config_free(cfg);
         return e;

@@ -388,6 +388,11 @@ static const struct {
     {"OTEL_EXPORTER_OTLP_HEADERS", "a=b,,c=d,", SBX_OK},
     {"OTEL_EXPORTER_OTLP_TIMEOUT", "250", SBX_OK},
     {"OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318/", SBX_OK},
+    {"OTEL_TRACES_EXPORTER", "zipkin", SBX_E_INVALID_OPTIONS},
+    {"OTEL_METRICS_EXPORTER", "console", SBX_E_INVALID_OPTIONS},
+    {"OTEL_METRICS_EXPORTER", "otlp,console", SBX_E_INVALID_OPTIONS},
+    {"OTEL_TRACES_EXPORTER", "otlp", SBX_OK},
+    {"OTEL_METRICS_EXPORTER", "none", SBX_OK},
 };
 
 START_TEST(test_env_validation)
@@ -435,6 +440,34 @@ START_TEST(test_signal_endpoints)
     ck_assert_str_eq(svc, "unknown_service:test_otlp"); /* the specification's default */
     json_decref(all);
     sbx_otlp_destroy(o);
+}
+END_TEST
+
+/* OTEL_{TRACES,METRICS}_EXPORTER=none: that signal is neither recorded nor sent. The receiver
+ * takes one request, so a POST of the other signal would fail the flush. */
+static void one_signal_off(const char *off_var, const char *want_path)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 1, 200) && node_missing("test_exporter_none"))
+        return;
+    setenv(off_var, "none", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    json_t *all = receiver_finish(&r);
+    ck_assert_uint_eq(json_array_size(all), 1);
+    ck_assert_ptr_nonnull(request_body(all, want_path));
+    json_decref(all);
+    sbx_otlp_destroy(o); /* nothing recorded since: no request */
+    unsetenv(off_var);
+}
+
+START_TEST(test_exporter_none)
+{
+    one_signal_off("OTEL_TRACES_EXPORTER", "/v1/metrics");
+    one_signal_off("OTEL_METRICS_EXPORTER", "/v1/traces");
 }
 END_TEST
 
@@ -520,7 +553,9 @@ int main(void)
                                        "OTEL_EXPORTER_OTLP_HEADERS",
                                        "OTEL_EXPORTER_OTLP_TIMEOUT",
                                        "OTEL_SERVICE_NAME",
-                                       "OTEL_BSP_MAX_QUEUE_SIZE"};
+                                       "OTEL_BSP_MAX_QUEUE_SIZE",
+                                       "OTEL_TRACES_EXPORTER",
+                                       "OTEL_METRICS_EXPORTER"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
     signal(SIGPIPE, SIG_IGN);
@@ -528,6 +563,7 @@ int main(void)
     TCase *tc = tcase_create("otlp");
     tcase_set_timeout(tc, TIMEOUT_S);
     tcase_add_test(tc, test_payload_shape);
+    tcase_add_test(tc, test_exporter_none);
     tcase_add_test(tc, test_http_error_status);
     tcase_add_test(tc, test_connection_refused);
     tcase_add_test(tc, test_bounded_span_buffer);
