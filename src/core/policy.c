@@ -28,15 +28,15 @@ struct diag {
 
 /* Messages quote what the user wrote; control characters are escaped so a message stays one
  * line whatever the input holds. */
-void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
+static void vmessage(char *buf, size_t len, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void vmessage(char *buf, size_t len, const char *fmt, va_list ap)
 {
     if (len == 0)
         return;
     char raw[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(raw, sizeof(raw), fmt, ap);
-    va_end(ap);
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)raw; *p && o + 5 < len; p++) {
         if (*p < 0x20 || *p == 0x7f)
@@ -45,6 +45,14 @@ void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
             buf[o++] = (char)*p;
     }
     buf[o] = '\0';
+}
+
+void sbx__policy_message(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(buf, len, fmt, ap);
+    va_end(ap);
 }
 
 sbx_err sbx__policy_nomem(char *err, size_t errlen)
@@ -57,12 +65,10 @@ static sbx_err fail(struct diag *d, const char *fmt, ...) __attribute__((format(
 
 static sbx_err fail(struct diag *d, const char *fmt, ...)
 {
-    char raw[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(raw, sizeof(raw), fmt, ap);
+    vmessage(d->buf, d->len, fmt, ap);
     va_end(ap);
-    sbx__policy_message(d->buf, d->len, "%s", raw);
     return SBX_E_INVALID_OPTIONS;
 }
 
