@@ -25,7 +25,8 @@ char *cli_text_arg(const char *arg, size_t *len);
 sbx_policy *cli_policy_load(const char *path);
 /* Replaces *policy with a copy that has key set to json_value; prints and returns -1 on error. */
 int cli_policy_set(sbx_policy **policy, const char *key, const char *json_value);
-/* Sets key to the integer option value (opt names it in errors); no-op for a NULL value. */
+/* Sets key to the integer option value (opt names it in errors); no-op for a NULL value.
+ * Returns 0, -2 when value is not a number (a usage error), -1 when the policy rejects it. */
 int cli_policy_set_number(sbx_policy **policy, const char *key, const char *opt, const char *value);
 /* Returns a JSON string literal for s (caller frees), or NULL. */
 char *cli_json_string(const char *s);

@@ -67,13 +67,12 @@ static int apply(struct wasm_opts *o, int c, const char *arg)
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         if (rows[i].opt != c)
             continue;
-        unsigned long long n;
-        if (!rows[i].is_array && cli_parse_u64(rows[i].name, arg, &n)) {
-            o->fail_status = 2;
-            return -1;
+        if (!rows[i].is_array) {
+            int rc = cli_policy_set_number(&o->policy, rows[i].key, rows[i].name, arg);
+            if (rc == -2)
+                o->fail_status = 2;
+            return rc ? -1 : 0;
         }
-        if (!rows[i].is_array)
-            return cli_policy_set_number(&o->policy, rows[i].key, rows[i].name, arg);
         char *quoted = cli_json_string(arg);
         size_t len = quoted ? strlen(quoted) + 3 : 0;
         char *json = quoted ? malloc(len) : NULL;

@@ -136,7 +136,7 @@ int cli_policy_set_number(sbx_policy **policy, const char *key, const char *opt,
     if (!value)
         return 0;
     if (cli_parse_u64(opt, value, &n) != 0)
-        return -1;
+        return -2;
     char text[32];
     snprintf(text, sizeof(text), "%llu", n);
     return cli_policy_set(policy, key, text);
