@@ -30,7 +30,7 @@ static void usage(FILE *out)
     fprintf(out, "\n`sbx COMMAND --help` describes each command. Exit status: the command's own,\n"
                  "2 for usage errors; see README.md.\n\n"
                  "Telemetry: `--metrics FILE` (any command) writes Prometheus text at exit;\n"
-                 "OTEL_EXPORTER_OTLP_ENDPOINT set exports spans and metrics over OTLP/HTTP\n"
+                 "an OTEL_EXPORTER_OTLP_*ENDPOINT set exports spans and metrics over OTLP/HTTP\n"
                  "(OTEL_SDK_DISABLED=true turns that off).\n");
 }
 

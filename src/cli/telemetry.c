@@ -175,8 +175,7 @@ int cli_telemetry_start(int *argc, char **argv)
     if (otlp_configured() && !otel_disabled()) {
         sbx_err e = sbx_otlp_create_from_env(&otlp);
         if (e) {
-            fprintf(stderr,
-                    "sbx: OTLP exporter: %s (%s); check the OTEL_EXPORTER_OTLP_* variables\n",
+            fprintf(stderr, "sbx: OTLP exporter: %s (%s); check the OTEL_* variables\n",
                     sbx_err_message(e), sbx_err_name(e));
             sbx_prometheus_destroy(prom);
             prom = NULL;

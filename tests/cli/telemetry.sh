@@ -55,7 +55,7 @@ for bad_env in OTEL_EXPORTER_OTLP_ENDPOINT=ftp://127.0.0.1:1 \
         "$SBX" --metrics "$dir/otlp-bad.prom" eval 'return 1'
     expect_eq "$out" "" "nothing ran with $bad_env"
     expect_contains "$err" "sbx: OTLP exporter: " "$bad_env rejected"
-    expect_contains "$err" "(SANDBOX_INVALID_OPTIONS); check the OTEL_EXPORTER_OTLP_* variables" \
+    expect_contains "$err" "(SANDBOX_INVALID_OPTIONS); check the OTEL_* variables" \
         "$bad_env: variables named"
 done
 [ ! -e "$dir/otlp-bad.prom" ] && ok || bad "a rejected OTLP setup wrote the metrics file"
