@@ -1,7 +1,7 @@
 /* tests/unit/core/test_policy_alloc.c: allocation-failure torture for the policy module. For each
  * input, fail the 1st, 2nd, ... library allocation (sbx__alloc_fail_at) until the call succeeds;
  * every failing step must return a clean error with no policy and (under `make SAN=1`) leak
- * nothing. jansson's own allocations are not routed through sbx__ and are not failed here. */
+ * nothing. jansson's own allocations are failed separately (jansson_fail.h, test_jansson_walk). */
 #include <check.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -13,6 +13,7 @@
 #include <sbx/policy.h>
 
 #include "core/policy.h"
+#include "jansson_fail.h"
 #include "util/alloc.h"
 
 #define TIMEOUT_S 60
@@ -141,28 +142,13 @@ START_TEST(test_with_walk)
 }
 END_TEST
 
-/* jansson's allocator, failing its nth call from arming on (0 = never). */
-static unsigned long jansson_calls, jansson_fail_at;
-
-static void *jansson_malloc(size_t n)
-{
-    if (jansson_fail_at && ++jansson_calls == jansson_fail_at)
-        return NULL;
-    return malloc(n);
-}
-
-static void jansson_arm(unsigned long n)
-{
-    jansson_calls = 0;
-    jansson_fail_at = n;
-}
-
 /* The library's own jansson allocations (the JSON form, edits) fail one at a time: every entry
  * point fails cleanly with no partial result, then succeeds once the failure point lies past its
- * last allocation. Parsing is left out: jansson 2.14 asserts in its lexer on some failures. */
+ * last allocation. A parse fails only at its first allocation: jansson 2.14 asserts in its lexer
+ * on some later ones. */
 START_TEST(test_jansson_walk)
 {
-    json_set_alloc_funcs(jansson_malloc, free);
+    jansson_fail_install(true);
     sbx_policy *base;
     char err[256];
     ck_assert_int_eq(sbx_policy_parse(FULL, strlen(FULL), &base, err, sizeof(err)), SBX_OK);
@@ -214,7 +200,7 @@ START_TEST(test_jansson_walk)
     ck_assert_ptr_null(sbx_policy_to_json(NULL));
     sbx_free(want);
     sbx_policy_destroy(base);
-    json_set_alloc_funcs(malloc, free);
+    jansson_fail_install(false);
 }
 END_TEST
 

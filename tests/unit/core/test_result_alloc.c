@@ -9,20 +9,12 @@
 
 #include <sbx/sandbox.h>
 
+#include "jansson_fail.h"
 #include "sbx_test.h"
 #include "util/alloc.h"
 
 #define MAX_STEPS     100000
 #define CONFIRM_STEPS 32
-
-static unsigned long jansson_calls, jansson_fail_at;
-
-static void *jansson_malloc(size_t n)
-{
-    if (jansson_fail_at && ++jansson_calls == jansson_fail_at)
-        return NULL;
-    return malloc(n);
-}
 
 /* A failed process run: every member present, ill-formed UTF-8 in stderr to sanitise. */
 static sbx_result sample(void)
@@ -58,12 +50,11 @@ static void walk(bool use_jansson)
     ck_assert_ptr_nonnull(strstr(want, "\"enforced\":[\"cgroup-v2\",\"seccomp\"]"));
     unsigned long n, ok_run = 0, failures = 0;
     for (n = 1; n < MAX_STEPS && ok_run < CONFIRM_STEPS; n++) {
-        jansson_calls = 0;
-        jansson_fail_at = use_jansson ? n : 0;
+        jansson_arm(use_jansson ? n : 0);
         sbx__alloc_fail_at(use_jansson ? 0 : n);
         char *got = sbx_result_to_json(&r);
         sbx__alloc_fail_at(0);
-        jansson_fail_at = 0;
+        jansson_arm(0);
         if (got)
             ck_assert_str_eq(got, want);
         ok_run = got ? ok_run + 1 : 0;
@@ -83,9 +74,9 @@ END_TEST
 
 START_TEST(jansson_allocations_fail)
 {
-    json_set_alloc_funcs(jansson_malloc, free);
+    jansson_fail_install(true);
     walk(true);
-    json_set_alloc_funcs(malloc, free);
+    jansson_fail_install(false);
 }
 END_TEST
 
