@@ -868,50 +868,6 @@ static void assert_root_clean(const struct stages_env *e)
     ck_assert_int_eq(count, 0);
 }
 
-static void mount_tree_case(const char *name, bool is_self_mapped)
-{
-    struct stages_env e;
-    struct mount_case c = {.e = &e, .pid1 = pid1_mount};
-    stages_env_init(&e);
-    char policy[PATH_MAX + 256];
-    snprintf(policy, sizeof(policy), "%.*s%s%s%s", (int)strlen(mount_policy) - 2, mount_policy,
-             stages_cov_dir[0] && is_self_mapped ? ",\"rw:" : "",
-             stages_cov_dir[0] && is_self_mapped ? stages_cov_dir : "",
-             stages_cov_dir[0] && is_self_mapped ? "\"]}" : "]}");
-    stages_env_plan(&e, policy, "in");
-    if (is_self_mapped)
-        make_self_mapped(&e.spec);
-    struct stat st;
-    if (lstat("/bin", &st) == 0 && S_ISLNK(st.st_mode))
-        ck_assert_int_gt(readlink("/bin", c.bin_link, sizeof(c.bin_link) - 1), 0);
-    c.has_ld_cache = access("/etc/ld.so.cache", F_OK) == 0;
-    stages_hook_spec = &e.spec;
-    if (stages_run(name, child_mount, &c, stages_hook_maps)) {
-        char p[PATH_MAX];
-        stages_path(p, &e, "rw/guest.txt");
-        ck_assert(file_is(p, "from guest"));
-        ck_assert_int_eq(stat(p, &st), 0);
-        ck_assert_uint_eq(st.st_uid, e.spec.host_uid);
-        stages_path(p, &e, "one.txt");
-        ck_assert(file_is(p, "ONE"));
-    }
-    assert_root_clean(&e);
-    stages_env_free(&e);
-}
-
-START_TEST(test_mount_tree)
-{
-    mount_tree_case("mount", false);
-}
-END_TEST
-
-/* In a coverage build this one also grants the build dir, so pid 1 can dump its counters. */
-START_TEST(test_mount_tree_self_mapped)
-{
-    mount_tree_case("mount/self", true);
-}
-END_TEST
-
 /* Points the plan's optional bind of /proc/sysrq-trigger at /proc/KNOB instead. */
 static void retarget_proc_file(struct sbx__jail_spec *s, const char *knob)
 {
@@ -932,25 +888,59 @@ static void retarget_proc_file(struct sbx__jail_spec *s, const char *knob)
     ck_abort_msg("the plan has no bind of /proc/sysrq-trigger");
 }
 
-/* A /proc file bound read-only over itself is root's, mode 0400 or 0200: the mount point is
- * the file itself, never opened for writing (a kernel with /proc/sysrq-trigger failed every
- * run at the mount stage with EACCES). This kernel may lack sysrq, so kmsg stands in. */
-START_TEST(test_mount_proc_file_over_itself)
+/* stand_in: a /proc file to bind instead of /proc/sysrq-trigger when this kernel lacks it. */
+static void mount_tree_case(const char *name, bool is_self_mapped, const char *stand_in)
 {
     struct stages_env e;
     struct mount_case c = {.e = &e, .pid1 = pid1_mount};
     stages_env_init(&e);
-    stages_env_plan(&e, mount_policy, "in");
-    if (access("/proc/sysrq-trigger", F_OK) != 0)
-        retarget_proc_file(&e.spec, "kmsg");
+    char policy[PATH_MAX + 256];
+    snprintf(policy, sizeof(policy), "%.*s%s%s%s", (int)strlen(mount_policy) - 2, mount_policy,
+             stages_cov_dir[0] && is_self_mapped ? ",\"rw:" : "",
+             stages_cov_dir[0] && is_self_mapped ? stages_cov_dir : "",
+             stages_cov_dir[0] && is_self_mapped ? "\"]}" : "]}");
+    stages_env_plan(&e, policy, "in");
+    if (is_self_mapped)
+        make_self_mapped(&e.spec);
+    if (stand_in && access("/proc/sysrq-trigger", F_OK) != 0)
+        retarget_proc_file(&e.spec, stand_in);
     struct stat st;
     if (lstat("/bin", &st) == 0 && S_ISLNK(st.st_mode))
         ck_assert_int_gt(readlink("/bin", c.bin_link, sizeof(c.bin_link) - 1), 0);
     c.has_ld_cache = access("/etc/ld.so.cache", F_OK) == 0;
     stages_hook_spec = &e.spec;
-    stages_run("mount/proc-file", child_mount, &c, stages_hook_maps);
+    if (stages_run(name, child_mount, &c, stages_hook_maps)) {
+        char p[PATH_MAX];
+        stages_path(p, &e, "rw/guest.txt");
+        ck_assert(file_is(p, "from guest"));
+        ck_assert_int_eq(stat(p, &st), 0);
+        ck_assert_uint_eq(st.st_uid, e.spec.host_uid);
+        stages_path(p, &e, "one.txt");
+        ck_assert(file_is(p, "ONE"));
+    }
     assert_root_clean(&e);
     stages_env_free(&e);
+}
+
+START_TEST(test_mount_tree)
+{
+    mount_tree_case("mount", false, NULL);
+}
+END_TEST
+
+/* In a coverage build this one also grants the build dir, so pid 1 can dump its counters. */
+START_TEST(test_mount_tree_self_mapped)
+{
+    mount_tree_case("mount/self", true, NULL);
+}
+END_TEST
+
+/* A /proc file bound read-only over itself is root's, mode 0400 or 0200: the mount point is
+ * the file itself, never opened for writing (a kernel with /proc/sysrq-trigger failed every
+ * run at the mount stage with EACCES). This kernel may lack sysrq, so kmsg stands in. */
+START_TEST(test_mount_proc_file_over_itself)
+{
+    mount_tree_case("mount/proc-file", false, "kmsg");
 }
 END_TEST
 
