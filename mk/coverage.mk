@@ -6,8 +6,13 @@ COV_BUILD := build-cov
 CLEAN_EXTRA += $(COV_BUILD)
 # LDFLAGS goes through the environment so the Makefile's own += still applies. Duktape is
 # third-party and outside src/: it stays optimised and uninstrumented.
+# Counters are updated atomically: pool and watchdog threads run the same functions at once, and
+# racing increments make gcov print negative counts, which gcovr rejects (issue 15). The driver
+# picks prefer-atomic by itself only where -pthread is given; COV_FLAGS is what every compile rule
+# that instruments (C and C++) takes through OPT.
+COV_FLAGS := --coverage -fprofile-update=atomic
 COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
-            OPT="-O0 -g --coverage -DSBX_COVERAGE" DUK_CFLAGS="-std=gnu17 -O2 -g -fPIC -fvisibility=hidden -pthread -w"
+            OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE" DUK_CFLAGS="-std=gnu17 -O2 -g -fPIC -fvisibility=hidden -pthread -w"
 
 .PHONY: coverage coverage-deps coverage-suites coverage-report
 # -k and no format-check: one broken test program or an unformatted file elsewhere must not hide
