@@ -37,7 +37,7 @@ static double no_hook_ns(long iters)
 /* One run's worth of instruments through a hook table: span, counter and histogram. */
 static double hooks_ns(const sbx_telemetry_hooks *h, long iters)
 {
-    sbx_attr attrs[] = {{"backend", "worker"}, {"outcome", "ok"}};
+    sbx_attr attrs[] = {{"backend", "worker", SBX_ATTR_STRING}, {"outcome", "ok", SBX_ATTR_STRING}};
     double t0 = now_ns();
     for (long i = 0; i < iters; i++) {
         void *span = h->span_start ? h->span_start(h->user, "sandbox.run", attrs, 1) : NULL;

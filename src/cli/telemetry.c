@@ -175,8 +175,9 @@ int cli_telemetry_start(int *argc, char **argv)
     if (otlp_configured() && !otel_disabled()) {
         sbx_err e = sbx_otlp_create_from_env(&otlp);
         if (e) {
-            fprintf(stderr, "sbx: OTLP exporter: %s (%s); check the OTEL_* variables\n",
-                    sbx_err_message(e), sbx_err_name(e));
+            const char *why = sbx_otlp_last_error(NULL);
+            fprintf(stderr, "sbx: OTLP exporter: %s (%s)\n", why[0] ? why : sbx_err_message(e),
+                    sbx_err_name(e));
             sbx_prometheus_destroy(prom);
             prom = NULL;
             return -1;
@@ -198,8 +199,11 @@ void cli_telemetry_finish(void)
     sbx_telemetry_set_hooks(NULL);
     if (prom && sbx_prometheus_write_file(prom, metrics_path) != SBX_OK)
         fprintf(stderr, "sbx: --metrics: cannot write '%s': %s\n", metrics_path, strerror(errno));
+    /* Every signal that failed is named; after a success, a partial one (items rejected). */
     if (otlp && sbx_otlp_flush(otlp) != SBX_OK)
         fprintf(stderr, "sbx: OTLP export failed: %s\n", sbx_otlp_last_error(otlp));
+    else if (otlp && sbx_otlp_last_error(otlp)[0])
+        fprintf(stderr, "sbx: OTLP export: %s\n", sbx_otlp_last_error(otlp));
     sbx_prometheus_destroy(prom);
     sbx_otlp_destroy(otlp);
     prom = NULL;

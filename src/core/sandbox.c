@@ -100,46 +100,18 @@ void sbx__result_fail(sbx_result *out, sbx_err err, const char *fmt, ...)
     out->error_message = sbx__strdup(msg);
 }
 
-static const char *outcome_of(const sbx_result *r)
-{
-    if (r->ok)
-        return "ok";
-    switch (r->error) {
-    case SBX_E_TIMEOUT:
-        return "timeout";
-    case SBX_E_ABORTED:
-        return "aborted";
-    default:
-        return "error";
-    }
-}
-
 static void *span_begin(const sbx_sandbox *sb)
 {
     const sbx_telemetry_hooks *h = sbx__telemetry_hooks();
     if (!h || !h->span_start)
         return NULL;
-    sbx_attr attr = {"backend", sb->backend->name};
+    sbx_attr attr = {"backend", sb->backend->name, SBX_ATTR_STRING};
     return h->span_start(h->user, "sandbox.run", &attr, 1);
 }
 
 static void span_finish(const sbx_sandbox *sb, void *span, const sbx_result *r)
 {
-    const sbx_telemetry_hooks *h = sbx__telemetry_hooks();
-    if (!h)
-        return;
-    const char *outcome = outcome_of(r);
-    sbx_attr attrs[3] = {
-        {"backend", sb->backend->name},
-        {"outcome", outcome},
-        {"error.code", sbx_err_name(r->error)},
-    };
-    if (h->span_end)
-        h->span_end(h->user, span, attrs, r->ok ? 2 : 3, !r->ok, r->error_message);
-    if (h->counter_add)
-        h->counter_add(h->user, "sandbox.runs_total", 1, attrs, 2);
-    if (h->histogram_record)
-        h->histogram_record(h->user, "sandbox.duration_ms", r->duration_ms, attrs, 1);
+    sbx__telemetry_run_end(span, sb->backend->name, r);
 }
 
 static void exec_run(sbx_sandbox *sb, struct sbx__run *run, sbx_result *out, sbx_err *rc)

@@ -118,28 +118,16 @@ static void *span_begin(const struct sbx_wasm_sandbox *sb, const char *entry)
     const sbx_telemetry_hooks *h = sb->emit_span ? sbx__telemetry_hooks() : NULL;
     if (!h || !h->span_start)
         return NULL;
-    sbx_attr attrs[2] = {{"backend", "wasm"}, {"wasm.export", entry}};
+    sbx_attr attrs[2] = {{"backend", "wasm", SBX_ATTR_STRING},
+                         {"wasm.export", entry, SBX_ATTR_STRING}};
     return h->span_start(h->user, "sandbox.run", attrs, 2);
 }
 
 /* Ends the span and records the run as core does for sbx_sandbox_run(). */
 static void span_finish(const struct sbx_wasm_sandbox *sb, void *span, const sbx_result *r)
 {
-    const sbx_telemetry_hooks *h = sb->emit_span ? sbx__telemetry_hooks() : NULL;
-    if (!h)
-        return;
-    const char *outcome = r->ok                       ? "ok"
-                          : r->error == SBX_E_TIMEOUT ? "timeout"
-                          : r->error == SBX_E_ABORTED ? "aborted"
-                                                      : "error";
-    sbx_attr attrs[3] = {
-        {"backend", "wasm"}, {"outcome", outcome}, {"error.code", sbx_err_name(r->error)}};
-    if (h->span_end)
-        h->span_end(h->user, span, attrs, r->ok ? 2 : 3, !r->ok, r->error_message);
-    if (h->counter_add)
-        h->counter_add(h->user, "sandbox.runs_total", 1, attrs, 2);
-    if (h->histogram_record)
-        h->histogram_record(h->user, "sandbox.duration_ms", r->duration_ms, attrs, 1);
+    if (sb->emit_span)
+        sbx__telemetry_run_end(span, "wasm", r);
 }
 
 /* Runs f under the limits and fills out; returns SBX_OK when the guest ran. */

@@ -31,6 +31,13 @@ static void load(void)
         {"curl_easy_strerror", (void **)&table.easy_strerror},
         {"curl_slist_append", (void **)&table.slist_append},
         {"curl_slist_free_all", (void **)&table.slist_free_all},
+        {"curl_multi_init", (void **)&table.multi_init},
+        {"curl_multi_add_handle", (void **)&table.multi_add_handle},
+        {"curl_multi_remove_handle", (void **)&table.multi_remove_handle},
+        {"curl_multi_perform", (void **)&table.multi_perform},
+        {"curl_multi_poll", (void **)&table.multi_poll}, /* 7.66 */
+        {"curl_multi_info_read", (void **)&table.multi_info_read},
+        {"curl_multi_cleanup", (void **)&table.multi_cleanup},
     };
     for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
         *syms[i].slot = dlsym(lib, syms[i].name);

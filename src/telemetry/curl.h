@@ -15,6 +15,14 @@ struct sbx__curl {
     const char *(*easy_strerror)(CURLcode code);
     struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
     void (*slist_free_all)(struct curl_slist *list);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_add_handle)(CURLM *m, CURL *curl);
+    CURLMcode (*multi_remove_handle)(CURLM *m, CURL *curl);
+    CURLMcode (*multi_perform)(CURLM *m, int *running);
+    CURLMcode (*multi_poll)(CURLM *m, struct curl_waitfd *extra, unsigned n, int timeout_ms,
+                            int *numfds);
+    CURLMsg *(*multi_info_read)(CURLM *m, int *queued);
+    CURLMcode (*multi_cleanup)(CURLM *m);
 };
 
 /* Loads Debian's libcurl (libcurl.so.4) and initialises it, once per process. Returns the

@@ -1,7 +1,10 @@
 /* telemetry/otlp.c: the OTLP/HTTP exporter: span buffering, metric aggregation, POST over
- * libcurl. Hooks only touch memory (bounded queue, store); the network is used by flush alone. */
+ * libcurl (otlp_send.c). Hooks only touch memory (bounded queue, store); the network is used by
+ * flush alone. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -79,6 +82,7 @@ static bool span_set_attr(struct sbx__span *s, const sbx_attr *a)
         if (strncmp(s->attrs[i].key, a->key, SBX__OTLP_MAX_TEXT) == 0) {
             sbx__free((char *)s->attrs[i].value);
             s->attrs[i].value = v;
+            s->attrs[i].type = a->type;
             return true;
         }
     }
@@ -87,8 +91,7 @@ static bool span_set_attr(struct sbx__span *s, const sbx_attr *a)
         sbx__free(v);
         return s->attr_count == SBX__OTLP_MAX_SPAN_ATTRS; /* over the limit: dropped by design */
     }
-    s->attrs[s->attr_count].key = k;
-    s->attrs[s->attr_count].value = v;
+    s->attrs[s->attr_count] = (sbx_attr){k, v, a->type};
     s->attr_count++;
     return true;
 }
@@ -96,7 +99,7 @@ static bool span_set_attr(struct sbx__span *s, const sbx_attr *a)
 static void *hook_span_start(void *user, const char *name, const sbx_attr *attrs, size_t count)
 {
     sbx_otlp *o = user;
-    if (o->cfg.is_traces_off)
+    if (o->cfg.traces.is_off)
         return NULL;
     size_t busy = atomic_fetch_add(&o->in_flight, 1) + 1;
     struct sbx__span *s = NULL;
@@ -152,7 +155,7 @@ static void hook_counter(void *user, const char *name, uint64_t value, const sbx
                          size_t count)
 {
     sbx_otlp *o = user;
-    if (!o->cfg.is_metrics_off)
+    if (!o->cfg.metrics.is_off)
         sbx__store_counter_add(&o->store, name, value, attrs, count);
 }
 
@@ -160,54 +163,27 @@ static void hook_histogram(void *user, const char *name, double value, const sbx
                            size_t count)
 {
     sbx_otlp *o = user;
-    if (!o->cfg.is_metrics_off)
+    if (!o->cfg.metrics.is_off)
         sbx__store_histogram_record(&o->store, name, value, attrs, count);
 }
 
-static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *user)
+sbx_attr_type sbx__otlp_value_of(const sbx_attr *a, struct sbx__otlp_value *v)
 {
-    (void)ptr;
-    (void)user;
-    return size * nmemb;
-}
-
-/* POSTs body to url; fills o->last_error and returns SBX_E_IO on failure or a non-2xx status. */
-static sbx_err post(sbx_otlp *o, const char *url, const char *body, size_t len)
-{
-    const struct sbx__curl *cu = sbx__curl_get(); /* loaded by otlp_init */
-    CURL *curl = cu->easy_init();
-    struct curl_slist *hdrs = cu->slist_append(NULL, "Content-Type: application/json");
-    for (size_t i = 0; hdrs && i < o->cfg.header_count; i++) {
-        struct curl_slist *more = cu->slist_append(hdrs, o->cfg.headers[i]);
-        if (!more) {
-            cu->slist_free_all(hdrs);
-            hdrs = NULL;
-        }
-        hdrs = more;
+    const char *t = a->value ? a->value : "";
+    char *end = NULL;
+    *v = (struct sbx__otlp_value){SBX_ATTR_STRING, 0, 0, false};
+    errno = 0;
+    if (a->type == SBX_ATTR_INT) {
+        v->i = strtoll(t, &end, 10);
+    } else if (a->type == SBX_ATTR_DOUBLE) {
+        v->d = strtod(t, &end);
+    } else if (a->type == SBX_ATTR_BOOL && (strcmp(t, "true") == 0 || strcmp(t, "false") == 0)) {
+        v->b = t[0] == 't';
+        return v->type = SBX_ATTR_BOOL;
     }
-    if (!curl || !hdrs) {
-        cu->easy_cleanup(curl);
-        cu->slist_free_all(hdrs);
-        return SBX_E_NOMEM;
-    }
-    cu->easy_setopt(curl, CURLOPT_URL, url);
-    cu->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    cu->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); /* hooks' threads must not see SIGALRM */
-    cu->easy_setopt(curl, CURLOPT_TIMEOUT_MS, o->cfg.timeout_ms);
-    cu->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-    cu->easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-    cu->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-    cu->easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_body);
-    CURLcode rc = cu->easy_perform(curl);
-    long status = 0;
-    cu->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    cu->easy_cleanup(curl);
-    cu->slist_free_all(hdrs);
-    if (rc != CURLE_OK)
-        snprintf(o->last_error, sizeof(o->last_error), "POST %s: %s", url, cu->easy_strerror(rc));
-    else if (status < 200 || status > 299)
-        snprintf(o->last_error, sizeof(o->last_error), "POST %s: HTTP %ld", url, status);
-    return rc == CURLE_OK && status >= 200 && status <= 299 ? SBX_OK : SBX_E_IO;
+    if (end && end != t && !*end && errno == 0)
+        v->type = a->type;
+    return v->type;
 }
 
 static size_t span_count(const struct sbx__span *s)
@@ -218,42 +194,107 @@ static size_t span_count(const struct sbx__span *s)
     return n;
 }
 
-static sbx_err flush_traces(sbx_otlp *o)
+/* One signal's body to send, with what it carries. */
+struct batch {
+    struct sbx__buf body;
+    struct sbx__span *spans; /* traces */
+    uint64_t updates;        /* metrics: store.updates encoded */
+    bool is_encoded;
+};
+
+static void note(sbx_otlp *o, const char *signal, const char *text)
+{
+    size_t len = strlen(o->last_error);
+    snprintf(o->last_error + len, sizeof(o->last_error) - len, "%s%s: %s", len ? "; " : "", signal,
+             text);
+}
+
+static void encode_traces(sbx_otlp *o, struct batch *t)
 {
     pthread_mutex_lock(&o->lock);
-    struct sbx__span *list = o->head;
+    t->spans = o->head;
     o->head = o->tail = NULL;
     o->queued = 0;
     pthread_mutex_unlock(&o->lock);
-    if (!list)
-        return SBX_OK;
-    struct sbx__buf b;
-    sbx__buf_init(&b, BODY_LIMIT);
-    sbx_err e = SBX_E_NOMEM;
-    if (sbx__otlp_encode_traces(&b, o, list) && !b.is_truncated)
-        e = post(o, o->cfg.traces_url, b.data, b.len);
-    else if (b.is_truncated)
-        snprintf(o->last_error, sizeof(o->last_error), "trace batch over %u bytes", BODY_LIMIT);
-    if (e != SBX_OK)
-        atomic_fetch_add(&o->dropped, span_count(list));
-    sbx__buf_free(&b);
-    span_list_free(list);
-    return e;
+    if (!t->spans)
+        return;
+    bool ok = o->cfg.traces.protocol == SBX__OTLP_JSON
+                  ? sbx__otlp_encode_traces(&t->body, o, t->spans)
+                  : sbx__otlp_proto_traces(&t->body, o, t->spans);
+    t->is_encoded = ok && !t->body.is_truncated;
+    if (!t->is_encoded) {
+        note(o, "traces", t->body.is_truncated ? "batch over the body limit" : "out of memory");
+        atomic_fetch_add(&o->dropped, span_count(t->spans));
+    }
 }
 
-/* Sends the cumulative totals unless nothing was recorded since the last successful send (so
- * flush followed by destroy does not post the same totals twice). */
-static sbx_err flush_metrics(sbx_otlp *o)
+/* Encodes the cumulative totals unless nothing was recorded since the last export that ended
+ * for good (delivered or rejected), or, for destroy, since the last one attempted. */
+static void encode_metrics(sbx_otlp *o, struct batch *m, bool is_final)
 {
-    struct sbx__buf b;
-    sbx__buf_init(&b, BODY_LIMIT);
-    uint64_t updates = 0;
-    sbx_err e = SBX_E_NOMEM;
-    if (sbx__otlp_encode_metrics(&b, o, now_unix_ns(), &updates) && !b.is_truncated)
-        e = updates == o->sent_updates ? SBX_OK : post(o, o->cfg.metrics_url, b.data, b.len);
-    if (e == SBX_OK)
-        o->sent_updates = updates;
-    sbx__buf_free(&b);
+    struct sbx__series **series;
+    size_t n;
+    if (sbx__store_snapshot(&o->store, &series, &n) != 0) {
+        note(o, "metrics", "out of memory");
+        return;
+    }
+    m->updates = o->store.updates;
+    if (m->updates != (is_final ? o->tried_updates : o->sent_updates)) {
+        uint64_t now = now_unix_ns();
+        bool ok = o->cfg.metrics.protocol == SBX__OTLP_JSON
+                      ? sbx__otlp_encode_metrics(&m->body, o, series, n, now)
+                      : sbx__otlp_proto_metrics(&m->body, o, series, n, now);
+        m->is_encoded = ok && !m->body.is_truncated;
+        if (!m->is_encoded)
+            note(o, "metrics",
+                 m->body.is_truncated ? "batch over the body limit" : "out of memory");
+    }
+    sbx__store_unlock(&o->store);
+    sbx__free(series);
+}
+
+static sbx_err export_all(sbx_otlp *o, bool is_final)
+{
+    o->last_error[0] = '\0';
+    struct batch b[2] = {0};
+    sbx__buf_init(&b[0].body, BODY_LIMIT);
+    sbx__buf_init(&b[1].body, BODY_LIMIT);
+    sbx_err e = SBX_OK;
+    encode_traces(o, &b[0]);
+    encode_metrics(o, &b[1], is_final);
+    if (o->last_error[0])
+        e = SBX_E_NOMEM;
+    struct sbx__otlp_request reqs[2];
+    struct batch *which[2];
+    size_t n = 0;
+    const struct sbx__otlp_signal *sigs[2] = {&o->cfg.traces, &o->cfg.metrics};
+    for (size_t i = 0; i < 2; i++) {
+        if (!b[i].is_encoded)
+            continue;
+        reqs[n] = (struct sbx__otlp_request){
+            .sig = sigs[i], .body = b[i].body.data, .len = b[i].body.len};
+        which[n++] = &b[i];
+    }
+    sbx__otlp_send(reqs, n);
+    for (size_t i = 0; i < n; i++) {
+        struct sbx__otlp_request *q = &reqs[i];
+        if (q->message[0])
+            note(o, q->sig->name, q->message);
+        if (which[i] == &b[0] && q->result != SBX_OK)
+            atomic_fetch_add(&o->dropped, span_count(b[0].spans));
+        else if (which[i] == &b[0])
+            atomic_fetch_add(&o->dropped, q->rejected);
+        if (which[i] == &b[1]) {
+            o->tried_updates = b[1].updates;
+            if (q->result == SBX_OK || q->is_permanent)
+                o->sent_updates = b[1].updates;
+        }
+        if (q->result != SBX_OK)
+            e = e == SBX_OK || e == SBX_E_NOMEM ? q->result : e;
+    }
+    span_list_free(b[0].spans);
+    sbx__buf_free(&b[0].body);
+    sbx__buf_free(&b[1].body);
     return e;
 }
 
@@ -262,17 +303,17 @@ sbx_err sbx_otlp_flush(sbx_otlp *o)
     if (!o)
         return SBX_E_INVALID_ARGUMENT;
     pthread_mutex_lock(&o->flush_lock);
-    o->last_error[0] = '\0';
-    sbx_err e = flush_traces(o);
-    sbx_err m = flush_metrics(o);
+    sbx_err e = export_all(o, false);
     pthread_mutex_unlock(&o->flush_lock);
-    return e != SBX_OK ? e : m;
+    return e;
 }
 
 static sbx_err otlp_init(sbx_otlp *o)
 {
-    if (!sbx__curl_get())
+    if (!sbx__curl_get()) {
+        snprintf(sbx__otlp_create_error(), 256, "libcurl (libcurl.so.4) cannot be loaded");
         return SBX_E_UNAVAILABLE;
+    }
     sbx_err e = sbx__otlp_config_from_env(&o->cfg);
     if (e != SBX_OK)
         return e;
@@ -296,6 +337,7 @@ sbx_err sbx_otlp_create_from_env(sbx_otlp **out)
     if (!out)
         return SBX_E_INVALID_ARGUMENT;
     *out = NULL;
+    sbx__otlp_create_error()[0] = '\0';
     sbx_otlp *o = sbx__calloc(1, sizeof(*o));
     if (!o)
         return SBX_E_NOMEM;
@@ -320,14 +362,16 @@ uint64_t sbx_otlp_dropped_spans(const sbx_otlp *o)
 
 const char *sbx_otlp_last_error(const sbx_otlp *o)
 {
-    return o ? o->last_error : "";
+    return o ? o->last_error : sbx__otlp_create_error();
 }
 
 void sbx_otlp_destroy(sbx_otlp *o)
 {
     if (!o)
         return;
-    sbx_otlp_flush(o);
+    pthread_mutex_lock(&o->flush_lock);
+    export_all(o, true);
+    pthread_mutex_unlock(&o->flush_lock);
     span_list_free(o->head);
     sbx__store_destroy(&o->store);
     sbx__otlp_config_free(&o->cfg);

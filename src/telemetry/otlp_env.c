@@ -1,7 +1,11 @@
 /* telemetry/otlp_env.c: the exporter's configuration from the standard OTEL_* variables
- * (opentelemetry-specification, "OTLP Exporter Configuration"). A header value may not carry CR
- * or LF, so a variable cannot inject extra HTTP headers. */
+ * (opentelemetry-specification, "OTLP Exporter Configuration" and "Resource SDK"). A per-signal
+ * variable (OTEL_EXPORTER_OTLP_TRACES_*) replaces the generic one. Header keys must be HTTP
+ * tokens and values may not carry CR, LF or NUL, so a variable cannot inject extra headers. A
+ * rejected variable is named in this thread's create error. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +17,39 @@
 #define DEFAULT_TIMEOUT_MS 10000
 #define DEFAULT_QUEUE_SIZE 2048
 #define MAX_QUEUE_SIZE     1000000
-#define MAX_HEADERS        64
+#define MAX_TIMEOUT_MS     3600000
+#define MAX_ITEMS          64 /* headers, resource attributes */
+
+static _Thread_local char create_error[256];
+
+char *sbx__otlp_create_error(void)
+{
+    return create_error;
+}
+
+__attribute__((format(printf, 2, 3))) static sbx_err reject(const char *var, const char *fmt, ...)
+{
+    int n = snprintf(create_error, sizeof(create_error), "%s: ", var);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof(create_error))
+        vsnprintf(create_error + n, sizeof(create_error) - (size_t)n, fmt, ap);
+    va_end(ap);
+    return SBX_E_INVALID_OPTIONS;
+}
 
 static const char *env(const char *name)
 {
     const char *v = getenv(name);
     return v && v[0] ? v : NULL;
+}
+
+/* The per-signal form of a generic variable if set, else the generic one; *used names it. */
+static const char *env2(const char *specific, const char *generic, const char **used)
+{
+    const char *v = env(specific);
+    *used = v ? specific : generic;
+    return v ? v : env(generic);
 }
 
 static bool is_http_url(const char *url)
@@ -32,14 +63,15 @@ static sbx_err signal_url(const char *specific_var, const char *path, char **out
     const char *specific = env(specific_var);
     if (specific) {
         if (!is_http_url(specific))
-            return SBX_E_INVALID_OPTIONS;
+            return reject(specific_var, "'%s' is not an http:// or https:// URL", specific);
         *out = sbx__strdup(specific);
         return *out ? SBX_OK : SBX_E_NOMEM;
     }
     const char *base = env("OTEL_EXPORTER_OTLP_ENDPOINT");
     base = base ? base : DEFAULT_ENDPOINT;
     if (!is_http_url(base))
-        return SBX_E_INVALID_OPTIONS;
+        return reject("OTEL_EXPORTER_OTLP_ENDPOINT", "'%s' is not an http:// or https:// URL",
+                      base);
     size_t len = strlen(base);
     while (len > 0 && base[len - 1] == '/')
         len--;
@@ -53,18 +85,15 @@ static sbx_err signal_url(const char *specific_var, const char *path, char **out
     return SBX_OK;
 }
 
-static sbx_err parse_ulong(const char *var, unsigned long lo, unsigned long hi, unsigned long dflt,
-                           unsigned long *out)
+static sbx_err parse_ulong(const char *var, const char *v, unsigned long hi, unsigned long *out)
 {
-    const char *v = env(var);
-    *out = dflt;
     if (!v)
         return SBX_OK;
     char *end;
     errno = 0;
     unsigned long n = strtoul(v, &end, 10);
-    if (errno || *end || v[0] == '-' || n < lo || n > hi)
-        return SBX_E_INVALID_OPTIONS;
+    if (errno || *end || v[0] == '-' || v[0] == '+' || n < 1 || n > hi)
+        return reject(var, "'%s' is not a whole number in 1..%lu", v, hi);
     *out = n;
     return SBX_OK;
 }
@@ -90,77 +119,149 @@ static const char *trim(const char *s, const char *end, const char **out_end)
     return s;
 }
 
-/* Builds "key: value" from one "key=value" item, percent-decoding the value. */
-static sbx_err header_line(const char *item, const char *item_end, char **out)
+/* Percent-decodes [s, end) into out (room for end - s bytes); a '%' not followed by two hex
+ * digits stays as it is. Returns the decoded length. */
+static size_t percent_decode(const char *s, const char *end, char *out)
 {
-    const char *eq = memchr(item, '=', (size_t)(item_end - item));
-    if (!eq)
-        return SBX_E_INVALID_OPTIONS;
-    const char *kend, *vend;
-    const char *k = trim(item, eq, &kend), *v = trim(eq + 1, item_end, &vend);
-    if (k == kend)
-        return SBX_E_INVALID_OPTIONS;
-    char *line = sbx__mallocn((size_t)(kend - k) + (size_t)(vend - v) + 3, 1);
-    if (!line)
-        return SBX_E_NOMEM;
     size_t n = 0;
-    for (const char *p = k; p < kend; p++)
-        line[n++] = *p;
-    line[n++] = ':';
-    line[n++] = ' ';
-    for (const char *p = v; p < vend; p++) {
-        if (*p == '%' && vend - p >= 3 && hex(p[1]) >= 0 && hex(p[2]) >= 0) {
-            line[n++] = (char)(hex(p[1]) * 16 + hex(p[2]));
+    for (const char *p = s; p < end; p++) {
+        if (*p == '%' && end - p >= 3 && hex(p[1]) >= 0 && hex(p[2]) >= 0) {
+            out[n++] = (char)(hex(p[1]) * 16 + hex(p[2]));
             p += 2;
         } else {
-            line[n++] = *p;
+            out[n++] = *p;
         }
     }
-    line[n] = '\0';
-    if (strpbrk(line, "\r\n") || memchr(line, '\0', n)) {
-        sbx__free(line);
-        return SBX_E_INVALID_OPTIONS;
+    return n;
+}
+
+/* One decoded "key=value" item of a list variable. */
+struct item {
+    char *key, *value; /* one allocation, key first */
+};
+
+static sbx_err split_item(const char *var, const char *s, const char *end, struct item *it)
+{
+    const char *eq = memchr(s, '=', (size_t)(end - s));
+    if (!eq)
+        return reject(var, "'%.*s' has no '='", (int)(end - s), s);
+    const char *kend, *vend;
+    const char *k = trim(s, eq, &kend), *v = trim(eq + 1, end, &vend);
+    char *mem = sbx__mallocn((size_t)(end - s) + 2, 1);
+    if (!mem)
+        return SBX_E_NOMEM;
+    size_t kn = percent_decode(k, kend, mem);
+    mem[kn] = '\0';
+    size_t vn = percent_decode(v, vend, mem + kn + 1);
+    mem[kn + 1 + vn] = '\0';
+    if (kn == 0 || memchr(mem, '\0', kn) || memchr(mem + kn + 1, '\0', vn) ||
+        strpbrk(mem, "\r\n") || strpbrk(mem + kn + 1, "\r\n")) {
+        sbx__free(mem);
+        return reject(var, "'%.*s': empty key, or CR, LF or NUL in it", (int)(end - s), s);
     }
-    *out = line;
+    it->key = mem;
+    it->value = mem + kn + 1;
     return SBX_OK;
 }
 
-static sbx_err parse_headers(struct sbx__otlp_config *cfg)
+/* Calls add(ctx, item) for each non-empty comma-separated item of v; add takes the item. */
+static sbx_err each_item(const char *var, const char *v, sbx_err (*add)(void *, struct item *),
+                         void *ctx)
 {
-    const char *s = env("OTEL_EXPORTER_OTLP_HEADERS");
-    if (!s)
-        return SBX_OK;
-    cfg->headers = sbx__calloc(MAX_HEADERS, sizeof(char *));
-    if (!cfg->headers)
-        return SBX_E_NOMEM;
-    while (*s) {
-        const char *comma = strchr(s, ',');
-        const char *end = comma ? comma : s + strlen(s);
-        const char *tend, *t = trim(s, end, &tend);
+    size_t count = 0;
+    while (v && *v) {
+        const char *comma = strchr(v, ',');
+        const char *end = comma ? comma : v + strlen(v);
+        const char *tend, *t = trim(v, end, &tend);
         if (t != tend) {
-            if (cfg->header_count == MAX_HEADERS)
-                return SBX_E_INVALID_OPTIONS;
-            sbx_err e = header_line(t, tend, &cfg->headers[cfg->header_count]);
+            if (count++ == MAX_ITEMS)
+                return reject(var, "more than %d items", MAX_ITEMS);
+            struct item it;
+            sbx_err e = split_item(var, t, tend, &it);
+            if (e == SBX_OK)
+                e = add(ctx, &it);
             if (e != SBX_OK)
                 return e;
-            cfg->header_count++;
         }
-        s = comma ? comma + 1 : end;
+        v = comma ? comma + 1 : end;
     }
     return SBX_OK;
 }
 
-static sbx_err service_name(struct sbx__otlp_config *cfg)
+static bool is_token(const char *s)
 {
-    const char *name = env("OTEL_SERVICE_NAME");
-    char dflt[128];
-    if (!name) {
-        /* The specification's default: "unknown_service:" + the executable's name. */
-        snprintf(dflt, sizeof(dflt), "unknown_service:%s", program_invocation_short_name);
-        name = dflt;
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+    for (; *s; s++) {
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              strchr(extra, *s)))
+            return false;
     }
-    cfg->service_name = sbx__strdup(name);
-    return cfg->service_name ? SBX_OK : SBX_E_NOMEM;
+    return true;
+}
+
+struct header_ctx {
+    struct sbx__otlp_signal *sig;
+    const char *var;
+};
+
+/* "Key: value", or curl's "Key;" which sends the header with an empty value ("Key:" would
+ * remove it). */
+static sbx_err add_header(void *arg, struct item *it)
+{
+    struct header_ctx *c = arg;
+    sbx_err e = SBX_OK;
+    if (!is_token(it->key))
+        e = reject(c->var, "header name '%s' is not an HTTP token", it->key);
+    char *line = NULL;
+    if (e == SBX_OK) {
+        size_t n = strlen(it->key) + strlen(it->value) + 3;
+        line = sbx__mallocn(n, 1);
+        if (!line)
+            e = SBX_E_NOMEM;
+        else if (it->value[0])
+            snprintf(line, n, "%s: %s", it->key, it->value);
+        else
+            snprintf(line, n, "%s;", it->key);
+    }
+    sbx__free(it->key);
+    if (e == SBX_OK)
+        c->sig->headers[c->sig->header_count++] = line;
+    return e;
+}
+
+static sbx_err parse_headers(struct sbx__otlp_signal *sig, const char *specific)
+{
+    const char *var;
+    const char *v = env2(specific, "OTEL_EXPORTER_OTLP_HEADERS", &var);
+    if (!v)
+        return SBX_OK;
+    sig->headers = sbx__calloc(MAX_ITEMS, sizeof(char *));
+    if (!sig->headers)
+        return SBX_E_NOMEM;
+    struct header_ctx c = {sig, var};
+    return each_item(var, v, add_header, &c);
+}
+
+/* http/protobuf is the specification's default; grpc is not spoken: warned about once per
+ * process, and sent as http/protobuf to the same URL. */
+static sbx_err parse_protocol(struct sbx__otlp_signal *sig, const char *specific)
+{
+    const char *var;
+    const char *v = env2(specific, "OTEL_EXPORTER_OTLP_PROTOCOL", &var);
+    sig->protocol = SBX__OTLP_PROTOBUF;
+    if (!v || strcmp(v, "http/protobuf") == 0)
+        return SBX_OK;
+    if (strcmp(v, "http/json") == 0) {
+        sig->protocol = SBX__OTLP_JSON;
+        return SBX_OK;
+    }
+    if (strcmp(v, "grpc") != 0)
+        return reject(var, "'%s' is not http/protobuf, http/json or grpc", v);
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&warned))
+        fprintf(stderr, "sbx: %s=grpc is not supported; sending http/protobuf over HTTP instead\n",
+                var);
+    return SBX_OK;
 }
 
 /* OTEL_{TRACES,METRICS}_EXPORTER: "otlp" (the default) or "none"; this exporter speaks no other
@@ -169,44 +270,134 @@ static sbx_err exporter_off(const char *var, bool *is_off)
 {
     const char *v = env(var);
     *is_off = v && strcmp(v, "none") == 0;
-    return !v || *is_off || strcmp(v, "otlp") == 0 ? SBX_OK : SBX_E_INVALID_OPTIONS;
+    if (!v || *is_off || strcmp(v, "otlp") == 0)
+        return SBX_OK;
+    return reject(var, "'%s' is not otlp or none", v);
+}
+
+static sbx_err signal_config(struct sbx__otlp_signal *sig, const char *name, const char *upper,
+                             const char *path)
+{
+    char var[4][64];
+    static const char *const suffix[] = {"ENDPOINT", "TIMEOUT", "HEADERS", "PROTOCOL"};
+    for (size_t i = 0; i < 4; i++)
+        snprintf(var[i], sizeof(var[i]), "OTEL_EXPORTER_OTLP_%s_%s", upper, suffix[i]);
+    char off_var[32];
+    snprintf(off_var, sizeof(off_var), "OTEL_%s_EXPORTER", upper);
+    sig->name = name;
+    const char *tvar;
+    const char *tv = env2(var[1], "OTEL_EXPORTER_OTLP_TIMEOUT", &tvar);
+    unsigned long timeout = DEFAULT_TIMEOUT_MS;
+    sbx_err e = signal_url(var[0], path, &sig->url);
+    if (e == SBX_OK)
+        e = parse_ulong(tvar, tv, MAX_TIMEOUT_MS, &timeout);
+    if (e == SBX_OK)
+        e = parse_headers(sig, var[2]);
+    if (e == SBX_OK)
+        e = parse_protocol(sig, var[3]);
+    if (e == SBX_OK)
+        e = exporter_off(off_var, &sig->is_off);
+    sig->timeout_ms = (long)timeout;
+    return e;
+}
+
+/* Takes the item; a repeated key keeps its last value. The service name is held back: it is
+ * the resource's, unless OTEL_SERVICE_NAME says otherwise. */
+static sbx_err add_resource(void *arg, struct item *it)
+{
+    struct sbx__otlp_config *cfg = arg;
+    for (size_t i = 0; i < cfg->resource_count; i++) {
+        if (strcmp(cfg->resource[i].key, it->key) == 0) {
+            sbx__free((char *)cfg->resource[i].key);
+            cfg->resource[i] = (sbx_attr){it->key, it->value, SBX_ATTR_STRING};
+            return SBX_OK;
+        }
+    }
+    cfg->resource[cfg->resource_count++] = (sbx_attr){it->key, it->value, SBX_ATTR_STRING};
+    return SBX_OK;
+}
+
+static sbx_err add_own(struct sbx__otlp_config *cfg, const char *key, const char *value)
+{
+    size_t kn = strlen(key), vn = strlen(value);
+    char *mem = sbx__mallocn(kn + vn + 2, 1);
+    if (!mem)
+        return SBX_E_NOMEM;
+    memcpy(mem, key, kn + 1);
+    memcpy(mem + kn + 1, value, vn + 1);
+    struct item it = {mem, mem + kn + 1};
+    return add_resource(cfg, &it);
+}
+
+/* OTEL_RESOURCE_ATTRIBUTES ("k=v,k2=v%20x", percent-decoded), then service.name (from
+ * OTEL_SERVICE_NAME, else the one given there, else "unknown_service:<program>") and the SDK's
+ * own telemetry.sdk.name and .version, which the variable cannot override. */
+static sbx_err resource(struct sbx__otlp_config *cfg)
+{
+    cfg->resource = sbx__calloc(MAX_ITEMS + 3, sizeof(sbx_attr));
+    if (!cfg->resource)
+        return SBX_E_NOMEM;
+    sbx_err e =
+        each_item("OTEL_RESOURCE_ATTRIBUTES", env("OTEL_RESOURCE_ATTRIBUTES"), add_resource, cfg);
+    if (e != SBX_OK)
+        return e;
+    const char *name = env("OTEL_SERVICE_NAME");
+    char dflt[128];
+    for (size_t i = 0; !name && i < cfg->resource_count; i++) {
+        if (strcmp(cfg->resource[i].key, "service.name") == 0)
+            name = cfg->resource[i].value;
+    }
+    if (!name) {
+        snprintf(dflt, sizeof(dflt), "unknown_service:%s", program_invocation_short_name);
+        name = dflt;
+    }
+    char *keep = sbx__strdup(name); /* name may point into the entry it replaces */
+    if (!keep)
+        return SBX_E_NOMEM;
+    e = add_own(cfg, "service.name", keep);
+    sbx__free(keep);
+    if (e == SBX_OK)
+        e = add_own(cfg, "telemetry.sdk.name", "sbx");
+    if (e == SBX_OK)
+        e = add_own(cfg, "telemetry.sdk.version", SBX_VERSION);
+    return e;
 }
 
 sbx_err sbx__otlp_config_from_env(struct sbx__otlp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    unsigned long timeout_ms, queue;
-    sbx_err e = signal_url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "/v1/traces", &cfg->traces_url);
+    create_error[0] = '\0';
+    unsigned long queue = DEFAULT_QUEUE_SIZE;
+    sbx_err e = signal_config(&cfg->traces, "traces", "TRACES", "/v1/traces");
     if (e == SBX_OK)
-        e = signal_url("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "/v1/metrics", &cfg->metrics_url);
+        e = signal_config(&cfg->metrics, "metrics", "METRICS", "/v1/metrics");
     if (e == SBX_OK)
-        e = parse_ulong("OTEL_EXPORTER_OTLP_TIMEOUT", 1, 3600000, DEFAULT_TIMEOUT_MS, &timeout_ms);
+        e = parse_ulong("OTEL_BSP_MAX_QUEUE_SIZE", env("OTEL_BSP_MAX_QUEUE_SIZE"), MAX_QUEUE_SIZE,
+                        &queue);
     if (e == SBX_OK)
-        e = parse_ulong("OTEL_BSP_MAX_QUEUE_SIZE", 1, MAX_QUEUE_SIZE, DEFAULT_QUEUE_SIZE, &queue);
-    if (e == SBX_OK)
-        e = parse_headers(cfg);
-    if (e == SBX_OK)
-        e = service_name(cfg);
-    if (e == SBX_OK)
-        e = exporter_off("OTEL_TRACES_EXPORTER", &cfg->is_traces_off);
-    if (e == SBX_OK)
-        e = exporter_off("OTEL_METRICS_EXPORTER", &cfg->is_metrics_off);
+        e = resource(cfg);
     if (e != SBX_OK) {
         sbx__otlp_config_free(cfg);
         return e;
     }
-    cfg->timeout_ms = (long)timeout_ms;
     cfg->max_queued_spans = queue;
     return SBX_OK;
 }
 
+static void signal_free(struct sbx__otlp_signal *sig)
+{
+    sbx__free(sig->url);
+    for (size_t i = 0; i < sig->header_count; i++)
+        sbx__free(sig->headers[i]);
+    sbx__free(sig->headers);
+}
+
 void sbx__otlp_config_free(struct sbx__otlp_config *cfg)
 {
-    sbx__free(cfg->traces_url);
-    sbx__free(cfg->metrics_url);
-    sbx__free(cfg->service_name);
-    for (size_t i = 0; i < cfg->header_count; i++)
-        sbx__free(cfg->headers[i]);
-    sbx__free(cfg->headers);
+    signal_free(&cfg->traces);
+    signal_free(&cfg->metrics);
+    for (size_t i = 0; i < cfg->resource_count; i++)
+        sbx__free((char *)cfg->resource[i].key);
+    sbx__free(cfg->resource);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -1,7 +1,9 @@
 /* telemetry/otlp_json.c: OTLP/JSON encoding (opentelemetry-proto, "JSON Protobuf Encoding"):
  * lowerCamelCase field names, trace and span IDs as lower-case hex, enums as integers, and 64-bit
  * integers (fixed64 times, counts, asInt) as decimal strings. */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "telemetry/otlp.h"
@@ -25,15 +27,42 @@ static bool hex_id(struct sbx__buf *b, const uint8_t *id, size_t len)
     return sbx__buf_append(b, tmp, n);
 }
 
-/* Appends "attributes":[{"key":..,"value":{"stringValue":..}},...] */
+/* Appends a double; NaN and the infinities as the proto3 JSON mapping spells them. */
+static bool json_double(struct sbx__buf *b, double d)
+{
+    if (d != d)
+        return SBX__LIT(b, "\"NaN\"");
+    if (d > 1.7976931348623157e308 || d < -1.7976931348623157e308)
+        return d > 0 ? SBX__LIT(b, "\"Infinity\"") : SBX__LIT(b, "\"-Infinity\"");
+    return sbx__telemetry_json_double(b, d);
+}
+
+/* Appends an AnyValue: intValue as a decimal string (a 64-bit integer), doubleValue, boolValue
+ * or stringValue. */
+static bool any_value(struct sbx__buf *b, const sbx_attr *a)
+{
+    struct sbx__otlp_value v;
+    switch (sbx__otlp_value_of(a, &v)) {
+    case SBX_ATTR_INT:
+        return sbx__buf_appendf(b, "{\"intValue\":\"%lld\"}", v.i);
+    case SBX_ATTR_DOUBLE:
+        return SBX__LIT(b, "{\"doubleValue\":") && json_double(b, v.d) && SBX__LIT(b, "}");
+    case SBX_ATTR_BOOL:
+        return v.b ? SBX__LIT(b, "{\"boolValue\":true}") : SBX__LIT(b, "{\"boolValue\":false}");
+    default:
+        return SBX__LIT(b, "{\"stringValue\":") && sbx__telemetry_json_string(b, a->value) &&
+               SBX__LIT(b, "}");
+    }
+}
+
+/* Appends "attributes":[{"key":..,"value":{..}},...] */
 static bool attributes(struct sbx__buf *b, const sbx_attr *attrs, size_t count)
 {
     bool ok = SBX__LIT(b, "\"attributes\":[");
     for (size_t i = 0; ok && i < count; i++) {
         ok = (i == 0 || SBX__LIT(b, ",")) && SBX__LIT(b, "{\"key\":") &&
-             sbx__telemetry_json_string(b, attrs[i].key) &&
-             SBX__LIT(b, ",\"value\":{\"stringValue\":") &&
-             sbx__telemetry_json_string(b, attrs[i].value) && SBX__LIT(b, "}}");
+             sbx__telemetry_json_string(b, attrs[i].key) && SBX__LIT(b, ",\"value\":") &&
+             any_value(b, &attrs[i]) && SBX__LIT(b, "}");
     }
     return ok && SBX__LIT(b, "]");
 }
@@ -42,13 +71,8 @@ static bool attributes(struct sbx__buf *b, const sbx_attr *attrs, size_t count)
 static bool envelope_open(struct sbx__buf *b, const sbx_otlp *o, const char *top,
                           const char *scope_list, const char *items)
 {
-    const sbx_attr res[] = {
-        {"service.name", o->cfg.service_name},
-        {"telemetry.sdk.name", "sbx"},
-        {"telemetry.sdk.version", SBX_VERSION},
-    };
     return sbx__buf_appendf(b, "{\"%s\":[{\"resource\":{", top) &&
-           attributes(b, res, sizeof(res) / sizeof(res[0])) &&
+           attributes(b, o->cfg.resource, o->cfg.resource_count) &&
            sbx__buf_appendf(b,
                             "},\"%s\":[{\"scope\":{\"name\":\"sbx\",\"version\":\"%s\"},\"%s\":[",
                             scope_list, SBX_VERSION, items);
@@ -85,7 +109,7 @@ bool sbx__otlp_encode_traces(struct sbx__buf *b, const sbx_otlp *o, const struct
     return ok && envelope_close(b);
 }
 
-static const char *unit_of(const struct sbx__series *se)
+const char *sbx__otlp_unit_of(const struct sbx__series *se)
 {
     static const char *const suffixes[][2] = {
         {"_ms", "ms"}, {"_us", "us"}, {"_ns", "ns"}, {"_s", "s"}};
@@ -132,7 +156,8 @@ static bool metric(struct sbx__buf *b, struct sbx__series *const *series, size_t
     const char *desc = sbx__store_description(first->name);
     bool ok = SBX__LIT(b, "{\"name\":") && sbx__telemetry_json_string(b, first->name) &&
               SBX__LIT(b, ",\"description\":") && sbx__telemetry_json_string(b, desc ? desc : "") &&
-              SBX__LIT(b, ",\"unit\":") && sbx__telemetry_json_string(b, unit_of(first)) &&
+              SBX__LIT(b, ",\"unit\":") &&
+              sbx__telemetry_json_string(b, sbx__otlp_unit_of(first)) &&
               sbx__buf_appendf(b, ",\"%s\":{\"dataPoints\":[", is_sum ? "sum" : "histogram");
     bool is_first = true;
     for (size_t i = 0; ok && i < n; i++) {
@@ -153,20 +178,32 @@ static bool metric(struct sbx__buf *b, struct sbx__series *const *series, size_t
     return ok && SBX__LIT(b, "}}");
 }
 
-bool sbx__otlp_encode_metrics(struct sbx__buf *b, sbx_otlp *o, uint64_t now_ns, uint64_t *updates)
+bool sbx__otlp_encode_metrics(struct sbx__buf *b, const sbx_otlp *o,
+                              struct sbx__series *const *series, size_t n, uint64_t now_ns)
 {
-    struct sbx__series **series;
-    size_t n;
-    if (sbx__store_snapshot(&o->store, &series, &n) != 0)
-        return false;
-    *updates = o->store.updates;
     bool ok = envelope_open(b, o, "resourceMetrics", "scopeMetrics", "metrics");
     for (size_t i = 0, j; ok && i < n; i = j) {
         for (j = i + 1; j < n && strcmp(series[j]->name, series[i]->name) == 0; j++)
             ;
         ok = (i == 0 || SBX__LIT(b, ",")) && metric(b, series + i, j - i, o->start_ns, now_ns);
     }
-    sbx__store_unlock(&o->store);
-    sbx__free(series);
     return ok && envelope_close(b);
+}
+
+/* partialSuccess of ExportTraceServiceResponse / ExportMetricsServiceResponse: rejectedSpans or
+ * rejectedDataPoints (an int64, so a string, though a number is accepted) and errorMessage. */
+bool sbx__otlp_json_partial(const char *body, size_t len, uint64_t *rejected, char *msg, size_t cap)
+{
+    json_t *root = json_loadb(body, len, 0, NULL);
+    json_t *ps = json_object_get(root, "partialSuccess");
+    json_t *n = json_object_get(ps, "rejectedSpans");
+    n = n ? n : json_object_get(ps, "rejectedDataPoints");
+    const char *text = json_string_value(json_object_get(ps, "errorMessage"));
+    *rejected = json_is_integer(n)  ? (uint64_t)json_integer_value(n)
+                : json_is_string(n) ? strtoull(json_string_value(n), NULL, 10)
+                                    : 0;
+    snprintf(msg, cap, "%s", text ? text : "");
+    bool has = *rejected > 0 || (text && text[0]);
+    json_decref(root);
+    return has;
 }

@@ -85,6 +85,16 @@ bool sbx__telemetry_json_string(struct sbx__buf *b, const char *s)
     return SBX__LIT(b, "\"") && append_escaped(b, s, json_char) && SBX__LIT(b, "\"");
 }
 
+static bool raw_char(struct sbx__buf *b, char c)
+{
+    return sbx__buf_append(b, &c, 1);
+}
+
+bool sbx__telemetry_utf8(struct sbx__buf *b, const char *s)
+{
+    return append_escaped(b, s, raw_char);
+}
+
 bool sbx__telemetry_json_u64(struct sbx__buf *b, uint64_t v)
 {
     return sbx__buf_appendf(b, "\"%" PRIu64 "\"", v);

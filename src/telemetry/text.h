@@ -14,6 +14,8 @@
 
 /* Appends s as a quoted JSON string. */
 bool sbx__telemetry_json_string(struct sbx__buf *b, const char *s);
+/* Appends s unescaped, with invalid UTF-8 repaired (a protobuf string). */
+bool sbx__telemetry_utf8(struct sbx__buf *b, const char *s);
 /* Appends v as a JSON string of decimal digits (the OTLP/JSON form of 64-bit integers). */
 bool sbx__telemetry_json_u64(struct sbx__buf *b, uint64_t v);
 /* Appends a finite double in the shortest form that round-trips. */

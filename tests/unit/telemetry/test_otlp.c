@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sbx.h>
@@ -33,19 +34,22 @@ struct receiver {
     char out[128];
 };
 
-/* Starts the node receiver answering status to count requests; returns false if node is absent. */
-static bool receiver_start(struct receiver *r, int count, int status)
+/* Starts the node receiver answering count requests as script says (see otlp_receiver.js; NULL:
+ * 200 to all), staying linger_ms after the last; returns false if node is absent. */
+static bool receiver_script(struct receiver *r, int count, const char *script, int linger_ms)
 {
     if (system("command -v node >/dev/null 2>&1") != 0)
         return false;
     snprintf(r->dir, sizeof(r->dir), "/tmp/sbx-otlp-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(r->dir));
     snprintf(r->out, sizeof(r->out), "%s/requests.jsonl", r->dir);
-    char count_s[16], status_s[16];
+    char count_s[16], linger_s[16];
     snprintf(count_s, sizeof(count_s), "%d", count);
-    snprintf(status_s, sizeof(status_s), "%d", status);
-    char *argv[] = {"node",     RECEIVER, "--out",        r->out,  "--count", count_s,
-                    "--status", status_s, "--timeout-ms", "20000", NULL};
+    snprintf(linger_s, sizeof(linger_s), "%d", linger_ms);
+    char *argv[] = {"node",        RECEIVER, "--out",        r->out,
+                    "--count",     count_s,  "--script",     (char *)(script ? script : ""),
+                    "--linger-ms", linger_s, "--timeout-ms", "30000",
+                    NULL};
     int fds[2];
     ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
     posix_spawn_file_actions_t fa;
@@ -65,6 +69,14 @@ static bool receiver_start(struct receiver *r, int count, int status)
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", r->port);
     setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
     return true;
+}
+
+/* Answers status to count requests on either path. */
+static bool receiver_start(struct receiver *r, int count, int status)
+{
+    char script[64];
+    snprintf(script, sizeof(script), "/v1/traces=%d;/v1/metrics=%d", status, status);
+    return receiver_script(r, count, script, 0);
 }
 
 /* Waits for the receiver to exit and returns its requests, one JSON object each. */
@@ -89,6 +101,38 @@ static json_t *receiver_finish(struct receiver *r)
     unlink(r->out);
     rmdir(r->dir);
     return all;
+}
+
+/* Stops a receiver left answering nothing (hang, drip) and returns its requests. */
+static json_t *receiver_kill(struct receiver *r)
+{
+    kill(r->pid, SIGTERM);
+    return receiver_finish(r);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The records sent to path, in order. */
+static size_t requests_to(json_t *all, const char *path, json_t **first, json_t **second)
+{
+    size_t i, n = 0;
+    json_t *rec;
+    json_array_foreach(all, i, rec)
+    {
+        if (strcmp(json_string_value(json_object_get(rec, "path")), path) != 0)
+            continue;
+        if (n == 0 && first)
+            *first = rec;
+        if (n == 1 && second)
+            *second = rec;
+        n++;
+    }
+    return n;
 }
 
 static bool node_missing(const char *test)
@@ -144,16 +188,22 @@ static unsigned long long u64_string(json_t *v, const char *what)
     return strtoull(s, NULL, 10);
 }
 
-static const char *attr(json_t *attrs, const char *key)
+/* The AnyValue of key in an attribute list, or NULL. */
+static json_t *attr_value(json_t *attrs, const char *key)
 {
     size_t i;
     json_t *a;
     json_array_foreach(attrs, i, a)
     {
         if (strcmp(json_string_value(json_object_get(a, "key")), key) == 0)
-            return json_string_value(json_object_get(json_object_get(a, "value"), "stringValue"));
+            return json_object_get(a, "value");
     }
     return NULL;
+}
+
+static const char *attr(json_t *attrs, const char *key)
+{
+    return json_string_value(json_object_get(attr_value(attrs, key), "stringValue"));
 }
 
 static json_t *only(json_t *arr, const char *what)
@@ -164,10 +214,12 @@ static json_t *only(json_t *arr, const char *what)
 
 static void emit_run(const sbx_telemetry_hooks *h, const char *backend, bool is_error)
 {
-    sbx_attr start[] = {{"backend", backend}};
+    sbx_attr start[] = {{"backend", backend, SBX_ATTR_STRING}};
     void *span = h->span_start(h->user, "sandbox.run", start, 1);
     const char *outcome = is_error ? "SAND_WASM_TRAP" : "ok";
-    sbx_attr end[] = {{"backend", backend}, {"outcome", outcome}, {"error.code", outcome}};
+    sbx_attr end[] = {{"backend", backend, SBX_ATTR_STRING},
+                      {"outcome", outcome, SBX_ATTR_STRING},
+                      {"error.code", outcome, SBX_ATTR_STRING}};
     h->span_end(h->user, span, end, 3, is_error,
                 is_error ? "guest trapped: \"unreachable\"" : NULL);
     h->counter_add(h->user, "sandbox.runs_total", 1, end, 2);
@@ -280,11 +332,43 @@ static void check_metrics(json_t *body)
     check_histogram(metric(metrics, "sandbox.duration_ms"));
 }
 
+/* The two encodings, by OTEL_EXPORTER_OTLP_PROTOCOL (unset: the specification's default). */
+static const struct {
+    const char *value, *content_type;
+    bool is_proto;
+} PROTOCOLS[] = {
+    {NULL, "application/x-protobuf", true},
+    {"http/json", "application/json", false},
+    {"http/protobuf", "application/x-protobuf", true},
+};
+
+static void use_protocol(int i)
+{
+    if (PROTOCOLS[i].value)
+        setenv("OTEL_EXPORTER_OTLP_PROTOCOL", PROTOCOLS[i].value, 1);
+}
+
+/* Checks the request's encoding and the headers every request carries. */
+static void check_request(json_t *rec, int protocol)
+{
+    json_t *hdrs = json_object_get(rec, "headers");
+    ck_assert_str_eq(json_string_value(json_object_get(rec, "method")), "POST");
+    ck_assert_str_eq(json_string_value(json_object_get(hdrs, "content-type")),
+                     PROTOCOLS[protocol].content_type);
+    ck_assert_int_eq(json_is_true(json_object_get(rec, "proto")), PROTOCOLS[protocol].is_proto);
+    ck_assert_str_eq(json_string_value(json_object_get(hdrs, "user-agent")),
+                     "OTel-OTLP-Exporter-C/" SBX_VERSION " sbx/" SBX_VERSION);
+    json_t *body = json_object_get(rec, "body");
+    ck_assert_msg(!json_object_get(body, "parseError") && !json_object_get(body, "_unknown"),
+                  "body not decoded cleanly: %s", json_dumps(body, JSON_COMPACT));
+}
+
 START_TEST(test_payload_shape)
 {
     struct receiver r;
     if (!receiver_start(&r, 2, 200) && node_missing("test_payload_shape"))
         return;
+    use_protocol(_i);
     setenv("OTEL_SERVICE_NAME", "sbx-test", 1);
     setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=abc%20def , x-tenant = t1", 1);
     sbx_otlp *o;
@@ -292,7 +376,7 @@ START_TEST(test_payload_shape)
     const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
     emit_run(h, "wasm", false);
     emit_run(h, "wasm", true);
-    sbx_attr cap = {"capability", "fs.write"};
+    sbx_attr cap = {"capability", "fs.write", SBX_ATTR_STRING};
     h->counter_add(h->user, "plugin.permission_denied_total", 5000000000ull, &cap, 1);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
     ck_assert_str_eq(sbx_otlp_last_error(o), "");
@@ -300,8 +384,8 @@ START_TEST(test_payload_shape)
     ck_assert_int_eq(json_array_size(all), 2);
     json_t *rec = json_array_get(all, 0);
     json_t *hdrs = json_object_get(rec, "headers");
-    ck_assert_str_eq(json_string_value(json_object_get(rec, "method")), "POST");
-    ck_assert_str_eq(json_string_value(json_object_get(hdrs, "content-type")), "application/json");
+    check_request(rec, _i);
+    check_request(json_array_get(all, 1), _i);
     ck_assert_str_eq(json_string_value(json_object_get(hdrs, "x-api-key")), "abc def");
     ck_assert_str_eq(json_string_value(json_object_get(hdrs, "x-tenant")), "t1");
     check_spans(request_body(all, "/v1/traces"));
@@ -370,6 +454,342 @@ START_TEST(test_bounded_span_buffer)
 }
 END_TEST
 
+/* Typed attributes: intValue as a decimal string (JSON), doubleValue, boolValue, in both
+ * encodings; text that does not parse as its type is sent as a string. */
+START_TEST(test_typed_attributes)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 1, 200) && node_missing("test_typed_attributes"))
+        return;
+    use_protocol(_i);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
+    sbx_attr attrs[] = {
+        {"exit_code", "42", SBX_ATTR_INT},
+        {"signal", "-9", SBX_ATTR_INT},
+        {"big", "9007199254740993", SBX_ATTR_INT},
+        {"duration_ms", "2.5", SBX_ATTR_DOUBLE},
+        {"ok", "true", SBX_ATTR_BOOL},
+        {"truncated", "false", SBX_ATTR_BOOL},
+        {"bad_int", "4x", SBX_ATTR_INT},
+        {"bad_bool", "yes", SBX_ATTR_BOOL},
+        {"text", "7", SBX_ATTR_STRING},
+    };
+    size_t n = sizeof(attrs) / sizeof(attrs[0]);
+    h->span_end(h->user, h->span_start(h->user, "typed", NULL, 0), attrs, n, false, NULL);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    json_t *all = receiver_finish(&r);
+    check_request(json_array_get(all, 0), _i);
+    json_t *rs = json_object_get(request_body(all, "/v1/traces"), "resourceSpans");
+    json_t *ss = json_array_get(json_object_get(json_array_get(rs, 0), "scopeSpans"), 0);
+    json_t *got = json_object_get(json_array_get(json_object_get(ss, "spans"), 0), "attributes");
+    ck_assert_int_eq(json_array_size(got), n);
+    json_t *v = json_object_get(attr_value(got, "exit_code"), "intValue");
+    ck_assert_msg(json_is_string(v), "intValue must be a string");
+    ck_assert_str_eq(json_string_value(v), "42");
+    ck_assert_str_eq(json_string_value(json_object_get(attr_value(got, "signal"), "intValue")),
+                     "-9");
+    ck_assert_str_eq(json_string_value(json_object_get(attr_value(got, "big"), "intValue")),
+                     "9007199254740993"); /* beyond a double's exact range */
+    ck_assert_double_eq(
+        json_number_value(json_object_get(attr_value(got, "duration_ms"), "doubleValue")), 2.5);
+    ck_assert(json_is_true(json_object_get(attr_value(got, "ok"), "boolValue")));
+    ck_assert(json_is_false(json_object_get(attr_value(got, "truncated"), "boolValue")));
+    ck_assert_str_eq(attr(got, "bad_int"), "4x");
+    ck_assert_str_eq(attr(got, "bad_bool"), "yes");
+    ck_assert_str_eq(attr(got, "text"), "7");
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+/* OTEL_RESOURCE_ATTRIBUTES: percent-decoded keys and values merged into the resource;
+ * OTEL_SERVICE_NAME wins over a service.name given there, which is used when it is unset. */
+START_TEST(test_resource_attributes)
+{
+    for (int with_name = 1; with_name >= 0; with_name--) {
+        struct receiver r;
+        if (!receiver_start(&r, 1, 200) && node_missing("test_resource_attributes"))
+            return;
+        setenv("OTEL_RESOURCE_ATTRIBUTES",
+               "deployment.environment=prod%20eu , service.name=from-res,%6Bey=a%2Cb,"
+               "telemetry.sdk.name=not-sbx,empty=",
+               1);
+        if (with_name)
+            setenv("OTEL_SERVICE_NAME", "from-env", 1);
+        else
+            unsetenv("OTEL_SERVICE_NAME");
+        setenv("OTEL_METRICS_EXPORTER", "none", 1);
+        sbx_otlp *o;
+        ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+        emit_run(sbx_otlp_hooks(o), "worker", false);
+        ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+        json_t *all = receiver_finish(&r);
+        json_t *rs = json_object_get(request_body(all, "/v1/traces"), "resourceSpans");
+        json_t *res =
+            json_object_get(json_object_get(json_array_get(rs, 0), "resource"), "attributes");
+        ck_assert_str_eq(attr(res, "deployment.environment"), "prod eu");
+        ck_assert_str_eq(attr(res, "key"), "a,b");
+        ck_assert_str_eq(attr(res, "empty"), "");
+        ck_assert_str_eq(attr(res, "service.name"), with_name ? "from-env" : "from-res");
+        ck_assert_str_eq(attr(res, "telemetry.sdk.name"), "sbx");
+        ck_assert_int_eq(json_array_size(res), 6); /* one service.name, one sdk.name */
+        json_decref(all);
+        sbx_otlp_destroy(o);
+    }
+}
+END_TEST
+
+/* 429 and 503 with Retry-After: the POST is sent again no sooner than the collector asked, the
+ * flush succeeds, and no failure is reported for a request that then succeeded. */
+START_TEST(test_retry_after)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 4, "/v1/traces=503@1,200;/v1/metrics=429@1,200", 0) &&
+        node_missing("test_retry_after"))
+        return;
+    use_protocol(_i);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    double took = now_ms() - t0;
+    ck_assert_str_eq(sbx_otlp_last_error(o), "");
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
+    json_t *all = receiver_finish(&r);
+    static const char *const paths[] = {"/v1/traces", "/v1/metrics"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *a = NULL, *b = NULL;
+        ck_assert_int_eq(requests_to(all, paths[i], &a, &b), 2);
+        json_int_t gap = json_integer_value(json_object_get(b, "t")) -
+                         json_integer_value(json_object_get(a, "t"));
+        ck_assert_msg(gap >= 950, "%s retried after %lld ms, before Retry-After: 1", paths[i],
+                      (long long)gap);
+        ck_assert(json_equal(json_object_get(a, "body"), json_object_get(b, "body")));
+    }
+    ck_assert_msg(took < 1000 + 3000, "two 1 s waits in parallel took %.0f ms", took);
+    json_decref(all);
+    sbx_otlp_destroy(o); /* delivered: nothing left to send */
+}
+END_TEST
+
+/* 502 and 504 without Retry-After: exponential backoff with jitter, then success; a failed traces
+ * POST is retried too, so its spans are delivered, not dropped. */
+START_TEST(test_retry_backoff)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 5, "/v1/traces=502,200;/v1/metrics=504,503,200", 0) &&
+        node_missing("test_retry_backoff"))
+        return;
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "process", true);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    ck_assert_str_eq(sbx_otlp_last_error(o), "");
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
+    json_t *all = receiver_finish(&r);
+    ck_assert_int_eq(requests_to(all, "/v1/traces", NULL, NULL), 2);
+    ck_assert_int_eq(requests_to(all, "/v1/metrics", NULL, NULL), 3);
+    json_t *a = NULL, *b = NULL;
+    requests_to(all, "/v1/traces", &a, &b);
+    json_int_t gap =
+        json_integer_value(json_object_get(b, "t")) - json_integer_value(json_object_get(a, "t"));
+    ck_assert_msg(gap >= 200 && gap < 2000, "first backoff %lld ms, want 250..500", (long long)gap);
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+/* 400 is never retried: one POST per signal, the failed signal named and the other not, and
+ * the rejected metrics are not sent again by destroy (the receiver lingers to see one). */
+START_TEST(test_no_retry_on_400)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 2, "/v1/traces=200;/v1/metrics=400", 1500) &&
+        node_missing("test_no_retry_on_400"))
+        return;
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    const char *err = sbx_otlp_last_error(o);
+    ck_assert_msg(strncmp(err, "metrics: POST http://127.0.0.1:", 31) == 0, "error: %s", err);
+    ck_assert_ptr_nonnull(strstr(err, "/v1/metrics: HTTP 400"));
+    ck_assert_ptr_null(strstr(err, "traces"));
+    ck_assert_ptr_null(strstr(err, "attempt"));
+    sbx_otlp_destroy(o);
+    json_t *all = receiver_finish(&r);
+    ck_assert_int_eq(json_array_size(all), 2);
+    ck_assert_int_eq(requests_to(all, "/v1/metrics", NULL, NULL), 1);
+    json_decref(all);
+}
+END_TEST
+
+/* A collector that accepts and never answers, or drips its reply: the whole flush ends within
+ * the timeout (both signals at once), both signals are named, and destroy sends nothing more. */
+START_TEST(test_time_bound)
+{
+    static const char *const scripts[] = {"/v1/traces=hang;/v1/metrics=hang",
+                                          "/v1/traces=drip;/v1/metrics=drip",
+                                          "/v1/traces=hang;/v1/metrics=503"};
+    struct receiver r;
+    if (!receiver_script(&r, 2, scripts[_i], 20000) && node_missing("test_time_bound"))
+        return;
+    setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1500", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "worker", false);
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    double took = now_ms() - t0;
+    /* One timeout for both signals (at once); one after the other would take 3000 ms. */
+    ck_assert_msg(took >= 1400 && took < 2800, "flush took %.0f ms, timeout 1500", took);
+    const char *err = sbx_otlp_last_error(o);
+    ck_assert_msg(strstr(err, "traces: POST ") && strstr(err, "; metrics: POST "), "error: %s",
+                  err);
+    ck_assert_ptr_nonnull(strstr(err, "no complete reply within the 1500 ms timeout"));
+    if (_i == 2) /* 503s retried until no time was left, then given up */
+        ck_assert_ptr_nonnull(strstr(err, "HTTP 503 (attempt "));
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 1);
+    t0 = now_ms();
+    sbx_otlp_destroy(o);
+    ck_assert_msg(now_ms() - t0 < 500, "destroy sent the failed export again");
+    json_t *all = receiver_kill(&r);
+    ck_assert_int_eq(requests_to(all, "/v1/traces", NULL, NULL), 1);
+    json_decref(all);
+}
+END_TEST
+
+/* A Retry-After past the timeout: given up at once rather than waited for. */
+START_TEST(test_retry_after_past_timeout)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 2, "/v1/traces=503@30;/v1/metrics=429@30", 0) &&
+        node_missing("test_retry_after_past_timeout"))
+        return;
+    setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "5000", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "worker", false);
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    ck_assert_msg(now_ms() - t0 < 2000, "waited for a Retry-After past the timeout");
+    const char *err = sbx_otlp_last_error(o);
+    ck_assert_ptr_nonnull(strstr(err, "traces: POST "));
+    ck_assert_ptr_nonnull(strstr(err, "HTTP 503; no time left to retry after Retry-After"));
+    ck_assert_ptr_nonnull(strstr(err, "HTTP 429; no time left to retry after Retry-After"));
+    json_decref(receiver_finish(&r));
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+/* Per-signal _TIMEOUT, _HEADERS and _PROTOCOL replace the generic ones for that signal. */
+START_TEST(test_per_signal_settings)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 2, "/v1/traces=hang;/v1/metrics=200", 20000) &&
+        node_missing("test_per_signal_settings"))
+        return;
+    setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "30000", 1);
+    setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "800", 1);
+    setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-all=1", 1);
+    setenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS", "x-metrics=2", 1);
+    setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "worker", false);
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
+    double took = now_ms() - t0;
+    ck_assert_msg(took >= 700 && took < 800 + 2000, "flush took %.0f ms, traces timeout 800", took);
+    const char *err = sbx_otlp_last_error(o);
+    ck_assert_ptr_nonnull(strstr(err, "traces: POST "));
+    ck_assert_ptr_nonnull(strstr(err, "within the 800 ms timeout"));
+    ck_assert_ptr_null(strstr(err, "metrics"));
+    json_t *all = receiver_kill(&r);
+    json_t *t = NULL, *m = NULL;
+    requests_to(all, "/v1/traces", &t, NULL);
+    requests_to(all, "/v1/metrics", &m, NULL);
+    json_t *th = json_object_get(t, "headers"), *mh = json_object_get(m, "headers");
+    ck_assert_str_eq(json_string_value(json_object_get(th, "x-all")), "1");
+    ck_assert_ptr_null(json_object_get(th, "x-metrics"));
+    ck_assert_str_eq(json_string_value(json_object_get(mh, "x-metrics")), "2");
+    ck_assert_ptr_null(json_object_get(mh, "x-all"));
+    ck_assert_str_eq(json_string_value(json_object_get(th, "content-type")),
+                     "application/x-protobuf");
+    ck_assert_str_eq(json_string_value(json_object_get(mh, "content-type")), "application/json");
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+/* Headers: an empty value is sent, keys are percent-decoded as values are. */
+START_TEST(test_header_forms)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 1, 200) && node_missing("test_header_forms"))
+        return;
+    setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-empty=,x%2Dkey=v%3D1,x-spaced = a b ", 1);
+    setenv("OTEL_TRACES_EXPORTER", "none", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "worker", false);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    json_t *all = receiver_finish(&r);
+    json_t *h = json_object_get(json_array_get(all, 0), "headers");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "x-empty")), "");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "x-key")), "v=1");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "x-spaced")), "a b");
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
+/* partialSuccess with rejected items: the flush succeeded, the rejection is reported through
+ * sbx_otlp_last_error, rejected spans are counted as dropped, and the metrics count as sent. */
+START_TEST(test_partial_success)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 2, "/v1/traces=partial;/v1/metrics=partial", 1000) &&
+        node_missing("test_partial_success"))
+        return;
+    use_protocol(_i);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    for (int i = 0; i < 3; i++)
+        emit_run(sbx_otlp_hooks(o), "wasm", false);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    ck_assert_str_eq(sbx_otlp_last_error(o),
+                     "traces: collector rejected 2 spans: two were bad; "
+                     "metrics: collector rejected 2 data points: two were bad");
+    ck_assert_int_eq(sbx_otlp_dropped_spans(o), 2);
+    sbx_otlp_destroy(o);
+    json_t *all = receiver_finish(&r);
+    ck_assert_int_eq(json_array_size(all), 2);
+    json_decref(all);
+}
+END_TEST
+
+/* grpc is not spoken: warned about once, sent as http/protobuf; another value is rejected. */
+START_TEST(test_grpc_protocol)
+{
+    struct receiver r;
+    if (!receiver_start(&r, 2, 200) && node_missing("test_grpc_protocol"))
+        return;
+    setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
+    sbx_otlp *o;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    json_t *all = receiver_finish(&r);
+    check_request(json_array_get(all, 0), 0);
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
 static const struct {
     const char *var, *value;
     sbx_err want;
@@ -393,6 +813,21 @@ static const struct {
     {"OTEL_METRICS_EXPORTER", "otlp,console", SBX_E_INVALID_OPTIONS},
     {"OTEL_TRACES_EXPORTER", "otlp", SBX_OK},
     {"OTEL_METRICS_EXPORTER", "none", SBX_OK},
+    {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "x", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "3600001", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "3600000", SBX_OK},
+    {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "a b=c", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_METRICS_HEADERS", "a:b=c", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "a%0A=c", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_HEADERS", "x-empty=", SBX_OK},
+    {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "HTTP/JSON", SBX_E_INVALID_OPTIONS},
+    {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", SBX_OK},
+    {"OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", SBX_OK},
+    {"OTEL_RESOURCE_ATTRIBUTES", "no-equals", SBX_E_INVALID_OPTIONS},
+    {"OTEL_RESOURCE_ATTRIBUTES", "=v", SBX_E_INVALID_OPTIONS},
+    {"OTEL_RESOURCE_ATTRIBUTES", "k=a%00b", SBX_E_INVALID_OPTIONS},
+    {"OTEL_RESOURCE_ATTRIBUTES", "k=v,k2=v%20x,,", SBX_OK},
 };
 
 START_TEST(test_env_validation)
@@ -402,8 +837,13 @@ START_TEST(test_env_validation)
     ck_assert_int_eq(sbx_otlp_create_from_env(&o), ENV_CASES[_i].want);
     if (ENV_CASES[_i].want != SBX_OK) {
         ck_assert_ptr_null(o);
+        const char *why = sbx_otlp_last_error(NULL);
+        ck_assert_msg(strncmp(why, ENV_CASES[_i].var, strlen(ENV_CASES[_i].var)) == 0 &&
+                          why[strlen(ENV_CASES[_i].var)] == ':',
+                      "'%s' does not name %s", why, ENV_CASES[_i].var);
         return;
     }
+    ck_assert_str_eq(sbx_otlp_last_error(NULL), "");
     sbx_otlp_destroy(o); /* nothing buffered: sends nothing */
 }
 END_TEST
@@ -555,15 +995,34 @@ int main(void)
                                        "OTEL_SERVICE_NAME",
                                        "OTEL_BSP_MAX_QUEUE_SIZE",
                                        "OTEL_TRACES_EXPORTER",
-                                       "OTEL_METRICS_EXPORTER"};
+                                       "OTEL_METRICS_EXPORTER",
+                                       "OTEL_EXPORTER_OTLP_PROTOCOL",
+                                       "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                                       "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+                                       "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                                       "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+                                       "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+                                       "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
+                                       "OTEL_RESOURCE_ATTRIBUTES"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
     signal(SIGPIPE, SIG_IGN);
     Suite *s = suite_create("telemetry_otlp");
     TCase *tc = tcase_create("otlp");
     tcase_set_timeout(tc, TIMEOUT_S);
-    tcase_add_test(tc, test_payload_shape);
+    tcase_add_loop_test(tc, test_payload_shape, 0, (int)(sizeof(PROTOCOLS) / sizeof(PROTOCOLS[0])));
     tcase_add_test(tc, test_exporter_none);
+    tcase_add_loop_test(tc, test_typed_attributes, 0, 2);
+    tcase_add_test(tc, test_resource_attributes);
+    tcase_add_loop_test(tc, test_retry_after, 0, 2);
+    tcase_add_test(tc, test_retry_backoff);
+    tcase_add_test(tc, test_no_retry_on_400);
+    tcase_add_loop_test(tc, test_time_bound, 0, 3);
+    tcase_add_test(tc, test_retry_after_past_timeout);
+    tcase_add_test(tc, test_per_signal_settings);
+    tcase_add_test(tc, test_header_forms);
+    tcase_add_loop_test(tc, test_partial_success, 0, 2);
+    tcase_add_test(tc, test_grpc_protocol);
     tcase_add_test(tc, test_http_error_status);
     tcase_add_test(tc, test_connection_refused);
     tcase_add_test(tc, test_bounded_span_buffer);

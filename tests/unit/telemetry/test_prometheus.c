@@ -19,14 +19,14 @@
 static void counter(const sbx_telemetry_hooks *h, const char *name, uint64_t v, const char *k1,
                     const char *v1, const char *k2, const char *v2)
 {
-    sbx_attr a[2] = {{k1, v1}, {k2, v2}};
+    sbx_attr a[2] = {{k1, v1, SBX_ATTR_STRING}, {k2, v2, SBX_ATTR_STRING}};
     h->counter_add(h->user, name, v, a, k2 ? 2 : k1 ? 1 : 0);
 }
 
 static void record(const sbx_telemetry_hooks *h, const char *name, double v, const char *k1,
                    const char *v1)
 {
-    sbx_attr a = {k1, v1};
+    sbx_attr a = {k1, v1, SBX_ATTR_STRING};
     h->histogram_record(h->user, name, v, &a, k1 ? 1 : 0);
 }
 
