@@ -52,5 +52,11 @@ case $out in *'"limit":"pids"'* | *'"rlimit"'*) r=yes ;; *) r="$out" ;; esac
 check "--pids" yes "$r"
 echo ctx | "$SBX" run -- cat >"$tmp/stdin"
 check "stdin passes through" ctx "$(cat "$tmp/stdin")"
+echo '{"net": {"outbound": ["a.org:443"]}}' >"$tmp/outbound.json"
+"$SBX" run --policy "$tmp/outbound.json" -- sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
+check "net.outbound unavailable" 125 $?
+check "net.outbound guest not run" "" "$(cat "$tmp/out")"
+case $(cat "$tmp/err") in *policy.net.outbound*process\ tier*) r=yes ;; *) r=$(cat "$tmp/err") ;; esac
+check "net.outbound named" yes "$r"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -340,6 +340,37 @@ START_TEST(test_cpu_percent)
 }
 END_TEST
 
+/* net.outbound asks for connections this tier cannot give: the run fails, naming the field,
+ * and the guest never starts (it would run with less than the policy says). */
+START_TEST(test_outbound_unavailable)
+{
+    char dir[PATH_MAX], json[PATH_MAX + 128], mark[PATH_MAX + 8];
+    jt_tempdir(dir, "outbound");
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/w\"],\"net\":{\"outbound\":[\"a.org:443\"]}}",
+             dir);
+    snprintf(mark, sizeof(mark), "%s/ran", dir);
+    sbx_sandbox *sb = jt_sandbox(json);
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "echo x > /w/ran", &r), SBX_E_UNAVAILABLE);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_UNAVAILABLE);
+    ck_assert_msg(strstr(r.error_message, "policy.net.outbound") != NULL, "%s", r.error_message);
+    ck_assert_int_ne(access(mark, F_OK), 0);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    /* The control: the same grant without net.outbound runs. */
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/w\"],\"net\":{\"outbound\":[]}}", dir);
+    sb = jt_sandbox(json);
+    ck_assert_int_eq(jt_sh(sb, "echo x > /w/ran", &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_int_eq(access(mark, F_OK), 0);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(dir);
+}
+END_TEST
+
 static Suite *jail_suite(void)
 {
     Suite *s = suite_create("jail");
@@ -359,6 +390,7 @@ static Suite *jail_suite(void)
     tcase_add_test(tc, test_command_errors);
     tcase_add_test(tc, test_enforced_bits);
     tcase_add_test(tc, test_cpu_percent);
+    tcase_add_test(tc, test_outbound_unavailable);
     suite_add_tcase(s, tc);
     return s;
 }
