@@ -113,6 +113,10 @@ struct sbx__jail_spec {
     int status_fd; /* write end of the report pipe */
     int stdio[3];
     int result_fd; /* becomes fd 3 of the guest (sbx-js guest only) */
+    /* The host program's argv area [start, start + len), which pid 1 (a fork of it) overwrites
+     * with a neutral title: /proc/1/cmdline is readable by every guest. len 0: not found. */
+    char *title_area;
+    size_t title_len;
 };
 
 /* Stage names for messages ("mount", "seccomp"), static storage. */

@@ -2,6 +2,8 @@
  * Guest paths are checked here (absolute, no "..") because the child trusts the plan. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -286,6 +288,37 @@ sbx_err sbx__jail_plan_exec(struct sbx__jail_spec *spec, const struct sbx_policy
     if (spec->exec_fd >= 0)
         return SBX_OK;
     return plan_candidates(spec, p, argv[0]);
+}
+
+static uintptr_t title_start, title_end;
+
+/* proc(5): arg_start and arg_end are fields 48 and 49 of /proc/self/stat, counted after the
+ * ")" that ends comm (which may itself hold spaces and parentheses). */
+static void find_title(void)
+{
+    char buf[2048];
+    FILE *f = fopen("/proc/self/stat", "re");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 48; field++)
+        p = strchr(p + 1, ' ');
+    unsigned long long start, end;
+    if (p && sscanf(p, " %llu %llu", &start, &end) == 2 && start > 0 && end > start &&
+        end - start < (1u << 20)) {
+        title_start = (uintptr_t)start;
+        title_end = (uintptr_t)end;
+    }
+}
+
+void sbx__jail_plan_title(struct sbx__jail_spec *spec)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_title);
+    spec->title_area = (char *)title_start;
+    spec->title_len = title_end - title_start;
 }
 
 static void free_strv(char **v, size_t n)

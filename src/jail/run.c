@@ -97,6 +97,7 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
             return e;
         argv = r->guest_argv;
     }
+    sbx__jail_plan_title(s);
     sbx_err e = sbx__jail_plan_fs(s, p, r->run_dir, err, errlen);
     return e ? e : sbx__jail_plan_exec(s, p, argv);
 }

@@ -58,5 +58,7 @@ check "net.outbound unavailable" 125 $?
 check "net.outbound guest not run" "" "$(cat "$tmp/out")"
 case $(cat "$tmp/err") in *policy.net.outbound*process\ tier*) r=yes ;; *) r=$(cat "$tmp/err") ;; esac
 check "net.outbound named" yes "$r"
+out=$("$SBX" run -- sh -c "tr '\\0' '|' </proc/1/cmdline")
+check "pid 1 cmdline is neutral" "sbx-init|" "$out"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

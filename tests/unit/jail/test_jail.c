@@ -371,6 +371,21 @@ START_TEST(test_outbound_unavailable)
 }
 END_TEST
 
+/* The jail's pid 1 is a fork of the host program: its cmdline and comm would show the host's
+ * binary and arguments (paths, tokens) to every guest. Both read sbx-init. */
+START_TEST(test_init_argv_neutral)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "tr '\\0' '|' < /proc/1/cmdline; echo; cat /proc/1/comm", &r),
+                     SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    ck_assert_str_eq(jt_out(&r), "sbx-init|\nsbx-init\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
 static Suite *jail_suite(void)
 {
     Suite *s = suite_create("jail");
@@ -391,6 +406,7 @@ static Suite *jail_suite(void)
     tcase_add_test(tc, test_enforced_bits);
     tcase_add_test(tc, test_cpu_percent);
     tcase_add_test(tc, test_outbound_unavailable);
+    tcase_add_test(tc, test_init_argv_neutral);
     suite_add_tcase(s, tc);
     return s;
 }
