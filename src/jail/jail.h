@@ -51,6 +51,7 @@ enum sbx__jail_mount_kind {
     SBX__MNT_SYMLINK,  /* src = link target */
     SBX__MNT_DIR,      /* an empty directory */
     SBX__MNT_READONLY, /* remount dst read-only (after it was filled) */
+    SBX__MNT_MASK,     /* hide dst if it exists: /dev/null over a file, an empty tmpfs over a dir */
 };
 
 struct sbx__jail_mount {

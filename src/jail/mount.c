@@ -88,6 +88,24 @@ static int apply_bind(const struct sbx__jail_mount *m)
     return set_attr(m->dst, attr, AT_RECURSIVE);
 }
 
+/* As runc masks /proc entries: reads of a masked file end at once, a masked directory is empty,
+ * and both are read-only. Entries this kernel lacks are skipped. */
+static int apply_mask(const struct sbx__jail_mount *m)
+{
+    struct stat st;
+    if (lstat(m->dst, &st) != 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (S_ISDIR(st.st_mode)) {
+        unsigned long flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+        return mount("tmpfs", m->dst, "tmpfs", flags, "mode=0555,size=4k,nr_inodes=1") == 0
+                   ? 0
+                   : -errno;
+    }
+    if (mount("/dev/null", m->dst, NULL, MS_BIND, NULL) != 0)
+        return -errno;
+    return set_attr(m->dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
+}
+
 static int apply_one(const struct sbx__jail_mount *m)
 {
     int rc;
@@ -112,6 +130,8 @@ static int apply_one(const struct sbx__jail_mount *m)
         return mkdir_p(m->dst, true);
     case SBX__MNT_READONLY:
         return set_attr(m->dst, MOUNT_ATTR_RDONLY, 0);
+    case SBX__MNT_MASK:
+        return apply_mask(m);
     }
     return -EINVAL;
 }

@@ -121,6 +121,15 @@ static void plan_proc_dev_tmp(struct plan_ctx *c, const struct sbx_policy *p)
             c->spec->mounts[c->spec->mount_count - 1].is_optional = true;
         sbx__free(self);
     }
+    /* Host information a guest has no use for (docker's and runc's masked paths, plus the
+     * kernel's config and command line, which can name the hypervisor's vsock ports). */
+    static const char *const masked[] = {
+        "/proc/cmdline",     "/proc/config.gz",  "/proc/kallsyms",      "/proc/kcore",
+        "/proc/keys",        "/proc/key-users",  "/proc/latency_stats", "/proc/modules",
+        "/proc/sched_debug", "/proc/timer_list", "/proc/timer_stats",   "/proc/acpi",
+        "/proc/asound",      "/proc/scsi"};
+    for (size_t i = 0; i < sizeof(masked) / sizeof(masked[0]); i++)
+        add_mount(c, SBX__MNT_MASK, NULL, masked[i], false);
     add_rule(c, "/proc", sbx__jail_landlock_read_access() | LANDLOCK_ACCESS_FS_WRITE_FILE);
     add_mount(c, SBX__MNT_TMPFS, "mode=0755,size=64k,nr_inodes=64", "/dev", true);
     static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
@@ -193,7 +202,7 @@ static sbx_err plan_grants(struct plan_ctx *c, const struct sbx_policy *p, char 
 sbx_err sbx__jail_plan_fs(struct sbx__jail_spec *spec, const struct sbx_policy *p,
                           const char *input_dir, char *err, size_t errlen)
 {
-    struct plan_ctx c = {.spec = spec, .mount_cap = 40 + p->fs_count, .rule_cap = 16 + p->fs_count};
+    struct plan_ctx c = {.spec = spec, .mount_cap = 56 + p->fs_count, .rule_cap = 16 + p->fs_count};
     spec->mounts = sbx__calloc(c.mount_cap, sizeof(*spec->mounts));
     spec->rules = sbx__calloc(c.rule_cap, sizeof(*spec->rules));
     if (!spec->mounts || !spec->rules)
