@@ -44,9 +44,9 @@ static int try_dir(const char *path)
 int main(void)
 {
     static const char *const files[] = {
-        "/proc/cmdline",     "/proc/config.gz",   "/proc/kallsyms",   "/proc/kcore",
-        "/proc/keys",        "/proc/key-users",   "/proc/latency_stats", "/proc/modules",
-        "/proc/sched_debug", "/proc/timer_list",  "/proc/timer_stats",
+        "/proc/cmdline",     "/proc/config.gz",  "/proc/kallsyms",      "/proc/kcore",
+        "/proc/keys",        "/proc/key-users",  "/proc/latency_stats", "/proc/modules",
+        "/proc/sched_debug", "/proc/timer_list", "/proc/timer_stats",
     };
     static const char *const dirs[] = {"/proc/acpi", "/proc/asound", "/proc/scsi"};
     int rc = PROBE_SKIP;

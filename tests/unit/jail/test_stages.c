@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <grp.h>
 #include <linux/magic.h>
+#include <linux/netlink.h>
 #include <linux/securebits.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -12,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "stages_util.h"
@@ -498,6 +500,20 @@ static void child_seccomp(void *arg)
     CHILD_ERRNO(ioctl(p[0], TIOCLINUX, &c), EPERM);
     int avail = -1;
     CHILD_CHECK(ioctl(p[0], FIONREAD, &avail) == 0 && avail == 0);
+    /* Socket families: the four allowed ones work, every other says EAFNOSUPPORT. */
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    CHILD_CHECK(fd >= 0 && close(fd) == 0);
+    fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    CHILD_CHECK(fd >= 0 && close(fd) == 0);
+    int sv[2];
+    CHILD_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+    CHILD_ERRNO(socket(AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(syscall(SYS_socket, (1L << 32) | AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_PACKET, SOCK_RAW, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_ALG, SOCK_SEQPACKET, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_MAX + 100, SOCK_STREAM, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socketpair(AF_VSOCK, SOCK_STREAM, 0, sv), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_NETLINK, SOCK_RAW, NETLINK_KOBJECT_UEVENT), EPROTONOSUPPORT);
     /* What a guest needs still works: fork, execve of a dynamic binary, wait. */
     char out[64];
     char *const argv[] = {"/bin/sh", "-c", "echo ok; (exit 4)", NULL};
