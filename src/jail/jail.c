@@ -270,6 +270,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     cov_end();
     if (spec->landlock_abi > 0)
         step(sfd, SBX__STAGE_LANDLOCK, sbx__jail_landlock_apply(spec));
+    sbx__jail_mount_close_grants(spec);
     step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(spec->filters));
     run_init(spec);
 }

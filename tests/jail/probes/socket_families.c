@@ -30,8 +30,8 @@ static int try_vsock(long family, const char *what)
         printf("ESCAPED: %s reached the family (%s)\n", what, strerror(errno));
         return PROBE_ESCAPED;
     }
-    struct sockaddr_vm a = {.svm_family = AF_VSOCK, .svm_cid = VMADDR_CID_ANY,
-                            .svm_port = VMADDR_PORT_ANY};
+    struct sockaddr_vm a = {
+        .svm_family = AF_VSOCK, .svm_cid = VMADDR_CID_ANY, .svm_port = VMADDR_PORT_ANY};
     int bound = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(fd, 1) == 0;
     printf("ESCAPED: %s created%s\n", what, bound ? ", bound and listening" : "");
     close(fd);

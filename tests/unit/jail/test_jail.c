@@ -386,6 +386,54 @@ START_TEST(test_init_argv_neutral)
 }
 END_TEST
 
+/* The two-run attack: a guest with an rw: grant plants symlinks (to /etc, to /tmp, and through
+ * a directory of its own); a later run granted a path through one of them would read the host's
+ * /etc or write the host's /tmp. Every such grant is refused, naming it; a real directory the
+ * first run made (the control) is granted and works. */
+START_TEST(test_grant_through_planted_symlink)
+{
+    char dir[PATH_MAX], json[2 * PATH_MAX + 64];
+    jt_tempdir(dir, "plant");
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/out\"]}", dir);
+    sbx_sandbox *sb = jt_sandbox(json);
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb,
+                           "ln -s /etc /out/sub && ln -s /tmp /out/tmp && mkdir /out/real && "
+                           "echo mine > /out/real/f && ln -s real /out/rel && "
+                           "ln -s ../../../../../../etc /out/up",
+                           &r),
+                     SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    static const char *const through[] = {"sub", "rw:tmp", "rel/f", "up", "sub/ssl", "rel"};
+    for (size_t i = 0; i < sizeof(through) / sizeof(through[0]); i++) {
+        bool rw = strncmp(through[i], "rw:", 3) == 0;
+        snprintf(json, sizeof(json), "{\"fs\":[\"%s%s/%s::/data\"]}", rw ? "rw:" : "", dir,
+                 through[i] + (rw ? 3 : 0));
+        sb = jt_sandbox(json);
+        ck_assert_int_eq(jt_sh(sb, "cat /data/passwd /data/f; echo x > /data/sbx-planted", &r),
+                         SBX_E_INVALID_OPTIONS);
+        ck_assert_msg(strstr(r.error_message, "policy.fs[0]") &&
+                          strstr(r.error_message, "symlink in the host path is never followed"),
+                      "%s: %s", through[i], r.error_message);
+        ck_assert_ptr_null(strstr(jt_out(&r), "root:"));
+        sbx_result_free(&r);
+        sbx_sandbox_destroy(sb);
+    }
+    ck_assert_int_ne(access("/tmp/sbx-planted", F_OK), 0);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s/real::/data\"]}", dir);
+    sb = jt_sandbox(json);
+    ck_assert_int_eq(jt_sh(sb, "cat /data/f && echo more >> /data/f", &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    ck_assert_str_eq(jt_out(&r), "mine\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(dir);
+}
+END_TEST
+
 static Suite *jail_suite(void)
 {
     Suite *s = suite_create("jail");
@@ -407,6 +455,7 @@ static Suite *jail_suite(void)
     tcase_add_test(tc, test_cpu_percent);
     tcase_add_test(tc, test_outbound_unavailable);
     tcase_add_test(tc, test_init_argv_neutral);
+    tcase_add_test(tc, test_grant_through_planted_symlink);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -18,6 +18,7 @@
 
 #include "stages_util.h"
 #include "util/alloc.h"
+#include "util/path.h"
 
 char stages_base[PATH_MAX];
 
@@ -356,18 +357,30 @@ static const struct sbx__jail_spec *with_cov_rule(const struct sbx__jail_spec *s
         return s;
     r->spec = *s;
     memcpy(r->rules, s->rules, s->rule_count * sizeof(*s->rules));
-    r->rules[s->rule_count] = (struct sbx__jail_rule){
-        stages_cov_dir,
-        sbx__jail_landlock_read_access() | sbx__jail_landlock_write_access(s->landlock_abi)};
+    r->rules[s->rule_count] =
+        (struct sbx__jail_rule){.path = stages_cov_dir,
+                                .access = sbx__jail_landlock_read_access() |
+                                          sbx__jail_landlock_write_access(s->landlock_abi)};
     r->spec.rules = r->rules;
     r->spec.rule_count = s->rule_count + 1;
     return &r->spec;
+}
+
+/* What the mount stage leaves for Landlock: each grant opened, without following symlinks. */
+static void open_grants(const struct sbx__jail_spec *s)
+{
+    for (size_t i = 0; i < s->mount_count; i++) {
+        const struct sbx__jail_mount *m = &s->mounts[i];
+        if (m->is_grant)
+            CHILD_CHECK((s->grant_fds[m->grant] = sbx__path_open_nofollow(m->src, O_PATH)) >= 0);
+    }
 }
 
 static void child_landlock(void *arg)
 {
     const struct stages_env *e = arg;
     struct ll_rules cov;
+    open_grants(&e->spec);
     const struct sbx__jail_spec *s = with_cov_rule(&e->spec, &cov);
     struct sockaddr_in tcp;
     struct sockaddr_un un;
@@ -435,7 +448,7 @@ static void child_landlock_errors(void *arg)
     stages_path(ro, e, "ro");
     uint64_t rd = sbx__jail_landlock_read_access();
     CHILD_CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
-    struct sbx__jail_rule bad[] = {{notdir, rd}, {file, rd}};
+    struct sbx__jail_rule bad[] = {{.path = notdir, .access = rd}, {.path = file, .access = rd}};
     s.rules = &bad[0];
     s.rule_count = 1;
     CHILD_CHECK(sbx__jail_landlock_apply(&s) == -ENOTDIR);
@@ -443,7 +456,7 @@ static void child_landlock_errors(void *arg)
     CHILD_CHECK(sbx__jail_landlock_apply(&s) == -EINVAL);
     stages_path(p, e, "outside/secret.txt");
     CHILD_CHECK(file_is(p, "secret")); /* neither failure restricted anything */
-    struct sbx__jail_rule good[] = {{missing, rd}, {ro, rd}};
+    struct sbx__jail_rule good[] = {{.path = missing, .access = rd}, {.path = ro, .access = rd}};
     s.rules = good;
     s.rule_count = 2;
     struct ll_rules cov;
@@ -730,6 +743,7 @@ struct mount_case {
     char sub[PATH_MAX];      /* propagation case: the host path the parent mounts on */
     char bin_link[PATH_MAX]; /* the host's /bin symlink target, "" when a directory */
     bool has_ld_cache;
+    int want_err; /* the vanished-grant cases: what the grant's mount step fails with */
 };
 
 static void check_mount_root(const struct mount_case *c)
@@ -966,23 +980,28 @@ static void pid1_mount_vanished(void *arg)
     const struct sbx__jail_spec *s = &c->e->spec;
     int failed = 7;
     CHILD_CHECK(sbx__jail_userns_apply(s) == 0);
-    CHILD_CHECK(sbx__jail_mount_apply(s, &failed) == -ENOENT);
+    CHILD_CHECK(sbx__jail_mount_apply(s, &failed) == -c->want_err);
     CHILD_CHECK(failed == (int)s->mount_count - 1 && s->mounts[failed].is_grant);
     CHILD_CHECK(strstr(s->mounts[failed].src, "/gone") != NULL);
 }
 
-static void vanished_case(const char *name, bool is_self_mapped)
+/* A grant's directory removed after the plan; with want_err ELOOP, replaced by a symlink to a
+ * real directory (the host's secret): the child's own open refuses it, never follows it. */
+static void vanished_case(const char *name, bool is_self_mapped, int want_err)
 {
     struct stages_env e;
-    struct mount_case c = {.e = &e, .pid1 = pid1_mount_vanished};
+    struct mount_case c = {.e = &e, .pid1 = pid1_mount_vanished, .want_err = want_err};
     stages_env_init(&e);
     stages_mkdir(&e, "gone", 0755);
     stages_env_plan(&e, "{\"fs\":[\"@/ro::/data\",\"@/gone::/gone\"]}", NULL);
     if (is_self_mapped)
         make_self_mapped(&e.spec);
-    char p[PATH_MAX];
+    char p[PATH_MAX], outside[PATH_MAX];
     stages_path(p, &e, "gone");
     ck_assert_int_eq(rmdir(p), 0);
+    stages_path(outside, &e, "outside");
+    if (want_err == ELOOP)
+        ck_assert_int_eq(symlink(outside, p), 0);
     stages_hook_spec = &e.spec;
     stages_run(name, child_mount, &c, stages_hook_maps);
     assert_root_clean(&e);
@@ -991,8 +1010,10 @@ static void vanished_case(const char *name, bool is_self_mapped)
 
 START_TEST(test_mount_grant_vanished)
 {
-    vanished_case("mount/vanished", false);
-    vanished_case("mount/vanished-self", true);
+    vanished_case("mount/vanished", false, ENOENT);
+    vanished_case("mount/vanished-self", true, ENOENT);
+    vanished_case("mount/swapped-for-symlink", false, ELOOP);
+    vanished_case("mount/swapped-for-symlink-self", true, ELOOP);
 }
 END_TEST
 
