@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,6 +190,23 @@ static _Noreturn void run_init(const struct sbx__jail_spec *spec)
     _exit(0);
 }
 
+/* pid 1 is a fork of the host program, and /proc/1/cmdline and comm are readable by every
+ * guest: they would show the host's binary and arguments. The argv area is this process's own
+ * copy-on-write memory. A non-NUL last byte makes the kernel read the title up to its first NUL
+ * (proc(5), "setproctitle" case), so the old length does not show either. */
+static void set_title(const struct sbx__jail_spec *spec)
+{
+    static const char title[] = "sbx-init";
+    size_t n = spec->title_len;
+    if (n >= 2) {
+        memset(spec->title_area, 0, n);
+        memcpy(spec->title_area, title, n > sizeof(title) ? sizeof(title) : n - 1);
+        if (n > sizeof(title))
+            spec->title_area[n - 1] = ' ';
+    }
+    prctl(PR_SET_NAME, title, 0, 0, 0);
+}
+
 /* Waits for the parent's byte; any other outcome means it gave up (and will reap us). */
 static void await(char want)
 {
@@ -222,6 +240,7 @@ static int attach_self(const struct sbx__jail_spec *spec)
 
 _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
 {
+    set_title(spec);
     step(spec->status_fd, SBX__STAGE_CGROUP, attach_self(spec));
     /* Early, so fds other host threads opened (their runs' pipes) leave this child at once. */
     step(spec->status_fd, SBX__STAGE_FDS, arrange_fds(spec));
@@ -251,6 +270,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     cov_end();
     if (spec->landlock_abi > 0)
         step(sfd, SBX__STAGE_LANDLOCK, sbx__jail_landlock_apply(spec));
+    sbx__jail_mount_close_grants(spec);
     step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(spec->filters));
     run_init(spec);
 }

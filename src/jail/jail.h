@@ -51,6 +51,7 @@ enum sbx__jail_mount_kind {
     SBX__MNT_SYMLINK,  /* src = link target */
     SBX__MNT_DIR,      /* an empty directory */
     SBX__MNT_READONLY, /* remount dst read-only (after it was filled) */
+    SBX__MNT_MASK,     /* hide dst if it exists: /dev/null over a file, an empty tmpfs over a dir */
 };
 
 struct sbx__jail_mount {
@@ -60,12 +61,14 @@ struct sbx__jail_mount {
     bool is_dir;      /* binds: the source is a directory */
     bool is_optional; /* binds: skip when the source vanished */
     bool is_grant;    /* from policy.fs: a failure is the policy's, not the kernel's */
+    int grant;        /* is_grant: its slot in spec->grant_fds; -1 otherwise */
 };
 
 /* One Landlock rule: a guest path and the access granted beneath it. */
 struct sbx__jail_rule {
     char *path;
     uint64_t access;
+    size_t grant_slot; /* 0: on path; n: on the fd in spec->grant_fds[n - 1] (a grant's) */
 };
 
 struct sbx__jail_rlimits {
@@ -100,6 +103,11 @@ struct sbx__jail_spec {
     int landlock_abi; /* 0 = not applied */
     struct sbx__jail_rule *rules;
     size_t rule_count;
+    /* One slot per policy.fs grant, -1 in the plan. The child opens each grant once without
+     * following symlinks (util/path.c), binds that fd and hands it to Landlock; this array is
+     * the one thing of the spec the child writes, in its own copy-on-write memory. */
+    int *grant_fds;
+    size_t grant_count;
     struct sbx__jail_bpf filters[2]; /* argument filter, then the allowlist */
     /* the guest */
     char **exec_paths; /* candidates for argv[0] (PATH search done up front) */
@@ -113,6 +121,10 @@ struct sbx__jail_spec {
     int status_fd; /* write end of the report pipe */
     int stdio[3];
     int result_fd; /* becomes fd 3 of the guest (sbx-js guest only) */
+    /* The host program's argv area [start, start + len), which pid 1 (a fork of it) overwrites
+     * with a neutral title: /proc/1/cmdline is readable by every guest. len 0: not found. */
+    char *title_area;
+    size_t title_len;
 };
 
 /* Stage names for messages ("mount", "seccomp"), static storage. */
@@ -129,6 +141,8 @@ int sbx__jail_userns_map_self(const struct sbx__jail_spec *spec);
 
 /* mount.c: plan building (parent) and applying (child). */
 int sbx__jail_mount_apply(const struct sbx__jail_spec *spec, int *failed_step);
+/* Closes the grant fds mount_apply opened (after Landlock has its rules). */
+void sbx__jail_mount_close_grants(const struct sbx__jail_spec *spec);
 int sbx__jail_mount_pivot(const char *root_dir);
 int sbx__jail_mount_finish(void);
 

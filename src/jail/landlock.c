@@ -4,6 +4,7 @@
  * signals to processes outside the jail's domain. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -71,19 +72,25 @@ uint64_t sbx__jail_landlock_file_access(void)
 static int add_rules(int ruleset, const struct sbx__jail_spec *spec, uint64_t handled)
 {
     for (size_t i = 0; i < spec->rule_count; i++) {
-        int fd = open(spec->rules[i].path, O_PATH | O_CLOEXEC);
+        const struct sbx__jail_rule *r = &spec->rules[i];
+        /* A grant's rule is on the fd its bind was made from: the very inode the plan checked. */
+        bool is_grant = r->grant_slot > 0 && r->grant_slot <= spec->grant_count;
+        int fd = is_grant ? spec->grant_fds[r->grant_slot - 1] : open(r->path, O_PATH | O_CLOEXEC);
         if (fd < 0) {
+            if (is_grant)
+                return -EBADF;
             if (errno == ENOENT)
                 continue;
             return -errno;
         }
         struct landlock_path_beneath_attr pb = {
-            .allowed_access = spec->rules[i].access & handled,
+            .allowed_access = r->access & handled,
             .parent_fd = fd,
         };
         long rc = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
         int err = errno;
-        close(fd);
+        if (!is_grant)
+            close(fd);
         if (rc != 0)
             return -err;
     }

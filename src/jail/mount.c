@@ -13,6 +13,7 @@
 
 #include "jail/jail.h"
 #include "jail/plan.h"
+#include "util/path.h"
 
 /* ---- child side: system calls only ---- */
 
@@ -69,15 +70,38 @@ static int set_attr(const char *path, uint64_t attr, unsigned flags)
     return 0;
 }
 
-static int apply_bind(const struct sbx__jail_mount *m)
+/* A policy grant: its host path opened once, refusing a symlink in any component (one a guest
+ * planted in an rw: grant of an earlier run would otherwise redirect it, say to /etc), then that
+ * fd's tree cloned, made read-only or not, and attached. Landlock gets the same fd. */
+static int bind_grant(const struct sbx__jail_spec *spec, const struct sbx__jail_mount *m,
+                      uint64_t attr)
+{
+    if (m->grant < 0 || (size_t)m->grant >= spec->grant_count)
+        return -EINVAL;
+    int fd = sbx__path_open_nofollow(m->src, O_PATH);
+    if (fd < 0)
+        return fd;
+    spec->grant_fds[m->grant] = fd;
+    int tree =
+        open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+    if (tree < 0)
+        return -errno;
+    struct mount_attr ma = {.attr_set = attr};
+    int rc = 0;
+    if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof(ma)) != 0 ||
+        move_mount(tree, "", AT_FDCWD, m->dst, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        rc = -errno;
+    close(tree);
+    return rc;
+}
+
+static int apply_bind(const struct sbx__jail_spec *spec, const struct sbx__jail_mount *m)
 {
     if (m->is_optional && access(m->src, F_OK) != 0)
         return 0;
     int rc = make_mountpoint(m);
     if (rc)
         return rc;
-    if (mount(m->src, m->dst, NULL, MS_BIND | MS_REC, NULL) != 0)
-        return -errno;
     uint64_t attr = MOUNT_ATTR_NOSUID;
     if (m->kind == SBX__MNT_BIND_DEV)
         attr |= MOUNT_ATTR_NOEXEC;
@@ -85,10 +109,41 @@ static int apply_bind(const struct sbx__jail_mount *m)
         attr |= MOUNT_ATTR_NODEV;
     if (m->kind == SBX__MNT_BIND)
         attr |= MOUNT_ATTR_RDONLY;
+    if (m->is_grant)
+        return bind_grant(spec, m, attr);
+    if (mount(m->src, m->dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return -errno;
     return set_attr(m->dst, attr, AT_RECURSIVE);
 }
 
-static int apply_one(const struct sbx__jail_mount *m)
+void sbx__jail_mount_close_grants(const struct sbx__jail_spec *spec)
+{
+    for (size_t i = 0; i < spec->grant_count; i++) {
+        if (spec->grant_fds[i] >= 0)
+            close(spec->grant_fds[i]);
+        spec->grant_fds[i] = -1;
+    }
+}
+
+/* As runc masks /proc entries: reads of a masked file end at once, a masked directory is empty,
+ * and both are read-only. Entries this kernel lacks are skipped. */
+static int apply_mask(const struct sbx__jail_mount *m)
+{
+    struct stat st;
+    if (lstat(m->dst, &st) != 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (S_ISDIR(st.st_mode)) {
+        unsigned long flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+        return mount("tmpfs", m->dst, "tmpfs", flags, "mode=0555,size=4k,nr_inodes=1") == 0
+                   ? 0
+                   : -errno;
+    }
+    if (mount("/dev/null", m->dst, NULL, MS_BIND, NULL) != 0)
+        return -errno;
+    return set_attr(m->dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
+}
+
+static int apply_one(const struct sbx__jail_spec *spec, const struct sbx__jail_mount *m)
 {
     int rc;
     switch (m->kind) {
@@ -100,7 +155,7 @@ static int apply_one(const struct sbx__jail_mount *m)
     case SBX__MNT_BIND:
     case SBX__MNT_BIND_RW:
     case SBX__MNT_BIND_DEV:
-        return apply_bind(m);
+        return apply_bind(spec, m);
     case SBX__MNT_PROC:
         rc = mkdir_p(m->dst, true);
         if (rc == 0 && mount("proc", m->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
@@ -112,6 +167,8 @@ static int apply_one(const struct sbx__jail_mount *m)
         return mkdir_p(m->dst, true);
     case SBX__MNT_READONLY:
         return set_attr(m->dst, MOUNT_ATTR_RDONLY, 0);
+    case SBX__MNT_MASK:
+        return apply_mask(m);
     }
     return -EINVAL;
 }
@@ -126,7 +183,7 @@ int sbx__jail_mount_apply(const struct sbx__jail_spec *spec, int *failed_step)
               "mode=0755,size=1m,nr_inodes=4096") != 0)
         return -errno;
     for (size_t i = 0; i < spec->mount_count; i++) {
-        int rc = apply_one(&spec->mounts[i]);
+        int rc = apply_one(spec, &spec->mounts[i]);
         if (rc) {
             *failed_step = (int)i;
             return rc;

@@ -1,7 +1,10 @@
 /* jail/plan.c: builds the child's read-only plan in the parent, where allocating is allowed.
  * Guest paths are checked here (absolute, no "..") because the child trusts the plan. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +14,7 @@
 
 #include "jail/plan.h"
 #include "util/alloc.h"
+#include "util/path.h"
 
 struct plan_ctx {
     struct sbx__jail_spec *spec;
@@ -43,6 +47,7 @@ static void add_mount(struct plan_ctx *c, enum sbx__jail_mount_kind kind, const 
     m->src = src ? sbx__strdup(src) : NULL;
     m->dst = join(s->root_dir, guest);
     m->is_dir = is_dir;
+    m->grant = -1;
     if ((src && !m->src) || !m->dst) {
         c->is_nomem = true;
         return;
@@ -119,6 +124,15 @@ static void plan_proc_dev_tmp(struct plan_ctx *c, const struct sbx_policy *p)
             c->spec->mounts[c->spec->mount_count - 1].is_optional = true;
         sbx__free(self);
     }
+    /* Host information a guest has no use for (docker's and runc's masked paths, plus the
+     * kernel's config and command line, which can name the hypervisor's vsock ports). */
+    static const char *const masked[] = {
+        "/proc/cmdline",     "/proc/config.gz",  "/proc/kallsyms",      "/proc/kcore",
+        "/proc/keys",        "/proc/key-users",  "/proc/latency_stats", "/proc/modules",
+        "/proc/sched_debug", "/proc/timer_list", "/proc/timer_stats",   "/proc/acpi",
+        "/proc/asound",      "/proc/scsi"};
+    for (size_t i = 0; i < sizeof(masked) / sizeof(masked[0]); i++)
+        add_mount(c, SBX__MNT_MASK, NULL, masked[i], false);
     add_rule(c, "/proc", sbx__jail_landlock_read_access() | LANDLOCK_ACCESS_FS_WRITE_FILE);
     add_mount(c, SBX__MNT_TMPFS, "mode=0755,size=64k,nr_inodes=64", "/dev", true);
     static const char *const devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
@@ -160,30 +174,52 @@ static bool guest_path_ok(const char *g)
     return true;
 }
 
+/* Checks the grant's host path here, for a message naming it; the child opens it again the
+ * same way and binds what it opened, so nothing swapped in between is followed either. */
+static sbx_err check_grant(size_t i, const struct sbx__fs_grant *g, bool *is_dir, char *err,
+                           size_t errlen)
+{
+    if (!guest_path_ok(g->guest_path)) {
+        snprintf(err, errlen, "policy.fs[%zu]: guest path '%s' is not allowed", i, g->guest_path);
+        return SBX_E_INVALID_OPTIONS;
+    }
+    int fd = sbx__path_open_nofollow(g->host_path, O_PATH);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) != 0)
+        fd = -errno;
+    if (fd < 0) {
+        snprintf(err, errlen, "policy.fs[%zu]: %s: %s", i, g->host_path, sbx__path_open_error(fd));
+        return SBX_E_INVALID_OPTIONS;
+    }
+    close(fd);
+    *is_dir = S_ISDIR(st.st_mode);
+    return SBX_OK;
+}
+
 static sbx_err plan_grants(struct plan_ctx *c, const struct sbx_policy *p, char *err, size_t errlen)
 {
+    struct sbx__jail_spec *s = c->spec;
     for (size_t i = 0; i < p->fs_count; i++) {
         const struct sbx__fs_grant *g = &p->fs[i];
-        struct stat st;
-        if (!guest_path_ok(g->guest_path)) {
-            snprintf(err, errlen, "policy.fs[%zu]: guest path '%s' is not allowed", i,
-                     g->guest_path);
-            return SBX_E_INVALID_OPTIONS;
-        }
-        if (stat(g->host_path, &st) != 0) {
-            snprintf(err, errlen, "policy.fs[%zu]: %s: %s", i, g->host_path, strerror(errno));
-            return SBX_E_INVALID_OPTIONS;
-        }
+        bool is_dir;
+        sbx_err e = check_grant(i, g, &is_dir, err, errlen);
+        if (e)
+            return e;
         add_mount(c, g->is_writable ? SBX__MNT_BIND_RW : SBX__MNT_BIND, g->host_path, g->guest_path,
-                  S_ISDIR(st.st_mode));
-        if (!c->is_nomem)
-            c->spec->mounts[c->spec->mount_count - 1].is_grant = true;
+                  is_dir);
+        if (!c->is_nomem) {
+            s->mounts[s->mount_count - 1].is_grant = true;
+            s->mounts[s->mount_count - 1].grant = (int)i;
+        }
         uint64_t access = sbx__jail_landlock_read_access();
         if (g->is_writable)
-            access |= sbx__jail_landlock_write_access(c->spec->landlock_abi);
-        if (!S_ISDIR(st.st_mode))
+            access |= sbx__jail_landlock_write_access(s->landlock_abi);
+        if (!is_dir)
             access &= sbx__jail_landlock_file_access();
+        size_t before = s->rule_count;
         add_rule(c, g->guest_path, access);
+        if (s->rule_count > before)
+            s->rules[before].grant_slot = i + 1;
     }
     return SBX_OK;
 }
@@ -191,11 +227,15 @@ static sbx_err plan_grants(struct plan_ctx *c, const struct sbx_policy *p, char 
 sbx_err sbx__jail_plan_fs(struct sbx__jail_spec *spec, const struct sbx_policy *p,
                           const char *input_dir, char *err, size_t errlen)
 {
-    struct plan_ctx c = {.spec = spec, .mount_cap = 40 + p->fs_count, .rule_cap = 16 + p->fs_count};
+    struct plan_ctx c = {.spec = spec, .mount_cap = 56 + p->fs_count, .rule_cap = 16 + p->fs_count};
     spec->mounts = sbx__calloc(c.mount_cap, sizeof(*spec->mounts));
     spec->rules = sbx__calloc(c.rule_cap, sizeof(*spec->rules));
-    if (!spec->mounts || !spec->rules)
+    spec->grant_fds = sbx__calloc(p->fs_count + 1, sizeof(*spec->grant_fds));
+    if (!spec->mounts || !spec->rules || !spec->grant_fds)
         return SBX_E_NOMEM;
+    spec->grant_count = p->fs_count;
+    for (size_t i = 0; i < p->fs_count; i++)
+        spec->grant_fds[i] = -1;
     plan_system(&c);
     plan_proc_dev_tmp(&c, p);
     if (input_dir) {
@@ -288,6 +328,37 @@ sbx_err sbx__jail_plan_exec(struct sbx__jail_spec *spec, const struct sbx_policy
     return plan_candidates(spec, p, argv[0]);
 }
 
+static uintptr_t title_start, title_end;
+
+/* proc(5): arg_start and arg_end are fields 48 and 49 of /proc/self/stat, counted after the
+ * ")" that ends comm (which may itself hold spaces and parentheses). */
+static void find_title(void)
+{
+    char buf[2048];
+    FILE *f = fopen("/proc/self/stat", "re");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 48; field++)
+        p = strchr(p + 1, ' ');
+    unsigned long long start, end;
+    if (p && sscanf(p, " %llu %llu", &start, &end) == 2 && start > 0 && end > start &&
+        end - start < (1u << 20)) {
+        title_start = (uintptr_t)start;
+        title_end = (uintptr_t)end;
+    }
+}
+
+void sbx__jail_plan_title(struct sbx__jail_spec *spec)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_title);
+    spec->title_area = (char *)title_start;
+    spec->title_len = title_end - title_start;
+}
+
 static void free_strv(char **v, size_t n)
 {
     for (size_t i = 0; v && (n ? i < n : v[i] != NULL); i++)
@@ -305,11 +376,14 @@ void sbx__jail_plan_free(struct sbx__jail_spec *spec)
     for (size_t i = 0; spec->rules && i < spec->rule_count; i++)
         sbx__free(spec->rules[i].path);
     sbx__free(spec->rules);
+    sbx__free(spec->grant_fds);
     free_strv(spec->exec_paths, spec->exec_path_count);
     free_strv(spec->argv, 0);
     free_strv(spec->envp, 0);
     spec->mounts = NULL;
     spec->rules = NULL;
+    spec->grant_fds = NULL;
+    spec->grant_count = 0;
     spec->exec_paths = NULL;
     spec->argv = spec->envp = NULL;
     spec->mount_count = spec->rule_count = spec->exec_path_count = 0;

@@ -15,6 +15,10 @@ sbx_err sbx__jail_plan_fs(struct sbx__jail_spec *spec, const struct sbx_policy *
 sbx_err sbx__jail_plan_exec(struct sbx__jail_spec *spec, const struct sbx_policy *p,
                             const char *const *argv);
 
+/* Finds the host program's argv area for pid 1 to overwrite (spec->title_*); read once from
+ * /proc/self/stat, left empty when it cannot be read. */
+void sbx__jail_plan_title(struct sbx__jail_spec *spec);
+
 /* Frees what the plan functions allocated; safe on a zeroed or partly built spec. */
 void sbx__jail_plan_free(struct sbx__jail_spec *spec);
 

@@ -48,11 +48,26 @@ static sbx_err stage_script(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     return SBX_OK;
 }
 
+/* A field this tier cannot enforce fails the run: it never runs with less than the policy says. */
+static sbx_err check_enforceable(const struct sbx_policy *p, char *err, size_t errlen)
+{
+    if (p->outbound_count == 0)
+        return SBX_OK;
+    snprintf(err, errlen,
+             "policy.net.outbound: per-destination outbound connections are not supported by the "
+             "process tier (its network namespace has no route out); use the wasm tier, or drop "
+             "the field");
+    return SBX_E_UNAVAILABLE;
+}
+
 static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
                        const struct sbx__run *run, char *err, size_t errlen)
 {
     const struct sbx_policy *p = run->policy;
     struct sbx__jail_spec *s = &r->spec;
+    sbx_err ce = check_enforceable(p, err, errlen);
+    if (ce)
+        return ce;
     bool is_root = geteuid() == 0;
     s->guest_uid = SBX__JAIL_GUEST_ID;
     s->guest_gid = SBX__JAIL_GUEST_ID;
@@ -82,6 +97,7 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
             return e;
         argv = r->guest_argv;
     }
+    sbx__jail_plan_title(s);
     sbx_err e = sbx__jail_plan_fs(s, p, r->run_dir, err, errlen);
     return e ? e : sbx__jail_plan_exec(s, p, argv);
 }

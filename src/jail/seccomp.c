@@ -1,16 +1,19 @@
 /* jail/seccomp.c: two stacked seccomp-bpf filters built once with libseccomp and exported as
  * plain BPF, so the fork-like child only calls prctl(2). Filter 1 checks arguments (TIOCSTI and
  * TIOCLINUX on the low 32 bits of the ioctl number, CVE-2019-10063; clone with a namespace
- * flag); filter 2 is the allowlist. The kernel applies the stricter verdict of the two. */
+ * flag; socket families); filter 2 is the allowlist. The kernel applies the stricter verdict of the
+ * two. */
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "jail/jail.h"
@@ -283,12 +286,53 @@ static const char *const allowed[] = {
     (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |     \
      CLONE_NEWCGROUP | 0x80 /* CLONE_NEWTIME */)
 
+/* Socket families the guest may create. The network namespace does not cover every family:
+ * AF_VSOCK binds in the machine-wide vsock port space and reaches the hypervisor, and the rest
+ * (AF_PACKET, AF_ALG, AF_KEY, AF_XDP, AF_BLUETOOTH, ...) are kernel attack surface, some of it
+ * loaded on demand as modules. AF_NETLINK is kept for NETLINK_ROUTE alone (glibc's
+ * if_nameindex and getifaddrs, which node's os.networkInterfaces and python3's
+ * socket.if_nameindex use); in the jail's own namespace and without capabilities it can only
+ * read the jail's interfaces. */
+static const int allowed_families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+
+static bool is_allowed_family(unsigned family)
+{
+    for (size_t i = 0; i < sizeof(allowed_families) / sizeof(allowed_families[0]); i++)
+        if ((unsigned)allowed_families[i] == family)
+            return true;
+    return false;
+}
+
+/* socket(2) and socketpair(2) with any other family get EAFNOSUPPORT, as from a kernel without
+ * it; the comparisons are on all 64 bits, so a family with high bits set (which the kernel
+ * drops) is denied too. Other netlink protocols get EPROTONOSUPPORT. */
+static int build_families(scmp_filter_ctx ctx, int nr)
+{
+    enum { LOW = 64 };
+    uint32_t nosupport = SCMP_ACT_ERRNO(EAFNOSUPPORT);
+    int rc = seccomp_rule_add(ctx, nosupport, nr, 1, SCMP_A0(SCMP_CMP_GE, LOW));
+    for (unsigned f = 0; rc == 0 && f < LOW; f++) {
+        if (!is_allowed_family(f))
+            rc = seccomp_rule_add(ctx, nosupport, nr, 1, SCMP_A0(SCMP_CMP_EQ, f));
+    }
+    if (rc == 0)
+        rc =
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), nr, 2,
+                             SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE));
+    return rc;
+}
+
 static int build_args(scmp_filter_ctx ctx)
 {
+    int rc = build_families(ctx, SCMP_SYS(socket));
+    if (rc == 0)
+        rc = build_families(ctx, SCMP_SYS(socketpair));
+    if (rc)
+        return rc;
     static const unsigned long bad_ioctls[] = {TIOCSTI, TIOCLINUX};
     for (size_t i = 0; i < sizeof(bad_ioctls) / sizeof(bad_ioctls[0]); i++) {
-        int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                                  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, bad_ioctls[i]));
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, bad_ioctls[i]));
         if (rc)
             return rc;
     }
@@ -296,8 +340,8 @@ static int build_args(scmp_filter_ctx ctx)
         uint64_t flag = 1ull << bit;
         if (!(NS_FLAGS & flag))
             continue;
-        int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                                  SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
         if (rc)
             return rc;
     }

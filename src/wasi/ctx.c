@@ -267,13 +267,10 @@ static void setup_stdio(struct sbx__wasi *w, const struct sbx__wasi_config *cfg)
 static sbx_err open_preopen(struct sbx__wasi *w, const struct sbx__wasi_preopen *p, char *err,
                             size_t errlen)
 {
-    int fd = open(p->host_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 && errno == EACCES)
-        fd = open(p->host_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open preopen %s: %s", p->host_path, strerror(errno));
-        return SBX_E_INVALID_OPTIONS;
-    }
+    int fd;
+    sbx_err rc = sbx__wasi_preopen_open(p, &fd, err, errlen);
+    if (rc)
+        return rc;
     struct wasi_fd *f;
     if (add_fd(w, &f) != WASI_ESUCCESS) {
         close(fd);

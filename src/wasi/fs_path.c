@@ -201,17 +201,85 @@ WASI_FN(path_rename)
     return err;
 }
 
+/* How many levels above the link's own directory a relative target climbs, counted
+ * lexically ("a/../.." climbs 1). */
+static size_t target_climb(const char *target)
+{
+    long depth = 0, lowest = 0;
+    for (const char *p = target; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            lowest = --depth < lowest ? depth : lowest;
+        else if (n > 0 && !(n == 1 && p[0] == '.'))
+            depth++;
+        p += n + (p[n] == '/');
+    }
+    return (size_t)-lowest;
+}
+
+static bool same_dir(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Returns how far dir lies below root, walking up with "..", which is never a symlink; -1 when
+ * it is not below root at all (moved away meanwhile) or deeper than any path can name. */
+static long depth_below(int root, int dir)
+{
+    enum { MAX_DEPTH = 4096 }; /* PATH_MAX / 2 components at most */
+    int cur = fcntl(dir, F_DUPFD_CLOEXEC, 0);
+    long depth = 0;
+    while (cur >= 0 && !same_dir(cur, root)) {
+        int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        bool is_top = up < 0 || same_dir(up, cur); /* "/" is its own parent */
+        close(cur);
+        cur = up;
+        if (is_top || ++depth > MAX_DEPTH) {
+            if (up >= 0)
+                close(up);
+            return -1;
+        }
+    }
+    if (cur < 0)
+        return -1;
+    close(cur);
+    return depth;
+}
+
+/* As wasmtime (cap-std) does, an absolute target is refused (path_symlink does that first); so
+ * is a relative one that climbs above the directory fd the call names, counted from the link's
+ * real directory. Such a link can only point outside, and a later grant through it (this tier's
+ * preopen, the process tier's bind) would reach the host there; grants refuse symlinks too. */
+static uint32_t check_symlink_target(struct wasi_env *e, uint32_t dirnum, const char *target,
+                                     int parent)
+{
+    size_t climb = target_climb(target);
+    if (climb == 0)
+        return WASI_ESUCCESS;
+    uint32_t err = WASI_EBADF;
+    struct wasi_fd *dir = sbx__wasi_fd_get(e->w, dirnum, &err);
+    long depth = dir ? depth_below(dir->host_fd, parent) : -1;
+    if (depth >= 0 && (size_t)depth >= climb)
+        return WASI_ESUCCESS;
+    sbx__wasi_deny(e->w, "fs.escape");
+    return WASI_ENOTCAPABLE;
+}
+
 WASI_FN(path_symlink)
 {
     char *target = NULL;
     struct entry en = {.parent = -1};
     uint32_t err = sbx__wasi_path_copy(e, a[0].i32, a[1].i32, &target);
-    if (!err && target[0] == '/') { /* could only ever point outside the preopen */
+    if (!err && target[0] == '/') { /* before resolving the link: as wasmtime orders it */
         sbx__wasi_deny(e->w, "fs.escape");
         err = WASI_ENOTCAPABLE;
     }
     if (!err)
         err = entry_get(e, a[2].i32, R_PATH_SYMLINK, a[3].i32, a[4].i32, &en);
+    if (!err)
+        err = check_symlink_target(e, a[2].i32, target, en.parent);
     struct stat st;
     if (!err && en.has_slash)
         err =

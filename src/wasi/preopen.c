@@ -1,9 +1,13 @@
 /* wasi/preopen.c: policy.fs grants -> the guest's preopened directories (the seed's
  * buildWasiPreopens / matchPreopen). One preopen per guest path: duplicates merge, and a
  * merged entry is writable only if some grant said "rw:"; the first grant's host path wins. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/path.h"
 #include "wasi/internal.h"
 
 /* Returns guest with "." and empty components dropped and no trailing '/'; "/" stays "/" and
@@ -129,4 +133,20 @@ long sbx__wasi_preopen_match(const struct sbx__wasi_preopen *list, size_t count,
         *rest = *r ? r : ".";
     }
     return best;
+}
+
+sbx_err sbx__wasi_preopen_open(const struct sbx__wasi_preopen *p, int *fd, char *err, size_t errlen)
+{
+    /* Never through a symlink: one a guest planted in an earlier run (path_symlink, or a
+     * process-tier guest's ln -s /etc) would otherwise turn this grant into the host's /etc. */
+    int rc = sbx__path_open_nofollow(p->host_path, O_RDONLY | O_DIRECTORY);
+    if (rc == -EACCES)
+        rc = sbx__path_open_nofollow(p->host_path, O_PATH | O_DIRECTORY);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot open preopen %s: %s (policy.fs grant of guest path %s)",
+                 p->host_path, sbx__path_open_error(rc), p->guest_path);
+        return SBX_E_INVALID_OPTIONS;
+    }
+    *fd = rc;
+    return SBX_OK;
 }

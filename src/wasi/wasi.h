@@ -101,6 +101,10 @@ struct sbx__wasi_preopen {
 sbx_err sbx__wasi_preopens_build(const struct sbx_policy *policy, struct sbx__wasi_preopen **out,
                                  size_t *count);
 void sbx__wasi_preopens_free(struct sbx__wasi_preopen *list, size_t count);
+/* Opens a preopen's host directory (O_CLOEXEC; O_PATH when it is not readable), never through
+ * a symlink in any component. SBX_E_INVALID_OPTIONS with the grant named in err. */
+sbx_err sbx__wasi_preopen_open(const struct sbx__wasi_preopen *p, int *fd, char *err,
+                               size_t errlen);
 
 /* Returns the index of the preopen whose guest path is the longest component-wise prefix of
  * guest_path (an absolute guest path), or -1; *rest gets the remainder (no leading '/'). */

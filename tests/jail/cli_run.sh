@@ -52,5 +52,13 @@ case $out in *'"limit":"pids"'* | *'"rlimit"'*) r=yes ;; *) r="$out" ;; esac
 check "--pids" yes "$r"
 echo ctx | "$SBX" run -- cat >"$tmp/stdin"
 check "stdin passes through" ctx "$(cat "$tmp/stdin")"
+echo '{"net": {"outbound": ["a.org:443"]}}' >"$tmp/outbound.json"
+"$SBX" run --policy "$tmp/outbound.json" -- sh -c 'echo ran' >"$tmp/out" 2>"$tmp/err"
+check "net.outbound unavailable" 125 $?
+check "net.outbound guest not run" "" "$(cat "$tmp/out")"
+case $(cat "$tmp/err") in *policy.net.outbound*process\ tier*) r=yes ;; *) r=$(cat "$tmp/err") ;; esac
+check "net.outbound named" yes "$r"
+out=$("$SBX" run -- sh -c "tr '\\0' '|' </proc/1/cmdline")
+check "pid 1 cmdline is neutral" "sbx-init|" "$out"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

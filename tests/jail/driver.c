@@ -48,6 +48,8 @@ static const struct probe probes[] = {
     {"chroot_escape", ARG_NONE, 0},
     {"compat_abi", ARG_NONE, 0},
     {"proc_init", ARG_CONTROL_PID, 1},
+    {"proc_host_info", ARG_NONE, 1},
+    {"socket_families", ARG_NONE, 1},
 };
 
 struct fixture {

@@ -51,6 +51,8 @@ def runner_argv(runner, wasm, cwd, run, extra):
         argv += ["--dir", "%s::/" % os.path.join(cwd, run["root_ro"])]
     for d in run.get("dirs", []):
         argv += ["--dir", "rw:%s::%s" % (os.path.join(cwd, d), d)]
+    for g in run.get("grants", []):  # ours: "[rw:]HOST::GUEST", HOST relative to the work dir
+        argv += ["--dir", g]
     for k, v in run.get("env", {}).items():
         argv += ["--env", "%s=%s" % (k, v)]
     return argv + [wasm] + [str(a) for a in run.get("args", [])]
@@ -65,11 +67,14 @@ def run_one(runner, wasm, cwd, spec, extra=()):
     for op in to_operations(spec):
         kind = op.get("type")
         if kind == "run":
+            if proc is not None and leftover(proc, reads):
+                return leftover(proc, reads)
             try:
                 proc = subprocess.run(runner_argv(runner, wasm, cwd, op, extra), cwd=cwd,
                                       capture_output=True, timeout=TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 return "timed out after %ds" % TIMEOUT_S
+            reads = {"stdout": 0, "stderr": 0}  # each run's output is read from its start
         elif kind == "wait":
             want = op.get("exit_code", 0)
             if proc is None or proc.returncode != want:
@@ -85,6 +90,11 @@ def run_one(runner, wasm, cwd, spec, extra=()):
             reads[sid] += len(want)
         else:
             return "unsupported operation %r" % kind
+    return leftover(proc, reads)
+
+
+def leftover(proc, reads):
+    """Returns why output the spec did not read makes the test fail, else None."""
     for sid in ("stdout", "stderr"):
         data = (proc.stdout if sid == "stdout" else proc.stderr).decode(errors="replace")
         if len(data) > reads[sid]:

@@ -340,6 +340,100 @@ START_TEST(test_cpu_percent)
 }
 END_TEST
 
+/* net.outbound asks for connections this tier cannot give: the run fails, naming the field,
+ * and the guest never starts (it would run with less than the policy says). */
+START_TEST(test_outbound_unavailable)
+{
+    char dir[PATH_MAX], json[PATH_MAX + 128], mark[PATH_MAX + 8];
+    jt_tempdir(dir, "outbound");
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/w\"],\"net\":{\"outbound\":[\"a.org:443\"]}}",
+             dir);
+    snprintf(mark, sizeof(mark), "%s/ran", dir);
+    sbx_sandbox *sb = jt_sandbox(json);
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "echo x > /w/ran", &r), SBX_E_UNAVAILABLE);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_UNAVAILABLE);
+    ck_assert_msg(strstr(r.error_message, "policy.net.outbound") != NULL, "%s", r.error_message);
+    ck_assert_int_ne(access(mark, F_OK), 0);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    /* The control: the same grant without net.outbound runs. */
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/w\"],\"net\":{\"outbound\":[]}}", dir);
+    sb = jt_sandbox(json);
+    ck_assert_int_eq(jt_sh(sb, "echo x > /w/ran", &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_int_eq(access(mark, F_OK), 0);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(dir);
+}
+END_TEST
+
+/* The jail's pid 1 is a fork of the host program: its cmdline and comm would show the host's
+ * binary and arguments (paths, tokens) to every guest. Both read sbx-init. */
+START_TEST(test_init_argv_neutral)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb, "tr '\\0' '|' < /proc/1/cmdline; echo; cat /proc/1/comm", &r),
+                     SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    ck_assert_str_eq(jt_out(&r), "sbx-init|\nsbx-init\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+/* The two-run attack: a guest with an rw: grant plants symlinks (to /etc, to /tmp, and through
+ * a directory of its own); a later run granted a path through one of them would read the host's
+ * /etc or write the host's /tmp. Every such grant is refused, naming it; a real directory the
+ * first run made (the control) is granted and works. */
+START_TEST(test_grant_through_planted_symlink)
+{
+    char dir[PATH_MAX], json[2 * PATH_MAX + 64];
+    jt_tempdir(dir, "plant");
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/out\"]}", dir);
+    sbx_sandbox *sb = jt_sandbox(json);
+    sbx_result r;
+    ck_assert_int_eq(jt_sh(sb,
+                           "ln -s /etc /out/sub && ln -s /tmp /out/tmp && mkdir /out/real && "
+                           "echo mine > /out/real/f && ln -s real /out/rel && "
+                           "ln -s ../../../../../../etc /out/up",
+                           &r),
+                     SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    static const char *const through[] = {"sub", "rw:tmp", "rel/f", "up", "sub/ssl", "rel"};
+    for (size_t i = 0; i < sizeof(through) / sizeof(through[0]); i++) {
+        bool rw = strncmp(through[i], "rw:", 3) == 0;
+        snprintf(json, sizeof(json), "{\"fs\":[\"%s%s/%s::/data\"]}", rw ? "rw:" : "", dir,
+                 through[i] + (rw ? 3 : 0));
+        sb = jt_sandbox(json);
+        ck_assert_int_eq(jt_sh(sb, "cat /data/passwd /data/f; echo x > /data/sbx-planted", &r),
+                         SBX_E_INVALID_OPTIONS);
+        ck_assert_msg(strstr(r.error_message, "policy.fs[0]") &&
+                          strstr(r.error_message, "symlink in the host path is never followed"),
+                      "%s: %s", through[i], r.error_message);
+        ck_assert_ptr_null(strstr(jt_out(&r), "root:"));
+        sbx_result_free(&r);
+        sbx_sandbox_destroy(sb);
+    }
+    ck_assert_int_ne(access("/tmp/sbx-planted", F_OK), 0);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s/real::/data\"]}", dir);
+    sb = jt_sandbox(json);
+    ck_assert_int_eq(jt_sh(sb, "cat /data/f && echo more >> /data/f", &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    ck_assert_str_eq(jt_out(&r), "mine\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(dir);
+}
+END_TEST
+
 static Suite *jail_suite(void)
 {
     Suite *s = suite_create("jail");
@@ -359,6 +453,9 @@ static Suite *jail_suite(void)
     tcase_add_test(tc, test_command_errors);
     tcase_add_test(tc, test_enforced_bits);
     tcase_add_test(tc, test_cpu_percent);
+    tcase_add_test(tc, test_outbound_unavailable);
+    tcase_add_test(tc, test_init_argv_neutral);
+    tcase_add_test(tc, test_grant_through_planted_symlink);
     suite_add_tcase(s, tc);
     return s;
 }

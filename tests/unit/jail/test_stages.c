@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <grp.h>
 #include <linux/magic.h>
+#include <linux/netlink.h>
 #include <linux/securebits.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -12,10 +13,12 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "stages_util.h"
 #include "util/alloc.h"
+#include "util/path.h"
 
 char stages_base[PATH_MAX];
 
@@ -354,18 +357,30 @@ static const struct sbx__jail_spec *with_cov_rule(const struct sbx__jail_spec *s
         return s;
     r->spec = *s;
     memcpy(r->rules, s->rules, s->rule_count * sizeof(*s->rules));
-    r->rules[s->rule_count] = (struct sbx__jail_rule){
-        stages_cov_dir,
-        sbx__jail_landlock_read_access() | sbx__jail_landlock_write_access(s->landlock_abi)};
+    r->rules[s->rule_count] =
+        (struct sbx__jail_rule){.path = stages_cov_dir,
+                                .access = sbx__jail_landlock_read_access() |
+                                          sbx__jail_landlock_write_access(s->landlock_abi)};
     r->spec.rules = r->rules;
     r->spec.rule_count = s->rule_count + 1;
     return &r->spec;
+}
+
+/* What the mount stage leaves for Landlock: each grant opened, without following symlinks. */
+static void open_grants(const struct sbx__jail_spec *s)
+{
+    for (size_t i = 0; i < s->mount_count; i++) {
+        const struct sbx__jail_mount *m = &s->mounts[i];
+        if (m->is_grant)
+            CHILD_CHECK((s->grant_fds[m->grant] = sbx__path_open_nofollow(m->src, O_PATH)) >= 0);
+    }
 }
 
 static void child_landlock(void *arg)
 {
     const struct stages_env *e = arg;
     struct ll_rules cov;
+    open_grants(&e->spec);
     const struct sbx__jail_spec *s = with_cov_rule(&e->spec, &cov);
     struct sockaddr_in tcp;
     struct sockaddr_un un;
@@ -433,7 +448,7 @@ static void child_landlock_errors(void *arg)
     stages_path(ro, e, "ro");
     uint64_t rd = sbx__jail_landlock_read_access();
     CHILD_CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
-    struct sbx__jail_rule bad[] = {{notdir, rd}, {file, rd}};
+    struct sbx__jail_rule bad[] = {{.path = notdir, .access = rd}, {.path = file, .access = rd}};
     s.rules = &bad[0];
     s.rule_count = 1;
     CHILD_CHECK(sbx__jail_landlock_apply(&s) == -ENOTDIR);
@@ -441,7 +456,7 @@ static void child_landlock_errors(void *arg)
     CHILD_CHECK(sbx__jail_landlock_apply(&s) == -EINVAL);
     stages_path(p, e, "outside/secret.txt");
     CHILD_CHECK(file_is(p, "secret")); /* neither failure restricted anything */
-    struct sbx__jail_rule good[] = {{missing, rd}, {ro, rd}};
+    struct sbx__jail_rule good[] = {{.path = missing, .access = rd}, {.path = ro, .access = rd}};
     s.rules = good;
     s.rule_count = 2;
     struct ll_rules cov;
@@ -498,6 +513,20 @@ static void child_seccomp(void *arg)
     CHILD_ERRNO(ioctl(p[0], TIOCLINUX, &c), EPERM);
     int avail = -1;
     CHILD_CHECK(ioctl(p[0], FIONREAD, &avail) == 0 && avail == 0);
+    /* Socket families: the four allowed ones work, every other says EAFNOSUPPORT. */
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    CHILD_CHECK(fd >= 0 && close(fd) == 0);
+    fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    CHILD_CHECK(fd >= 0 && close(fd) == 0);
+    int sv[2];
+    CHILD_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+    CHILD_ERRNO(socket(AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(syscall(SYS_socket, (1L << 32) | AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_PACKET, SOCK_RAW, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_ALG, SOCK_SEQPACKET, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_MAX + 100, SOCK_STREAM, 0), EAFNOSUPPORT);
+    CHILD_ERRNO(socketpair(AF_VSOCK, SOCK_STREAM, 0, sv), EAFNOSUPPORT);
+    CHILD_ERRNO(socket(AF_NETLINK, SOCK_RAW, NETLINK_KOBJECT_UEVENT), EPROTONOSUPPORT);
     /* What a guest needs still works: fork, execve of a dynamic binary, wait. */
     char out[64];
     char *const argv[] = {"/bin/sh", "-c", "echo ok; (exit 4)", NULL};
@@ -714,6 +743,7 @@ struct mount_case {
     char sub[PATH_MAX];      /* propagation case: the host path the parent mounts on */
     char bin_link[PATH_MAX]; /* the host's /bin symlink target, "" when a directory */
     bool has_ld_cache;
+    int want_err; /* the vanished-grant cases: what the grant's mount step fails with */
 };
 
 static void check_mount_root(const struct mount_case *c)
@@ -950,23 +980,28 @@ static void pid1_mount_vanished(void *arg)
     const struct sbx__jail_spec *s = &c->e->spec;
     int failed = 7;
     CHILD_CHECK(sbx__jail_userns_apply(s) == 0);
-    CHILD_CHECK(sbx__jail_mount_apply(s, &failed) == -ENOENT);
+    CHILD_CHECK(sbx__jail_mount_apply(s, &failed) == -c->want_err);
     CHILD_CHECK(failed == (int)s->mount_count - 1 && s->mounts[failed].is_grant);
     CHILD_CHECK(strstr(s->mounts[failed].src, "/gone") != NULL);
 }
 
-static void vanished_case(const char *name, bool is_self_mapped)
+/* A grant's directory removed after the plan; with want_err ELOOP, replaced by a symlink to a
+ * real directory (the host's secret): the child's own open refuses it, never follows it. */
+static void vanished_case(const char *name, bool is_self_mapped, int want_err)
 {
     struct stages_env e;
-    struct mount_case c = {.e = &e, .pid1 = pid1_mount_vanished};
+    struct mount_case c = {.e = &e, .pid1 = pid1_mount_vanished, .want_err = want_err};
     stages_env_init(&e);
     stages_mkdir(&e, "gone", 0755);
     stages_env_plan(&e, "{\"fs\":[\"@/ro::/data\",\"@/gone::/gone\"]}", NULL);
     if (is_self_mapped)
         make_self_mapped(&e.spec);
-    char p[PATH_MAX];
+    char p[PATH_MAX], outside[PATH_MAX];
     stages_path(p, &e, "gone");
     ck_assert_int_eq(rmdir(p), 0);
+    stages_path(outside, &e, "outside");
+    if (want_err == ELOOP)
+        ck_assert_int_eq(symlink(outside, p), 0);
     stages_hook_spec = &e.spec;
     stages_run(name, child_mount, &c, stages_hook_maps);
     assert_root_clean(&e);
@@ -975,8 +1010,10 @@ static void vanished_case(const char *name, bool is_self_mapped)
 
 START_TEST(test_mount_grant_vanished)
 {
-    vanished_case("mount/vanished", false);
-    vanished_case("mount/vanished-self", true);
+    vanished_case("mount/vanished", false, ENOENT);
+    vanished_case("mount/vanished-self", true, ENOENT);
+    vanished_case("mount/swapped-for-symlink", false, ELOOP);
+    vanished_case("mount/swapped-for-symlink-self", true, ELOOP);
 }
 END_TEST
 
