@@ -121,6 +121,7 @@ static void fill_watch(struct sbx__jail_watch *w, struct sbx__jail_run *r,
     w->out_fds[1] = r->pipes[2][0];
     w->result_fd = r->pipes[3][0];
     w->event_fd = r->event_fd;
+    w->tty = r->tty.master >= 0 || r->tty.relay_out >= 0 ? &r->tty : NULL;
     const char *ctx = run->input->context_json;
     if (run->input->code && !ctx)
         ctx = "null";
