@@ -5,5 +5,8 @@ TEST_SUITES += cli/policy=tests/cli/policy.sh \
                cli/telemetry=tests/cli/telemetry.sh \
                cli/usage=tests/cli/usage.sh \
                cli/wasm=tests/cli/wasm.sh \
+               cli/suites=tests/cli/suites.sh \
+               cli/tty=tests/cli/tty.sh \
+               cli/tty-unprivileged=setpriv,--reuid=65534,--regid=65534,--clear-groups,tests/cli/tty.sh \
                core/exports=scripts/check-exports.sh,$(BUILD)/libsbx.so,$(SAN) \
                core/error-codes=scripts/check-error-codes.sh

@@ -15,13 +15,16 @@ $(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/libsbx.a
 $(SPECTEST_OBJ): tests/wasm/spectest.h
 
 TEST_DEPS   += $(BUILD)/sbx-spectest
-TEST_SUITES += wasm/spectest=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest
+# needs: a missing suite directory fails the suite with one line naming it (run-tests.sh).
+TEST_SUITES += wasm/spectest=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest
 # Fixed-width SIMD: its 58 scripts as a suite of their own.
 SPECTEST_SIMD := $(sort $(wildcard $(SPECTEST_DIR)/simd/*.json))
 spectest_empty :=
 spectest_sp    := $(spectest_empty) $(spectest_empty)
 spectest_comma := ,
-TEST_SUITES += wasm/spectest-simd=env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(subst $(spectest_sp),$(spectest_comma),$(strip $(SPECTEST_SIMD)))
+TEST_SUITES += wasm/spectest-simd=needs:SPECTEST_DIR=$(SPECTEST_DIR)/simd,env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(subst $(spectest_sp),$(spectest_comma),$(strip $(SPECTEST_SIMD)))
+# The validator's unit test reads the same scripts (its other cases run without them).
+TEST_SUITES := $(patsubst unit.wasm.test_validate=%,unit.wasm.test_validate=env$(spectest_comma)SBX_WASM_TESTSUITE=$(SPECTEST_DIR)$(spectest_comma)%,$(TEST_SUITES))
 # The runner itself: commands built to fail must be reported, and only those.
 TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
 # The engine's own regression scripts, for paths the spec suite does not reach.

@@ -1,8 +1,9 @@
 /* bench/process/bench.c: per-run latency of the process tier against its peers, interleaved in
- * one run so machine noise hits all alike: plain fork/exec, sbx (all namespaces incl. network,
- * seccomp, Landlock, cgroup or rlimit limits), `bwrap --unshare-all --die-with-parent` with the
- * same read-only binds, `firejail --noprofile --net=none`. Workloads: /bin/true and
- * `python3 -c pass`. The order rotates every round. Prints medians and ratios. Usage:
+ * one run so machine noise hits all alike: plain fork/exec, sbx through the library (all
+ * namespaces incl. network, seccomp, Landlock, cgroup or rlimit limits), `sbx run` as a whole
+ * process, `bwrap --unshare-all --die-with-parent --new-session` with the same read-only binds,
+ * `firejail --noprofile --net=none`. Workloads: /bin/true and `python3 -c pass`. The order rotates
+ * every round. Prints medians and ratios. Usage: [SBX=path/to/sbx]
  * [BENCH_PEERS=fork/exec,sbx,...] bench [ITERATIONS] (default 30). */
 #include <spawn.h>
 #include <stdio.h>
@@ -16,8 +17,10 @@
 
 extern char **environ;
 
-enum { PEER_FORK, PEER_SBX, PEER_BWRAP, PEER_FIREJAIL, PEER_COUNT };
-static const char *const peer_names[PEER_COUNT] = {"fork/exec", "sbx", "bwrap", "firejail"};
+enum { PEER_FORK, PEER_SBX, PEER_SBX_CLI, PEER_BWRAP, PEER_FIREJAIL, PEER_COUNT };
+static const char *const peer_names[PEER_COUNT] = {"fork/exec", "sbx", "sbx run", "bwrap",
+                                                   "firejail"};
+static char sbx_cli[4096]; /* the sbx binary: $SBX, else ../../sbx from this program */
 
 static double now_ms(void)
 {
@@ -62,6 +65,7 @@ static int build_argv(int peer, const char *const *cmd, char **out, int cap)
     static const char *const bwrap[] = {"bwrap",
                                         "--unshare-all",
                                         "--die-with-parent",
+                                        "--new-session",
                                         "--ro-bind",
                                         "/usr",
                                         "/usr",
@@ -92,8 +96,10 @@ static int build_argv(int peer, const char *const *cmd, char **out, int cap)
                                         NULL};
     static const char *const firejail[] = {"firejail", "--quiet", "--noprofile", "--net=none",
                                            NULL};
+    const char *const sbx_run[] = {sbx_cli, "run", "--", NULL};
     const char *const *prefix = peer == PEER_BWRAP      ? bwrap
                                 : peer == PEER_FIREJAIL ? firejail
+                                : peer == PEER_SBX_CLI  ? sbx_run
                                                         : NULL;
     int n = 0;
     for (int i = 0; prefix && prefix[i] && n < cap - 1; i++)
@@ -116,15 +122,45 @@ static double median(double *v, int n)
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Whether the comma-separated list names peer exactly ("sbx" is not "sbx run"). */
+static bool has_name(const char *list, const char *peer)
+{
+    size_t len = strlen(peer);
+    for (const char *at = strstr(list, peer); at; at = strstr(at + 1, peer)) {
+        if ((at == list || at[-1] == ',') && (at[len] == ',' || at[len] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+static void find_sbx_cli(void)
+{
+    const char *env = getenv("SBX");
+    ssize_t n = readlink("/proc/self/exe", sbx_cli, sizeof(sbx_cli) - 16);
+    if (env) {
+        snprintf(sbx_cli, sizeof(sbx_cli), "%s", env);
+        return;
+    }
+    sbx_cli[n > 0 ? n : 0] = '\0';
+    for (int i = 0; i < 3; i++) { /* <build>/bench/process/bench -> <build>/sbx */
+        char *slash = strrchr(sbx_cli, '/');
+        if (slash)
+            *slash = '\0';
+    }
+    size_t len = strlen(sbx_cli);
+    snprintf(sbx_cli + len, sizeof(sbx_cli) - len, "/sbx");
+}
+
 static void bench_workload(sbx_sandbox *sb, const char *name, const char *const *cmd, int iters)
 {
     double *samples[PEER_COUNT];
     int counts[PEER_COUNT] = {0};
-    bool has_peer[PEER_COUNT] = {true, true, access("/usr/bin/bwrap", X_OK) == 0,
+    bool has_peer[PEER_COUNT] = {true, true, access(sbx_cli, X_OK) == 0,
+                                 access("/usr/bin/bwrap", X_OK) == 0,
                                  access("/usr/bin/firejail", X_OK) == 0};
     const char *only = getenv("BENCH_PEERS"); /* e.g. "fork/exec,sbx": leave the others out */
     for (int p = 0; only && p < PEER_COUNT; p++)
-        has_peer[p] = has_peer[p] && strstr(only, peer_names[p]) != NULL;
+        has_peer[p] = has_peer[p] && has_name(only, peer_names[p]);
     for (int p = 0; p < PEER_COUNT; p++)
         samples[p] = calloc((size_t)iters, sizeof(double));
     for (int i = -2; i < iters; i++) { /* two warm-up rounds */
@@ -159,6 +195,9 @@ static void bench_workload(sbx_sandbox *sb, const char *name, const char *const 
             printf(" %10.2f", med[p] / med[PEER_BWRAP]);
         printf("\n");
     }
+    if (counts[PEER_SBX_CLI] && counts[PEER_BWRAP])
+        printf("  sbx run / bwrap, both whole processes (median): %.2f\n",
+               med[PEER_SBX_CLI] / med[PEER_BWRAP]);
     for (int p = 0; p < PEER_COUNT; p++)
         free(samples[p]);
 }
@@ -166,6 +205,7 @@ static void bench_workload(sbx_sandbox *sb, const char *name, const char *const 
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 30;
+    find_sbx_cli();
     if (iters < 1)
         iters = 30;
     char err[256];

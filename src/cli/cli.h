@@ -12,6 +12,7 @@ int cli_wasm(int argc, char **argv);        /* cmd_wasm.c */
 int cli_conformance(int argc, char **argv); /* cmd_conformance.c */
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <sbx.h>
 
@@ -36,6 +37,8 @@ int cli_parse_u64(const char *opt, const char *value, unsigned long long *out);
 int cli_telemetry_start(int *argc, char **argv);
 /* Writes the metrics file and flushes OTLP (telemetry.c). */
 void cli_telemetry_finish(void);
+/* Prints the limits a default policy sets (timeout, memory, output, ...) as help text. */
+void cli_print_defaults(FILE *out);
 /* Prints "sbx: <cmd>: <msg>" to stderr and returns 2 (a usage error). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -17,6 +17,7 @@ static void usage(FILE *out)
             "under the policy and reports whether the policy was enforced. Filesystem probes\n"
             "use a scratch directory in place of the first fs grant; no user file is touched.\n"
             "Exit status: 0 all enforced, 1 a probe failed, 125 the harness failed, 2 usage.\n");
+    cli_print_defaults(out);
 }
 
 static void print_text(const sbx_wasm_conformance_report *r)

@@ -17,6 +17,7 @@ static void usage(FILE *out)
         "{\"ok\",\"value\",\"stdout\",\"stderr\",\"stdoutTruncated\",\"stderrTruncated\","
         "\"error\",\"durationMs\",\"backend\"}.\n"
         "Exit status: 0 ok, 1 the guest failed, 2 usage error or invalid policy.\n");
+    cli_print_defaults(out);
 }
 
 struct eval_opts {

@@ -10,6 +10,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: sbx policy check FILE|-\n\n"
                  "Validates a policy and prints it with every default filled in (docs/policy.md).\n"
                  "Exit status: 0 valid, 2 invalid (the reason on stderr).\n");
+    cli_print_defaults(out);
 }
 
 int cli_policy(int argc, char **argv)

@@ -23,6 +23,7 @@ static void usage(FILE *out)
             "by signal N, 125 when sbx failed (2 for usage errors). --json prints the result\n"
             "object with stdout/stderr captured instead of passing them through; CMD's stdin is\n"
             "then empty, or the text of --stdin FILE ('-' for sbx's own stdin).\n");
+    cli_print_defaults(out);
 }
 
 struct run_opts {

@@ -28,6 +28,7 @@ static void usage(FILE *out)
             "--env sets a variable, --allow-outbound allows a connection pattern.\n"
             "Exit status: the guest's exit code, 124 timeout, 134 trap, 125 sbx failed,\n"
             "2 usage error.\n");
+    cli_print_defaults(out);
 }
 
 struct wasm_opts {

@@ -141,3 +141,48 @@ int cli_policy_set_number(sbx_policy **policy, const char *key, const char *opt,
     snprintf(text, sizeof(text), "%llu", n);
     return cli_policy_set(policy, key, text);
 }
+
+/* Returns the integer after "key": in JSON text (the library's own sbx_policy_to_json), else 0. */
+static unsigned long long json_field(const char *json, const char *key)
+{
+    char needle[64];
+    snprintf(needle, sizeof(needle), "\"%s\":", key);
+    const char *at = strstr(json, needle);
+    return at ? strtoull(at + strlen(needle), NULL, 10) : 0;
+}
+
+static void print_size(FILE *out, unsigned long long bytes)
+{
+    static const struct {
+        unsigned long long unit;
+        const char *name;
+    } units[] = {{1ull << 30, "GiB"}, {1ull << 20, "MiB"}, {1ull << 10, "KiB"}};
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (bytes >= units[i].unit && bytes % units[i].unit == 0) {
+            fprintf(out, "%llu %s", bytes / units[i].unit, units[i].name);
+            return;
+        }
+    }
+    fprintf(out, "%llu bytes", bytes);
+}
+
+void cli_print_defaults(FILE *out)
+{
+    char err[128];
+    sbx_policy *p = NULL;
+    char *json =
+        sbx_policy_parse("{}", 2, &p, err, sizeof(err)) == SBX_OK ? sbx_policy_to_json(p) : NULL;
+    if (json) {
+        /* The default policy itself, so the text cannot drift from what applies. */
+        fprintf(out,
+                "\nDefaults (what neither an option nor the policy sets): timeout %u ms,\nmemory ",
+                (unsigned)sbx_policy_timeout_ms(p));
+        print_size(out, (unsigned long long)sbx_policy_memory_bytes(p));
+        fputs(", output ", out);
+        print_size(out, json_field(json, "maxOutputBytes"));
+        fprintf(out, " per stream, %llu processes, cpu %llu%%; no files, network or env.\n",
+                json_field(json, "pids"), json_field(json, "cpuPercent"));
+    }
+    sbx_free(json);
+    sbx_policy_destroy(p);
+}

@@ -32,6 +32,7 @@ static void usage(FILE *out)
                  "Telemetry: `--metrics FILE` (any command) writes Prometheus text at exit;\n"
                  "an OTEL_EXPORTER_OTLP_*ENDPOINT set exports spans and metrics over OTLP/HTTP\n"
                  "(OTEL_SDK_DISABLED=true turns that off).\n");
+    cli_print_defaults(out);
 }
 
 static const struct command *find(const char *name)

@@ -15,9 +15,12 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "jail/guest.h"
 #include "jail/jail.h"
@@ -59,6 +62,23 @@ static void reap_stale(const char *tmp)
         closedir(d);
 }
 
+static bool is_tmpfs(const char *dir)
+{
+    struct statfs sf;
+    return statfs(dir, &sf) == 0 && sf.f_type == TMPFS_MAGIC && access(dir, W_OK | X_OK) == 0;
+}
+
+/* $TMPDIR when set; else a tmpfs, /tmp or /dev/shm: on a journalling filesystem the temp root's
+ * mkdir and rmdir wait on the journal, several ms per handle under load (what `sbx run` paid
+ * for each command; docs/process.md, Cost). */
+static const char *temp_base(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && tmp[0] == '/')
+        return tmp;
+    return is_tmpfs("/tmp") || !is_tmpfs("/dev/shm") ? "/tmp" : "/dev/shm";
+}
+
 static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
 {
     if (access("/proc/self/ns/user", F_OK) != 0 || access("/proc/self/ns/pid", F_OK) != 0)
@@ -71,8 +91,7 @@ static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
         return SBX_E_NOMEM;
     h->guest_fd = -1;
     sbx__jail_cgroup_init(&h->cg);
-    const char *tmp = getenv("TMPDIR");
-    tmp = tmp && tmp[0] == '/' ? tmp : "/tmp";
+    const char *tmp = temp_base();
     reap_stale(tmp);
     char tmpl[PATH_MAX];
     snprintf(tmpl, sizeof(tmpl), "%s/sbx-jail-%d-XXXXXX", tmp, (int)getpid());

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -138,6 +139,10 @@ static _Noreturn void exec_guest(const struct sbx__jail_spec *spec, int err_fd)
 {
     int err = ENOENT;
     setsid();
+    /* The pty standing in for the host's terminal (tty.c) becomes the guest's controlling
+     * terminal, so ^C and ^Z typed at the host reach it as signals; pipes refuse (ENOTTY). */
+    for (int fd = 0; fd < 3 && ioctl(fd, TIOCSCTTY, 0) != 0; fd++)
+        ;
     if (spec->exec_fd >= 0) {
         syscall(SYS_execveat, FD_EXEC, "", spec->argv, spec->envp, AT_EMPTY_PATH);
         err = errno;

@@ -190,14 +190,16 @@ void sbx__jail_cgroup_destroy(struct sbx__jail_cgroup *cg);
 pid_t sbx__jail_spawn(const struct sbx__jail_spec *spec, int *pidfd);
 
 /* supervisor.c: drives one started jail to its end. */
+struct sbx__jail_tty;
 struct sbx__jail_watch {
     pid_t pid;
     int pidfd;
-    int status_fd;  /* read end */
-    int stdin_fd;   /* write end or -1 */
-    int out_fds[2]; /* read ends or -1 */
-    int result_fd;  /* read end or -1 */
-    int event_fd;   /* interrupt */
+    int status_fd;             /* read end */
+    int stdin_fd;              /* write end or -1 */
+    int out_fds[2];            /* read ends or -1 */
+    int result_fd;             /* read end or -1 */
+    int event_fd;              /* interrupt */
+    struct sbx__jail_tty *tty; /* the pty relay of a pass-through run, or NULL */
     const char *stdin_data;
     size_t stdin_len;
     uint64_t deadline_ns;

@@ -65,7 +65,8 @@ static void guest_exited(int ws, sbx_result *out)
     }
 }
 
-/* The order is the priority: abort, timeout, OOM, setup, exec, the guest's own status. */
+/* The order is the priority: abort, timeout, OOM of the guest, setup, exec, the guest's own
+ * status. An OOM kill of another process of the run is applied after (oom_elsewhere). */
 static sbx_err classify(const struct sbx__jail_run *r, const struct sbx__run *run,
                         const struct sbx__jail_watch *w, bool is_oom, sbx_result *out)
 {
@@ -96,6 +97,18 @@ static sbx_err classify(const struct sbx__jail_run *r, const struct sbx__run *ru
     return SBX_OK;
 }
 
+/* The guest exited on its own, but the cgroup killed some process of the run (a child that
+ * allocated past the cap): the run hit its memory limit, whatever the guest's status says. */
+static void oom_elsewhere(const struct sbx__run *run, sbx_result *out)
+{
+    out->limit = SBX_LIMIT_MEMORY;
+    out->error = SBX_OK; /* the cause replaces "guest exited with status N" */
+    sbx__result_fail(out, SBX_E_MEMORY_LIMIT,
+                     "a process of the run was killed at the memory limit of %llu bytes "
+                     "(the guest exited with status %d)",
+                     (unsigned long long)run->policy->memory_bytes, out->exit_code);
+}
+
 static void fill_watch(struct sbx__jail_watch *w, struct sbx__jail_run *r,
                        const struct sbx__run *run)
 {
@@ -108,6 +121,7 @@ static void fill_watch(struct sbx__jail_watch *w, struct sbx__jail_run *r,
     w->out_fds[1] = r->pipes[2][0];
     w->result_fd = r->pipes[3][0];
     w->event_fd = r->event_fd;
+    w->tty = r->tty.master >= 0 || r->tty.relay_out >= 0 ? &r->tty : NULL;
     const char *ctx = run->input->context_json;
     if (run->input->code && !ctx)
         ctx = "null";
@@ -138,6 +152,8 @@ sbx_err sbx__jail_outcome(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     bool is_clean_exit =
         w.has_report && w.report.kind == SBX__REPORT_EXITED && WIFEXITED(w.report.wstatus);
     e = classify(r, run, &w, is_oom && !is_clean_exit, out);
+    if (e == SBX_OK && is_oom && is_clean_exit)
+        oom_elsewhere(run, out);
     /* sbx-js records count only from a guest that also exited 0. */
     if (e == SBX_OK && r->spec.exec_fd >= 0 && out->ok &&
         !sbx__jail_guest_apply_result(result.data, result.len, out))

@@ -111,6 +111,19 @@ static bool make_pipe(int fds[2], int nonblock_end)
     return true;
 }
 
+/* Pass-through: the guest inherits the host's fds 0-2, except a terminal, which it gets as a
+ * fresh pty (tty.c). */
+static sbx_err open_stdio(struct sbx__jail_run *r, const sbx_run_input *in, sbx_result *out)
+{
+    char err[256];
+    if (!in->inherit_stdio)
+        return SBX_OK;
+    sbx_err e = sbx__jail_tty_open(&r->tty, r->spec.stdio, err, sizeof(err));
+    if (e)
+        sbx__result_fail(out, e, "%s", err);
+    return e;
+}
+
 static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
 {
     struct sbx__jail_spec *s = &r->spec;
@@ -147,6 +160,7 @@ static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_re
         return SBX_E_UNAVAILABLE;
     }
     r->pid = pid;
+    sbx__jail_tty_started(&r->tty);
     int *child_ends[] = {&r->sync[0],     &r->status[1],   &r->pipes[0][0],
                          &r->pipes[1][1], &r->pipes[2][1], &r->pipes[3][1]};
     for (size_t i = 0; i < sizeof(child_ends) / sizeof(child_ends[0]); i++)
@@ -174,10 +188,9 @@ static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_re
     return SBX_OK;
 }
 
-sbx_err sbx__jail_run_exec(struct sbx__run *run, sbx_result *out)
+static sbx_err exec_run(struct sbx__jail_handle *h, struct sbx__jail_run *r, struct sbx__run *run,
+                        sbx_result *out)
 {
-    struct sbx__jail_handle *h = run->tier_handle;
-    struct sbx__jail_run *r = run->state;
     char err[512] = "";
     sbx_err e = prepare(h, r, run, err, sizeof(err));
     if (e) {
@@ -188,8 +201,18 @@ sbx_err sbx__jail_run_exec(struct sbx__run *run, sbx_result *out)
         sbx__result_fail(out, SBX_E_IO, "pipe: %s", strerror(errno));
         return SBX_E_IO;
     }
-    e = start(h, r, out);
-    if (e)
-        return e;
-    return sbx__jail_outcome(h, r, run, out);
+    e = open_stdio(r, run->input, out);
+    if (!e)
+        e = start(h, r, out);
+    return e ? e : sbx__jail_outcome(h, r, run, out);
+}
+
+/* Every way out puts the host's terminal and stdio flags back. */
+sbx_err sbx__jail_run_exec(struct sbx__run *run, sbx_result *out)
+{
+    struct sbx__jail_run *r = run->state;
+    sbx__jail_tty_init(&r->tty);
+    sbx_err e = exec_run(run->tier_handle, r, run, out);
+    sbx__jail_tty_close(&r->tty);
+    return e;
 }

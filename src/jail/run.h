@@ -4,6 +4,7 @@
 #define SBX_JAIL_RUN_H
 
 #include "jail/jail.h"
+#include "jail/tty.h"
 
 /* sbx-js guests get this much past the deadline to report their own (identical) timeout. */
 #define JS_GRACE_NS (250ull * 1000000ull)
@@ -27,6 +28,7 @@ struct sbx__jail_run {
     int status[2];
     int pidfd;
     pid_t pid;
+    struct sbx__jail_tty tty; /* pass-through stdio: the pty relay and the saved fd flags */
 };
 
 /* Closes *fd if open and sets it to -1. */

@@ -16,15 +16,17 @@
 #include <unistd.h>
 
 #include "jail/jail.h"
+#include "jail/tty.h"
 
 enum { P_PIDFD_I, P_STATUS, P_STDIN, P_OUT, P_ERR, P_RESULT, P_EVENT, P_COUNT };
+#define P_ALL (P_COUNT + SBX__TTY_SLOTS) /* then the pty relay's slots */
 
 /* Grace after init's exit for the last pipe bytes (writers are dead, so EOF is near). */
 #define DRAIN_GRACE_NS (500ull * 1000000ull)
 
 struct loop {
     struct sbx__jail_watch *w;
-    struct pollfd pfd[P_COUNT];
+    struct pollfd pfd[P_ALL];
     struct sbx__buf *bufs[3]; /* stdout, stderr, result */
     size_t status_got;
     size_t stdin_off;
@@ -134,7 +136,7 @@ static int poll_timeout(const struct loop *l, uint64_t now)
 static bool readers_open(const struct loop *l)
 {
     return l->pfd[P_STATUS].fd >= 0 || l->pfd[P_OUT].fd >= 0 || l->pfd[P_ERR].fd >= 0 ||
-           l->pfd[P_RESULT].fd >= 0;
+           l->pfd[P_RESULT].fd >= 0 || (l->w->tty && sbx__jail_tty_is_busy(l->w->tty));
 }
 
 static void handle_events(struct loop *l)
@@ -154,6 +156,8 @@ static void handle_events(struct loop *l)
         read_status(l);
     if (l->pfd[P_PIDFD_I].fd >= 0 && (l->pfd[P_PIDFD_I].revents & POLLIN))
         reap(l);
+    if (l->w->tty)
+        sbx__jail_tty_handle(l->w->tty, &l->pfd[P_COUNT]);
 }
 
 static void init_loop(struct loop *l, struct sbx__jail_watch *w, struct sbx__buf bufs[2],
@@ -164,8 +168,9 @@ static void init_loop(struct loop *l, struct sbx__jail_watch *w, struct sbx__buf
     int fds[P_COUNT] = {w->pidfd,      w->status_fd, w->stdin_fd, w->out_fds[0],
                         w->out_fds[1], w->result_fd, w->event_fd};
     short ev[P_COUNT] = {POLLIN, POLLIN, POLLOUT, POLLIN, POLLIN, POLLIN, POLLIN};
-    for (int i = 0; i < P_COUNT; i++)
-        l->pfd[i] = (struct pollfd){.fd = fds[i], .events = ev[i]};
+    for (int i = 0; i < P_ALL; i++)
+        l->pfd[i] =
+            (struct pollfd){.fd = i < P_COUNT ? fds[i] : -1, .events = i < P_COUNT ? ev[i] : 0};
     l->bufs[0] = &bufs[0];
     l->bufs[1] = &bufs[1];
     l->bufs[2] = result;
@@ -198,7 +203,9 @@ sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interr
         bool is_ending = w->has_report && !l.is_exited;
         for (int s = P_OUT; s <= P_RESULT; s++)
             l.pfd[s].events = is_ending ? 0 : POLLIN;
-        int n = poll(l.pfd, P_COUNT, poll_timeout(&l, now));
+        if (w->tty)
+            sbx__jail_tty_poll_fds(w->tty, &l.pfd[P_COUNT], is_ending);
+        int n = poll(l.pfd, P_ALL, poll_timeout(&l, now));
         if (n < 0 && errno != EINTR)
             return SBX_E_IO;
         if (n > 0)

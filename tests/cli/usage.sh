@@ -176,4 +176,18 @@ expect_status 0 "$SBX" eval --backend process --policy "$dir/cap.json" \
     'console.log("0123456789abcdef"); return 1'
 expect_contains "$out" '"stdout":"01234567",' "process output cap"
 expect_contains "$out" '"stdoutTruncated":true' "process output truncated"
+# ---- every --help names the defaults that apply, as the default policy itself resolves them
+defaults=$(printf '{}' | "$SBX" policy check -)
+field() { echo "$defaults" | sed -n "s/.*\"$1\": *\([0-9][0-9]*\).*/\1/p"; }
+mib() { echo "$(($1 / 1048576)) MiB"; }
+expect_eq "$(($(field memoryBytes) % 1048576 + $(field maxOutputBytes) % 1048576))" 0 \
+    "defaults are whole MiB (else mib() below needs another unit)"
+for cmd in "" eval run wasm conformance policy; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$SBX" $cmd --help
+    for want in "timeout $(field timeoutMs) ms" "memory $(mib "$(field memoryBytes)")" \
+        "output $(mib "$(field maxOutputBytes)") per stream" "$(field pids) processes"; do
+        expect_contains "$out" "$want" "sbx $cmd --help shows the default"
+    done
+done
 finish
