@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/backend.h"
 #include "plugin/plugin.h"
 #include "util/alloc.h"
 #include "wasi/wasi.h"
@@ -118,9 +119,15 @@ static sbx_err instantiate(struct sbx_wasm_sandbox *sb, char *err, size_t errlen
 }
 
 static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t len,
-                     const sbx_wasm_options *opt, char *err, size_t errlen)
+                     const sbx_wasm_options *opt, const struct wasm_load_guard *guard, char *err,
+                     size_t errlen)
 {
-    sbx_err rc = sbx__wasm_module_load(bytes, len, &sb->module, err, errlen);
+    /* Loading is the guest's work too (a module can be made slow to compile): the policy's
+     * timeout bounds it, as it bounds each call. */
+    struct wasm_load_guard own = {.deadline_ns = sbx__now_ns() +
+                                                 (uint64_t)sb->policy->timeout_ms * 1000000ull};
+    sbx_err rc =
+        sbx__wasm_module_load_guarded(bytes, len, guard ? guard : &own, &sb->module, err, errlen);
     if (rc != SBX_OK)
         return rc;
     if ((rc = make_store(sb)) != SBX_OK)
@@ -132,12 +139,15 @@ static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t l
         return rc;
     if ((rc = make_wasi(sb, opt, err, errlen)) != SBX_OK)
         return rc;
+    /* An abort of the run that creates this handle stops the start function too. */
+    sb->external_reason = guard ? guard->stop : NULL;
     return instantiate(sb, err, errlen);
 }
 
 sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_policy *policy,
-                           const sbx_wasm_options *options, bool emit_span, sbx_wasm_sandbox **out,
-                           char *err, size_t errlen)
+                           const sbx_wasm_options *options, bool emit_span,
+                           const struct wasm_load_guard *guard, sbx_wasm_sandbox **out, char *err,
+                           size_t errlen)
 {
     char msg[512] = "";
     sbx_wasm_options opt;
@@ -164,7 +174,7 @@ sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_po
     }
     if (sb) {
         sb->emit_span = emit_span;
-        rc = build(sb, bytes, len, &opt, msg, sizeof(msg));
+        rc = build(sb, bytes, len, &opt, guard, msg, sizeof(msg));
         if (rc != SBX_OK) {
             sbx_wasm_sandbox_destroy(sb);
             sb = NULL;
@@ -183,5 +193,5 @@ sbx_err sbx_wasm_sandbox_create(const uint8_t *bytes, size_t len, const sbx_poli
                                 const sbx_wasm_options *options, sbx_wasm_sandbox **out, char *err,
                                 size_t errlen)
 {
-    return sbx__plugin_create(bytes, len, policy, options, true, out, err, errlen);
+    return sbx__plugin_create(bytes, len, policy, options, true, NULL, out, err, errlen);
 }

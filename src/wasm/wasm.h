@@ -77,6 +77,11 @@ struct wasm_store_limits {
  * function N" in err. bytes are copied. */
 sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_module **out, char *err,
                               size_t errlen);
+/* The same under a guard (may be NULL): returns SBX_E_TIMEOUT past its deadline, or the code
+ * its stop flag holds (SBX_E_ABORTED), with a message in err. guard is borrowed for the call. */
+sbx_err sbx__wasm_module_load_guarded(const uint8_t *bytes, size_t len,
+                                      const struct wasm_load_guard *guard, struct wasm_module **out,
+                                      char *err, size_t errlen);
 void sbx__wasm_module_destroy(struct wasm_module *m);
 
 /* --- store ---------------------------------------------------------------------------------- */
