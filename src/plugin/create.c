@@ -12,6 +12,9 @@
 
 static const char *const default_argv[] = {"plugin.wasm", NULL};
 
+#define STACK_BYTES_MAX ((uint64_t)8 << 20)
+#define CALL_DEPTH_MAX  10000u
+
 static void on_wasi_denied(void *user, const char *capability)
 {
     sbx__plugin_denied(user, capability);
@@ -37,13 +40,22 @@ static bool copy_options(const sbx_wasm_options *in, sbx_wasm_options *opt)
     return true;
 }
 
+/* memoryBytes covers everything the store allocates for the guest. The interpreter's stacks take
+ * a sixteenth of it for values (at most the engine's 8 MiB) and as much again for 32-byte frames
+ * (at most 10,000); memories, tables and instances share the rest. */
 static sbx_err make_store(struct sbx_wasm_sandbox *sb)
 {
-    uint64_t pages = sb->policy->memory_bytes / WASM_PAGE_SIZE;
+    uint64_t budget = sb->policy->memory_bytes, share = budget / 16;
+    uint64_t stack = share < STACK_BYTES_MAX ? share : STACK_BYTES_MAX;
+    uint64_t depth = share / 32 - 1 < CALL_DEPTH_MAX ? share / 32 - 1 : CALL_DEPTH_MAX;
     struct wasm_store_limits limits = {
-        .max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1),
+        .max_stack_bytes = (size_t)stack,
+        .max_call_depth = (uint32_t)depth,
         .fuel = sb->policy->fuel,
+        .max_bytes = budget,
     };
+    uint64_t pages = (budget - sbx__wasm_exec_bytes(&limits)) / WASM_PAGE_SIZE;
+    limits.max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1);
     return sbx__wasm_store_create(&limits, &sb->store);
 }
 
