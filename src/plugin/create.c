@@ -5,11 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/backend.h"
 #include "plugin/plugin.h"
 #include "util/alloc.h"
 #include "wasi/wasi.h"
 
 static const char *const default_argv[] = {"plugin.wasm", NULL};
+
+#define STACK_BYTES_MAX ((uint64_t)8 << 20)
+#define CALL_DEPTH_MAX  10000u
 
 static void on_wasi_denied(void *user, const char *capability)
 {
@@ -36,13 +40,22 @@ static bool copy_options(const sbx_wasm_options *in, sbx_wasm_options *opt)
     return true;
 }
 
+/* memoryBytes covers everything the store allocates for the guest. The interpreter's stacks take
+ * a sixteenth of it for values (at most the engine's 8 MiB) and as much again for 32-byte frames
+ * (at most 10,000); memories, tables and instances share the rest. */
 static sbx_err make_store(struct sbx_wasm_sandbox *sb)
 {
-    uint64_t pages = sb->policy->memory_bytes / WASM_PAGE_SIZE;
+    uint64_t budget = sb->policy->memory_bytes, share = budget / 16;
+    uint64_t stack = share < STACK_BYTES_MAX ? share : STACK_BYTES_MAX;
+    uint64_t depth = share / 32 - 1 < CALL_DEPTH_MAX ? share / 32 - 1 : CALL_DEPTH_MAX;
     struct wasm_store_limits limits = {
-        .max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1),
+        .max_stack_bytes = (size_t)stack,
+        .max_call_depth = (uint32_t)depth,
         .fuel = sb->policy->fuel,
+        .max_bytes = budget,
     };
+    uint64_t pages = (budget - sbx__wasm_exec_bytes(&limits)) / WASM_PAGE_SIZE;
+    limits.max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1);
     return sbx__wasm_store_create(&limits, &sb->store);
 }
 
@@ -118,9 +131,15 @@ static sbx_err instantiate(struct sbx_wasm_sandbox *sb, char *err, size_t errlen
 }
 
 static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t len,
-                     const sbx_wasm_options *opt, char *err, size_t errlen)
+                     const sbx_wasm_options *opt, const struct wasm_load_guard *guard, char *err,
+                     size_t errlen)
 {
-    sbx_err rc = sbx__wasm_module_load(bytes, len, &sb->module, err, errlen);
+    /* Loading is the guest's work too (a module can be made slow to compile): the policy's
+     * timeout bounds it, as it bounds each call. */
+    struct wasm_load_guard own = {.deadline_ns = sbx__now_ns() +
+                                                 (uint64_t)sb->policy->timeout_ms * 1000000ull};
+    sbx_err rc =
+        sbx__wasm_module_load_guarded(bytes, len, guard ? guard : &own, &sb->module, err, errlen);
     if (rc != SBX_OK)
         return rc;
     if ((rc = make_store(sb)) != SBX_OK)
@@ -132,12 +151,15 @@ static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t l
         return rc;
     if ((rc = make_wasi(sb, opt, err, errlen)) != SBX_OK)
         return rc;
+    /* An abort of the run that creates this handle stops the start function too. */
+    sb->external_reason = guard ? guard->stop : NULL;
     return instantiate(sb, err, errlen);
 }
 
 sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_policy *policy,
-                           const sbx_wasm_options *options, bool emit_span, sbx_wasm_sandbox **out,
-                           char *err, size_t errlen)
+                           const sbx_wasm_options *options, bool emit_span,
+                           const struct wasm_load_guard *guard, sbx_wasm_sandbox **out, char *err,
+                           size_t errlen)
 {
     char msg[512] = "";
     sbx_wasm_options opt;
@@ -164,7 +186,7 @@ sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_po
     }
     if (sb) {
         sb->emit_span = emit_span;
-        rc = build(sb, bytes, len, &opt, msg, sizeof(msg));
+        rc = build(sb, bytes, len, &opt, guard, msg, sizeof(msg));
         if (rc != SBX_OK) {
             sbx_wasm_sandbox_destroy(sb);
             sb = NULL;
@@ -183,5 +205,5 @@ sbx_err sbx_wasm_sandbox_create(const uint8_t *bytes, size_t len, const sbx_poli
                                 const sbx_wasm_options *options, sbx_wasm_sandbox **out, char *err,
                                 size_t errlen)
 {
-    return sbx__plugin_create(bytes, len, policy, options, true, out, err, errlen);
+    return sbx__plugin_create(bytes, len, policy, options, true, NULL, out, err, errlen);
 }

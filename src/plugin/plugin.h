@@ -139,7 +139,7 @@ struct sbx_wasm_sandbox {
     atomic_bool is_running;
     /* core's run->interrupt_reason when run by the backend: an abort that core delivered just
      * before this call started is seen by begin_call (see sbx__plugin_begin_call). */
-    atomic_int *external_reason;
+    const atomic_int *external_reason;
     _Atomic uint64_t denied;
     uint64_t deadline_ns;       /* of the current call, for waits on completions */
     pthread_mutex_t pending_mu; /* guards pending */
@@ -156,10 +156,13 @@ void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb);
 /* Fills out from a finished call (rc and trap from the engine): error, limit, exit code. */
 void sbx__plugin_set_outcome(struct sbx_wasm_sandbox *sb, sbx_err rc, const struct wasm_trap *trap,
                              sbx_result *out);
-/* Creates a handle without emitting telemetry spans for its runs (the backend's case). */
+/* Creates a handle, with or without telemetry spans for its runs (the backend makes its own).
+ * Loading stops at guard's deadline or stop flag (NULL: the policy's timeout from now), and
+ * create then fails with SBX_E_TIMEOUT or SBX_E_ABORTED. */
 sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_policy *policy,
-                           const sbx_wasm_options *opt, bool emit_span, sbx_wasm_sandbox **out,
-                           char *err, size_t errlen);
+                           const sbx_wasm_options *opt, bool emit_span,
+                           const struct wasm_load_guard *guard, sbx_wasm_sandbox **out, char *err,
+                           size_t errlen);
 
 /* ---- encode.c: a minimal module encoder for the conformance probes ------------------------ */
 

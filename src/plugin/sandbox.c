@@ -41,6 +41,7 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
 {
     atomic_store(&sb->stop_reason, SBX_OK);
     sbx__wasm_store_clear_interrupt(sb->store);
+    sbx__wasm_store_clear_refused(sb->store);
     /* A timeout or abort interrupted WASI too; blocking calls must block again. */
     if (sb->wasi)
         sbx__wasi_clear_interrupt(sb->wasi);
@@ -67,11 +68,14 @@ void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb)
     sbx__plugin_watchdog_disarm(&sb->watchdog);
 }
 
-/* Fills out from a finished call: the trap becomes error and limit. */
+/* Fills out from a finished call: the trap becomes error and limit. A grow the policy refused
+ * (the guest saw -1 and may have gone on) is the memory limit shaping the run. */
 void sbx__plugin_set_outcome(struct sbx_wasm_sandbox *sb, sbx_err rc, const struct wasm_trap *trap,
                              sbx_result *out)
 {
     out->ok = true;
+    if (sbx__wasm_store_was_refused(sb->store))
+        out->limit = SBX_LIMIT_MEMORY;
     if (rc == SBX_OK)
         return;
     if (rc != SBX_E_WASM_TRAP) {

@@ -8,6 +8,7 @@
 #include "util/alloc.h"
 #include "wasm/compile.h"
 #include "wasm/compile_impl.h"
+#include "wasm/decode.h"
 #include "wasm/leb.h"
 #include "wasm/opcodes.h"
 
@@ -575,8 +576,10 @@ static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out
         return;
     }
     open_func_block(c);
-    while (!c->has_failed && !step(c))
-        ;
+    while (!c->has_failed && !step(c)) {
+        if (sbx__wasm_guard_poll(c->m->guard, &c->guard_ticks))
+            sbx__wasm_c_fail(c, sbx__wasm_guard_check(c->m->guard), "loading stopped");
+    }
     if (!c->has_failed && c->max_slot > MAX_SLOTS)
         sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "implementation limit: frame too large");
     if (!c->has_failed)
@@ -612,7 +615,12 @@ sbx_err sbx__wasm_compile(struct wasm_module *m, char *err, size_t errlen)
     struct compiler c = {.m = m, .ops = sbx__wasm_interp_ops(), .err = err, .errlen = errlen};
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         compiler_reset(&c);
-        compile_func(&c, i, &m->compiled[i]);
+        /* Per function too: setting up many locals is work no instruction count shows. */
+        sbx_err stop = sbx__wasm_guard_check(m->guard);
+        if (stop != SBX_OK)
+            sbx__wasm_c_fail(&c, stop, "loading stopped");
+        else
+            compile_func(&c, i, &m->compiled[i]);
         if (c.has_failed) {
             sbx_err rc = c.rc;
             if (err && errlen && rc != SBX_E_NOMEM) {

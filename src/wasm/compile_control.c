@@ -201,9 +201,11 @@ static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t ki
         sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "operand stack underflow");
         return;
     }
+    uint32_t old_cap = c->blcap;
     if (!sbx__wasm_c_grow(c, (void **)&c->bl, &c->blcap, c->nbl + 1, sizeof(*c->bl)))
         return;
-    for (uint32_t i = 0; i < c->nbl; i++) /* the array may have moved */
+    /* Only after a reallocation (capacity doubles, so linear in nesting overall). */
+    for (uint32_t i = 0; c->blcap != old_cap && i < c->nbl; i++)
         if (c->bl[i].is_single)
             c->bl[i].ptypes = c->bl[i].rtypes = &c->bl[i].single_type;
     struct cblock *b = &c->bl[c->nbl++];

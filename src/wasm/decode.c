@@ -2,15 +2,13 @@
  * the sections that declare things (types, imports, functions, tables, memories, globals,
  * exports, start). Segments, code and custom sections are in decode_segs.c. Every count is
  * checked against the bytes left before anything is allocated. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "wasm/decode_internal.h"
-
-/* Implementation limit on a function type's params and results (as in V8 and wasmparser):
- * keeps the validator's per-instruction work bounded on hostile input. */
-#define MAX_FUNC_ARITY 1000u
+#include "wasm/limits.h"
 
 void *sbx__wasm_dec_alloc(struct wasm_dec *d, size_t count, size_t size)
 {
@@ -20,6 +18,15 @@ void *sbx__wasm_dec_alloc(struct wasm_dec *d, size_t count, size_t size)
         sbx__wasm_rd_fail(&d->r, d->r.p, "out of memory");
     }
     return p;
+}
+
+bool sbx__wasm_dec_at_most(struct wasm_dec *d, const uint8_t *at, uint64_t n, uint64_t room,
+                           uint32_t limit, const char *what)
+{
+    /* A count the bytes cannot hold fails as malformed while reading (the spec's verdict). */
+    if (n <= limit || room <= limit)
+        return true;
+    return sbx__wasm_rd_limit(&d->r, at, "%" PRIu64 " %s, more than %" PRIu32, n, what, limit);
 }
 
 char *sbx__wasm_dec_strndup(struct wasm_dec *d, const uint8_t *s, uint32_t len)
@@ -37,8 +44,9 @@ static bool read_arity(struct wasm_reader *r, const uint8_t *at, const char *wha
 {
     if (!sbx__wasm_rd_u32(r, n))
         return false;
-    if (*n > MAX_FUNC_ARITY)
-        return sbx__wasm_rd_fail(r, at, "too many %s (limit %u)", what, MAX_FUNC_ARITY);
+    if (*n > WASM_MAX_FUNC_ARITY)
+        return sbx__wasm_rd_limit(r, at, "%" PRIu32 " %s, more than %u", *n, what,
+                                  WASM_MAX_FUNC_ARITY);
     if (*n > (size_t)(r->end - r->p)) {
         r->p = r->end;
         uint8_t dummy;
@@ -86,8 +94,10 @@ static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
 static bool read_type_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
+    const uint8_t *at = d->r.p;
     uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap))
+    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, n, cap, WASM_MAX_TYPES, "types"))
         return false;
     m->types = sbx__wasm_dec_alloc(d, cap, sizeof *m->types);
     if (m->types == NULL)
@@ -173,8 +183,10 @@ static bool read_import(struct wasm_dec *d, struct wasm_import *imp)
 static bool read_import_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
+    const uint8_t *at = d->r.p;
     uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 4, &n, &cap))
+    if (!sbx__wasm_rd_vec(&d->r, 4, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, n, cap, WASM_MAX_IMPORTS, "imports"))
         return false;
     m->imports = sbx__wasm_dec_alloc(d, cap, sizeof *m->imports);
     if (m->imports == NULL)
@@ -192,8 +204,11 @@ static bool read_import_section(struct wasm_dec *d)
 static bool read_function_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
-    uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 1, &n, &cap))
+    const uint8_t *at = d->r.p;
+    uint32_t n, cap, nimp = m->func_import_count;
+    if (!sbx__wasm_rd_vec(&d->r, 1, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, (uint64_t)nimp + n, (uint64_t)nimp + cap, WASM_MAX_FUNCTIONS,
+                               "functions"))
         return false;
     m->funcs = sbx__wasm_dec_alloc(d, cap, sizeof *m->funcs);
     if (m->funcs == NULL)
@@ -210,8 +225,11 @@ static bool read_function_section(struct wasm_dec *d)
 
 static bool read_table_section(struct wasm_dec *d)
 {
-    uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap))
+    const uint8_t *at = d->r.p;
+    uint32_t n, cap, nimp = d->m->table_import_count;
+    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, (uint64_t)nimp + n, (uint64_t)nimp + cap, WASM_MAX_TABLES,
+                               "tables"))
         return false;
     d->table_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->table_defs);
     if (d->table_defs == NULL)
@@ -246,8 +264,11 @@ static bool read_memory_section(struct wasm_dec *d)
 
 static bool read_global_section(struct wasm_dec *d)
 {
-    uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap))
+    const uint8_t *at = d->r.p;
+    uint32_t n, cap, nimp = d->m->global_import_count;
+    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, (uint64_t)nimp + n, (uint64_t)nimp + cap, WASM_MAX_GLOBALS,
+                               "globals"))
         return false;
     d->global_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->global_defs);
     d->m->global_inits = sbx__wasm_dec_alloc(d, cap, sizeof *d->m->global_inits);
@@ -268,8 +289,10 @@ static bool read_export_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
     struct wasm_reader *r = &d->r;
+    const uint8_t *at0 = r->p;
     uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(r, 3, &n, &cap))
+    if (!sbx__wasm_rd_vec(r, 3, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at0, n, cap, WASM_MAX_EXPORTS, "exports"))
         return false;
     m->exports = sbx__wasm_dec_alloc(d, cap, sizeof *m->exports);
     if (m->exports == NULL)
@@ -427,6 +450,7 @@ sbx_err sbx__wasm_decode(struct wasm_module *m, char *err, size_t errlen)
     d.r.file_end = d.r.end;
     d.r.err = err;
     d.r.errlen = errlen;
+    d.r.guard = m->guard;
     bool ok = decode_all(&d);
     sbx__wasm_dec_release(&d);
     if (ok && d.has_invalid) {

@@ -24,7 +24,16 @@ struct wasm_reader {
     size_t errlen;
     bool is_failed;
     bool is_in_section; /* running out of bytes is then "unexpected end of section ..." */
+    const struct wasm_load_guard *guard; /* polled by sbx__wasm_rd_room; NULL = none */
+    uint32_t ticks;
 };
+
+/* guard.c: work between two looks at the clock and the stop flag (a power of two). */
+#define GUARD_PERIOD 4096u
+/* Returns SBX_OK, SBX_E_TIMEOUT past the deadline, or the stop flag's code. g may be NULL. */
+sbx_err sbx__wasm_guard_check(const struct wasm_load_guard *g);
+/* Counts one unit of work in *ticks; every GUARD_PERIOD units, true if the load must stop. */
+bool sbx__wasm_guard_poll(const struct wasm_load_guard *g, uint32_t *ticks);
 
 /* Records "malformed: <fmt> at offset <at - base>" unless an error is already recorded.
  * Returns false so callers can `return sbx__wasm_rd_fail(...)`. */
@@ -32,6 +41,10 @@ bool sbx__wasm_rd_fail(struct wasm_reader *r, const uint8_t *at, const char *fmt
     __attribute__((format(printf, 3, 4)));
 /* The same with the "invalid: " prefix (and no offset when at is NULL). */
 bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The same with the "implementation limit: " prefix (a limit of limits.h was exceeded). */
+bool sbx__wasm_rd_limit(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 bool sbx__wasm_rd_byte(struct wasm_reader *r, uint8_t *out);
@@ -46,7 +59,8 @@ bool sbx__wasm_rd_count(struct wasm_reader *r, uint32_t min_size, uint32_t *out)
  * (reading them then fails before element *cap). So no count allocates more than the input
  * justifies, while the error is still found where the spec's decoder finds it. */
 bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count, uint32_t *cap);
-/* Fails with "unexpected end ..." when element i would pass the room *cap gave. */
+/* Fails with "unexpected end ..." when element i would pass the room *cap gave, and when the
+ * reader's guard says stop. */
 bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap);
 /* Reads a name (u32 length + UTF-8 bytes); *out points into the input. */
 bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len);

@@ -27,6 +27,11 @@ struct wasm_dec {
 
 /* Allocation that records "out of memory" (and is_nomem) on failure. */
 void *sbx__wasm_dec_alloc(struct wasm_dec *d, size_t count, size_t size);
+/* Fails with "implementation limit: N <what>, more than <limit>" when n exceeds limit and the
+ * bytes left could hold more than limit of them (room); a count they cannot hold is left to
+ * fail as malformed where reading runs out. */
+bool sbx__wasm_dec_at_most(struct wasm_dec *d, const uint8_t *at, uint64_t n, uint64_t room,
+                           uint32_t limit, const char *what);
 char *sbx__wasm_dec_strndup(struct wasm_dec *d, const uint8_t *s, uint32_t len);
 
 bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim);

@@ -42,6 +42,15 @@ bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *
     return false;
 }
 
+bool sbx__wasm_rd_limit(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(r, "implementation limit", at, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
 static bool fail_end(struct wasm_reader *r)
 {
     if (r->end == r->file_end && !r->is_in_section)
@@ -127,6 +136,8 @@ bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count,
 
 bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap)
 {
+    if (sbx__wasm_guard_poll(r->guard, &r->ticks))
+        return sbx__wasm_rd_fail(r, r->p, "loading stopped");
     if (i < cap)
         return true;
     r->p = r->end;

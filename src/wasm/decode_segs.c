@@ -1,14 +1,13 @@
 /* wasm/decode_segs.c: constant expressions, element/data segments (all 2.0 encodings), the
  * code section's bodies and locals, custom sections and the "name" section, and the merge of
  * imported and defined index spaces. A malformed "name" section is ignored, never fatal. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "wasm/decode_internal.h"
-
-/* Implementation limit on locals per function (params excluded), like other engines'. */
-#define MAX_LOCALS 50000u
+#include "wasm/limits.h"
 
 static void defer_invalid(struct wasm_dec *d, const uint8_t *at, const char *msg)
 {
@@ -153,8 +152,10 @@ static bool read_elem(struct wasm_dec *d, struct wasm_elem_seg *seg)
 bool sbx__wasm_dec_elem_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
+    const uint8_t *at = d->r.p;
     uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap))
+    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, n, cap, WASM_MAX_ELEM_SEGMENTS, "element segments"))
         return false;
     m->elems = sbx__wasm_dec_alloc(d, cap, sizeof *m->elems);
     if (m->elems == NULL)
@@ -198,8 +199,10 @@ static bool read_data(struct wasm_dec *d, struct wasm_data_seg *seg)
 bool sbx__wasm_dec_data_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
+    const uint8_t *at = d->r.p;
     uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap))
+    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap) ||
+        !sbx__wasm_dec_at_most(d, at, n, cap, WASM_MAX_DATA_SEGMENTS, "data segments"))
         return false;
     m->datas = sbx__wasm_dec_alloc(d, cap, sizeof *m->datas);
     if (m->datas == NULL)
@@ -223,6 +226,8 @@ static bool read_locals(struct wasm_dec *d, struct wasm_func_def *f)
         return false;
     const uint8_t *first = r->p;
     uint64_t total = 0;
+    /* All groups are read before the limit applies: a sum past 2^32 is malformed (spec
+     * 5.5.13), which must win over the implementation limit. Each group takes >= 2 bytes. */
     for (uint32_t i = 0; i < groups; i++) {
         uint32_t n;
         uint8_t t;
@@ -232,9 +237,10 @@ static bool read_locals(struct wasm_dec *d, struct wasm_func_def *f)
         total += n;
         if (total > UINT32_MAX)
             return sbx__wasm_rd_fail(r, at, "too many locals");
-        if (total > MAX_LOCALS)
-            return sbx__wasm_rd_fail(r, at, "too many locals (limit %u)", MAX_LOCALS);
     }
+    if (total > WASM_MAX_LOCALS)
+        return sbx__wasm_rd_limit(r, first, "%" PRIu64 " locals, more than %u", total,
+                                  WASM_MAX_LOCALS);
     f->local_count = (uint32_t)total;
     f->local_types = sbx__wasm_dec_alloc(d, total, 1);
     if (f->local_types == NULL)
@@ -262,6 +268,9 @@ static bool read_body(struct wasm_dec *d, struct wasm_func_def *f)
         return false;
     if (size > (size_t)(r->end - r->p))
         return sbx__wasm_rd_fail(r, r->p, "length out of bounds");
+    if (size > WASM_MAX_BODY_BYTES)
+        return sbx__wasm_rd_limit(r, r->p, "function body of %" PRIu32 " bytes, more than %u", size,
+                                  WASM_MAX_BODY_BYTES);
     const uint8_t *sec_end = r->end;
     const uint8_t *body_end = r->p + size;
     r->end = body_end;
@@ -286,7 +295,7 @@ bool sbx__wasm_dec_code_section(struct wasm_dec *d)
     if (n > m->func_def_count)
         return sbx__wasm_rd_fail(&d->r, at, "function and code section have inconsistent lengths");
     for (uint32_t i = 0; i < n; i++) {
-        if (!read_body(d, &m->funcs[i]))
+        if (!sbx__wasm_rd_room(&d->r, i, n) || !read_body(d, &m->funcs[i]))
             return false;
     }
     d->code_count = n;

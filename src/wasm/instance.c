@@ -77,6 +77,18 @@ static void bind_imports(struct wasm_instance *inst, const struct wasm_extern *e
     }
 }
 
+/* Charges what the instance itself holds per function (its records, its index space) and per
+ * element, which a module of a few MB can make large. */
+static bool charge_instance(struct wasm_instance *inst)
+{
+    const struct wasm_module *m = inst->module;
+    uint64_t bytes = (uint64_t)m->func_def_count * sizeof(struct wasm_func) +
+                     (uint64_t)m->func_count * sizeof(void *);
+    for (uint32_t i = 0; i < m->elem_count; i++)
+        bytes += (uint64_t)m->elems[i].count * sizeof(void *);
+    return sbx__wasm_store_charge(inst->store, bytes);
+}
+
 static bool create_funcs(struct wasm_instance *inst)
 {
     const struct wasm_module *m = inst->module;
@@ -97,6 +109,16 @@ static bool create_funcs(struct wasm_instance *inst)
     return true;
 }
 
+static sbx_err over_budget(const struct wasm_store *store, const char *what, uint32_t i,
+                           uint64_t bytes, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen,
+                 "%s %u needs %llu bytes, more than is left of the store's %llu (memoryBytes)",
+                 what, i, (unsigned long long)bytes, (unsigned long long)store->limits.max_bytes);
+    return SBX_E_MEMORY_LIMIT;
+}
+
 /* Creates defined globals, tables and memories. Returns SBX_OK, SBX_E_NOMEM, or
  * SBX_E_MEMORY_LIMIT when a minimum size exceeds the store's limits. */
 static sbx_err create_state(struct wasm_instance *inst, char *err, size_t errlen)
@@ -114,6 +136,9 @@ static sbx_err create_state(struct wasm_instance *inst, char *err, size_t errlen
             set_err(err, errlen, "table minimum exceeds the store's element limit");
             return SBX_E_MEMORY_LIMIT;
         }
+        uint64_t bytes = (uint64_t)m->tables[i].limits.min * sizeof(void *);
+        if (!sbx__wasm_store_fits(store, bytes))
+            return over_budget(store, "table", i, bytes, err, errlen);
         if (!(inst->tables[i] = sbx__wasm_table_new(store, &m->tables[i], null_ref)))
             return SBX_E_NOMEM;
     }
@@ -122,6 +147,9 @@ static sbx_err create_state(struct wasm_instance *inst, char *err, size_t errlen
             set_err(err, errlen, "memory minimum exceeds the store's page limit");
             return SBX_E_MEMORY_LIMIT;
         }
+        uint64_t bytes = (uint64_t)m->mems[i].limits.min * WASM_PAGE_SIZE;
+        if (!sbx__wasm_store_fits(store, bytes))
+            return over_budget(store, "memory", i, bytes, err, errlen);
         if (!(inst->mems[i] = sbx__wasm_memory_new(store, &m->mems[i])))
             return SBX_E_NOMEM;
     }
@@ -198,6 +226,12 @@ static sbx_err build(struct wasm_instance *inst, const struct wasm_extern *impor
                      size_t errlen)
 {
     bind_imports(inst, imports);
+    if (!charge_instance(inst)) {
+        set_err(err, errlen,
+                "the instance's functions and element segments need more than is "
+                "left of the store's memoryBytes");
+        return SBX_E_MEMORY_LIMIT;
+    }
     if (!create_funcs(inst))
         return SBX_E_NOMEM;
     sbx_err rc = create_state(inst, err, errlen);

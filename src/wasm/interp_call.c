@@ -21,6 +21,23 @@ bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_func
     return memcmp(a->types, b->types, (size_t)a->param_count + a->result_count) == 0;
 }
 
+static size_t stack_slots(const struct wasm_store_limits *l)
+{
+    size_t bytes = l->max_stack_bytes ? l->max_stack_bytes : DEFAULT_STACK;
+    return bytes / sizeof(uint64_t) < 1024 ? 1024 : bytes / sizeof(uint64_t);
+}
+
+static uint32_t max_depth(const struct wasm_store_limits *l)
+{
+    return l->max_call_depth ? l->max_call_depth : DEFAULT_DEPTH;
+}
+
+uint64_t sbx__wasm_exec_bytes(const struct wasm_store_limits *limits)
+{
+    return (uint64_t)stack_slots(limits) * sizeof(uint64_t) +
+           ((uint64_t)max_depth(limits) + 1) * sizeof(struct wasm_frame);
+}
+
 static sbx_err exec_get(struct wasm_store *store, struct wasm_exec **out)
 {
     if (store->exec) {
@@ -30,9 +47,8 @@ static sbx_err exec_get(struct wasm_store *store, struct wasm_exec **out)
     struct wasm_exec *ex = sbx__calloc(1, sizeof(*ex));
     if (!ex)
         return SBX_E_NOMEM;
-    size_t bytes = store->limits.max_stack_bytes ? store->limits.max_stack_bytes : DEFAULT_STACK;
-    size_t slots = bytes / sizeof(uint64_t) < 1024 ? 1024 : bytes / sizeof(uint64_t);
-    ex->max_depth = store->limits.max_call_depth ? store->limits.max_call_depth : DEFAULT_DEPTH;
+    size_t slots = stack_slots(&store->limits);
+    ex->max_depth = max_depth(&store->limits);
     ex->stack = sbx__mallocn(slots, sizeof(uint64_t));
     ex->frames = sbx__mallocn((size_t)ex->max_depth + 1, sizeof(struct wasm_frame));
     if (!ex->stack || !ex->frames) {

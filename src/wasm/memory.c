@@ -7,6 +7,8 @@
 #include "util/alloc.h"
 #include "wasm/runtime.h"
 
+#define WASM_MAX_PAGES 65536u /* what 32-bit addresses reach */
+
 /* Returns the ceiling a memory of type t may grow to in this store. */
 static uint32_t effective_max(const struct wasm_store *store, const struct wasm_memtype *t)
 {
@@ -21,6 +23,8 @@ static void memory_free(void *ptr)
     struct wasm_memory *mem = ptr;
     if (mem->data)
         munmap(mem->data, (size_t)mem->reserved);
+    if (mem->store)
+        sbx__wasm_store_refund(mem->store, mem->size);
     sbx__free(mem);
 }
 
@@ -43,8 +47,8 @@ static bool reserve(struct wasm_memory *mem, uint32_t pages, uint32_t max_pages)
     return true;
 }
 
-/* Creates a memory of type t, owned by store. Returns NULL when t's minimum exceeds the store's
- * page limit or address space is short. */
+/* Creates a memory of type t, owned by store and charged to it. Returns NULL when t's minimum
+ * exceeds the store's page or byte limit, or address space is short. */
 struct wasm_memory *sbx__wasm_memory_new(struct wasm_store *store, const struct wasm_memtype *t)
 {
     uint32_t max_pages = effective_max(store, t);
@@ -55,7 +59,12 @@ struct wasm_memory *sbx__wasm_memory_new(struct wasm_store *store, const struct 
         return NULL;
     mem->type = *t;
     mem->max_pages = max_pages;
-    if (!reserve(mem, t->limits.min, max_pages) || !sbx__wasm_store_own(store, mem, memory_free)) {
+    if (!reserve(mem, t->limits.min, max_pages) || !sbx__wasm_store_charge(store, mem->size)) {
+        memory_free(mem);
+        return NULL;
+    }
+    mem->store = store;
+    if (!sbx__wasm_store_own(store, mem, memory_free)) {
         memory_free(mem);
         return NULL;
     }
@@ -78,14 +87,26 @@ int64_t sbx__wasm_memory_grow(struct wasm_memory *mem, uint32_t delta)
 {
     uint32_t old = mem->pages;
     uint64_t pages = (uint64_t)old + delta;
-    if (pages > mem->max_pages)
+    if (pages > mem->max_pages) {
+        /* Past the type's own maximum or 4 GiB is the guest's business; past the store's cap,
+         * the embedder's policy said no, and it wants to know. */
+        bool is_own_max =
+            pages > WASM_MAX_PAGES || (mem->type.limits.has_max && pages > mem->type.limits.max);
+        mem->store->was_refused |= !is_own_max;
         return -1;
+    }
     if (delta == 0)
         return old;
     uint64_t size = pages * WASM_PAGE_SIZE;
-    /* Fresh anonymous pages read as zero, as the spec requires of grown memory. */
-    if (mprotect(mem->data + mem->size, (size_t)(size - mem->size), PROT_READ | PROT_WRITE) != 0)
+    if (!sbx__wasm_store_charge(mem->store, size - mem->size)) {
+        mem->store->was_refused = true;
         return -1;
+    }
+    /* Fresh anonymous pages read as zero, as the spec requires of grown memory. */
+    if (mprotect(mem->data + mem->size, (size_t)(size - mem->size), PROT_READ | PROT_WRITE) != 0) {
+        sbx__wasm_store_refund(mem->store, size - mem->size);
+        return -1;
+    }
     mem->pages = (uint32_t)pages;
     mem->size = size;
     /* The memory's type is its current limits (spec 4.5.3.3): imports match against it. */

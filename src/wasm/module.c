@@ -21,6 +21,26 @@ void sbx__wasm_module_destroy(struct wasm_module *m)
 sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_module **out, char *err,
                               size_t errlen)
 {
+    return sbx__wasm_module_load_guarded(bytes, len, NULL, out, err, errlen);
+}
+
+/* A stage that failed while the guard says stop was stopped by it (or failed at the same
+ * moment); the stop is what the caller needs to hear. */
+static sbx_err stopped(const struct wasm_load_guard *guard, sbx_err rc, char *err, size_t errlen)
+{
+    sbx_err why = sbx__wasm_guard_check(guard);
+    if (why == SBX_OK)
+        return rc;
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s while loading the module",
+                 why == SBX_E_TIMEOUT ? "time limit reached" : sbx_err_message(why));
+    return why;
+}
+
+sbx_err sbx__wasm_module_load_guarded(const uint8_t *bytes, size_t len,
+                                      const struct wasm_load_guard *guard, struct wasm_module **out,
+                                      char *err, size_t errlen)
+{
     *out = NULL;
     if (err != NULL && errlen > 0)
         err[0] = '\0';
@@ -43,14 +63,16 @@ sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_modu
     if (len > 0)
         memcpy(m->bytes, bytes, len);
     m->len = len;
+    m->guard = guard;
     sbx_err rc = sbx__wasm_decode(m, err, errlen);
     if (rc == SBX_OK)
         rc = sbx__wasm_validate(m, err, errlen);
     if (rc == SBX_OK)
         rc = sbx__wasm_compile(m, err, errlen);
+    m->guard = NULL;
     if (rc != SBX_OK) {
         sbx__wasm_module_destroy(m);
-        return rc;
+        return stopped(guard, rc, err, errlen);
     }
     *out = m;
     return SBX_OK;

@@ -128,6 +128,14 @@ struct wasm_data_seg {
     uint32_t len;
 };
 
+/* Bounds the work of loading a module: past deadline_ns (CLOCK_MONOTONIC; 0 = none), or once
+ * *stop holds a non-zero sbx_err (set from any thread; stop may be NULL), decoding, validation
+ * and translation stop within a few thousand instructions or vector elements. */
+struct wasm_load_guard {
+    uint64_t deadline_ns;
+    const _Atomic int *stop;
+};
+
 struct wasm_custom_section {
     char *name;
     const uint8_t *data; /* points into module->bytes */
@@ -178,6 +186,10 @@ struct wasm_module {
     /* Functions referenced outside function bodies (exports, elems, globals): ref.func in code
      * may name only these (spec 3.4.10, C.refs). func_count entries. */
     bool *func_is_declared;
+
+    /* While sbx__wasm_module_load_guarded() runs, its guard (polled by every stage); NULL
+     * once loaded. */
+    const struct wasm_load_guard *guard;
 
     /* The interpreter's translated code for every defined function; owned (compile.c). */
     struct wasm_code *compiled;

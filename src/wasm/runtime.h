@@ -18,6 +18,7 @@ struct wasm_memory {
     uint32_t max_pages;       /* effective ceiling: min(type max, store limit) */
     uint64_t reserved;        /* bytes of address space reserved at data */
     struct wasm_memtype type; /* type.limits.min tracks the current size for import matching */
+    struct wasm_store *store; /* charged for every page */
 };
 
 /* A table of references (struct wasm_func * for funcref, opaque pointers for externref). */
@@ -26,6 +27,7 @@ struct wasm_table {
     uint32_t size;
     uint32_t max; /* effective ceiling */
     struct wasm_tabletype type;
+    struct wasm_store *store; /* charged for every element */
 };
 
 struct wasm_global {
@@ -66,7 +68,9 @@ struct wasm_store {
     struct wasm_store_limits limits; /* defaults resolved: no zero fields */
     atomic_bool is_interrupted;
     bool is_metered;
-    uint64_t fuel; /* left, when is_metered */
+    uint64_t fuel;       /* left, when is_metered */
+    uint64_t bytes_used; /* charged against limits.max_bytes */
+    bool was_refused;    /* a grow hit the store's limits (sbx__wasm_store_was_refused) */
     struct wasm_instance *instances;
     struct wasm_store_object *objects; /* funcs, tables, memories, globals */
     struct wasm_exec *exec;            /* the interpreter's stacks, created on first call */
@@ -74,6 +78,12 @@ struct wasm_store {
 
 /* Registers an object for freeing with the store (free_fn(ptr) at destroy). false on NOMEM. */
 bool sbx__wasm_store_own(struct wasm_store *store, void *ptr, void (*free_fn)(void *));
+
+/* Charges bytes against the store's max_bytes; false (nothing charged) when they do not fit. */
+bool sbx__wasm_store_charge(struct wasm_store *store, uint64_t bytes);
+void sbx__wasm_store_refund(struct wasm_store *store, uint64_t bytes);
+/* True if bytes more would fit under max_bytes (nothing is charged). */
+bool sbx__wasm_store_fits(const struct wasm_store *store, uint64_t bytes);
 
 /* Frees the interpreter's per-store state (interp.c). */
 void sbx__wasm_exec_destroy(struct wasm_exec *exec);

@@ -40,11 +40,51 @@ sbx_err sbx__wasm_store_create(const struct wasm_store_limits *limits, struct wa
     if (limits)
         s->limits = *limits;
     resolve_limits(&s->limits);
+    /* The stacks are allocated on the first call but reserved now, so that memories and
+     * tables can never leave the guest too little to be called at all. */
+    if (!sbx__wasm_store_charge(s, sbx__wasm_exec_bytes(&s->limits))) {
+        sbx__free(s);
+        return SBX_E_MEMORY_LIMIT;
+    }
     atomic_init(&s->is_interrupted, false);
     s->is_metered = s->limits.fuel != 0;
     s->fuel = s->limits.fuel;
     *out = s;
     return SBX_OK;
+}
+
+bool sbx__wasm_store_charge(struct wasm_store *store, uint64_t bytes)
+{
+    if (!sbx__wasm_store_fits(store, bytes))
+        return false;
+    store->bytes_used += bytes;
+    return true;
+}
+
+bool sbx__wasm_store_fits(const struct wasm_store *store, uint64_t bytes)
+{
+    uint64_t cap = store->limits.max_bytes;
+    return !cap || (bytes <= cap && store->bytes_used <= cap - bytes);
+}
+
+void sbx__wasm_store_refund(struct wasm_store *store, uint64_t bytes)
+{
+    store->bytes_used -= bytes < store->bytes_used ? bytes : store->bytes_used;
+}
+
+uint64_t sbx__wasm_store_bytes_used(const struct wasm_store *store)
+{
+    return store->bytes_used;
+}
+
+bool sbx__wasm_store_was_refused(const struct wasm_store *store)
+{
+    return store->was_refused;
+}
+
+void sbx__wasm_store_clear_refused(struct wasm_store *store)
+{
+    store->was_refused = false;
 }
 
 bool sbx__wasm_store_own(struct wasm_store *store, void *ptr, void (*free_fn)(void *))

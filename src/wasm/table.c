@@ -8,23 +8,30 @@
 static void table_free(void *ptr)
 {
     struct wasm_table *t = ptr;
+    if (t->store)
+        sbx__wasm_store_refund(t->store, (uint64_t)t->size * sizeof(void *));
     sbx__free(t->elems);
     sbx__free(t);
 }
 
-/* Creates a table of type tt with every slot set to init.ref, owned by store. Returns NULL when
- * the minimum exceeds the store's element limit or on NOMEM. */
+/* Creates a table of type tt with every slot set to init.ref, owned by store and charged to it.
+ * Returns NULL when the minimum exceeds the store's element or byte limit, or on NOMEM. */
 struct wasm_table *sbx__wasm_table_new(struct wasm_store *store, const struct wasm_tabletype *tt,
                                        wasm_value init)
 {
     uint32_t max = store->limits.max_table_elems;
     if (tt->limits.has_max && tt->limits.max < max)
         max = tt->limits.max;
-    if (tt->limits.min > max)
+    if (tt->limits.min > max ||
+        !sbx__wasm_store_charge(store, (uint64_t)tt->limits.min * sizeof(void *)))
         return NULL;
     struct wasm_table *t = sbx__calloc(1, sizeof(*t));
-    if (!t)
+    if (!t) {
+        sbx__wasm_store_refund(store, (uint64_t)tt->limits.min * sizeof(void *));
         return NULL;
+    }
+    t->store = store;
+    t->size = tt->limits.min; /* charged: table_free refunds it */
     t->elems = sbx__mallocn(tt->limits.min ? tt->limits.min : 1, sizeof(void *));
     if (!t->elems || !sbx__wasm_store_own(store, t, table_free)) {
         table_free(t);
@@ -63,13 +70,22 @@ int64_t sbx__wasm_table_grow(struct wasm_table *t, uint32_t delta, wasm_value in
 {
     uint32_t old = t->size;
     uint64_t size = (uint64_t)old + delta;
-    if (size > t->max)
+    if (size > t->max) {
+        /* As for memory: only the store's limits, not the type's maximum, are news. */
+        t->store->was_refused |= !(t->type.limits.has_max && size > t->type.limits.max);
         return -1;
+    }
     if (delta == 0)
         return old;
-    void **elems = sbx__reallocn(t->elems, (size_t)size, sizeof(void *));
-    if (!elems)
+    if (!sbx__wasm_store_charge(t->store, (uint64_t)delta * sizeof(void *))) {
+        t->store->was_refused = true;
         return -1;
+    }
+    void **elems = sbx__reallocn(t->elems, (size_t)size, sizeof(void *));
+    if (!elems) {
+        sbx__wasm_store_refund(t->store, (uint64_t)delta * sizeof(void *));
+        return -1;
+    }
     for (uint64_t i = old; i < size; i++)
         elems[i] = init.ref;
     t->elems = elems;

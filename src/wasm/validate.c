@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "wasm/limits.h"
 #include "wasm/validate_internal.h"
 
-#define MAX_PAGES 65536u
+#define MAX_PAGES WASM_MAX_MEMORY_PAGES
 
 static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uint32_t range,
                          const char *what)
@@ -65,6 +66,9 @@ static bool check_imports_and_types(struct wasm_reader *r, const struct wasm_mod
     for (uint32_t i = 0; i < m->table_count; i++) {
         if (!check_limits(r, &m->tables[i].limits, UINT32_MAX, "table"))
             return false;
+        if (i >= m->table_import_count && m->tables[i].limits.min > WASM_MAX_TABLE_SIZE)
+            return sbx__wasm_rd_limit(r, NULL, "table %u of %u elements, more than %u", i,
+                                      m->tables[i].limits.min, WASM_MAX_TABLE_SIZE);
     }
     if (m->mem_count > 1)
         return sbx__wasm_rd_invalid(r, NULL, "multiple memories");
@@ -222,7 +226,8 @@ sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen)
                             .p = m->bytes,
                             .end = m->bytes + m->len,
                             .err = err,
-                            .errlen = errlen};
+                            .errlen = errlen,
+                            .guard = m->guard};
     bool nomem = false;
     bool ok = check_imports_and_types(&r, m) && check_globals(&r, m) && check_segments(&r, m) &&
               check_start(&r, m) && check_exports(&r, m, &nomem) && fill_declared(&r, m, &nomem);

@@ -6,6 +6,7 @@
 
 #include "util/alloc.h"
 #include "wasm/leb.h"
+#include "wasm/limits.h"
 #include "wasm/validate_internal.h"
 
 #define UNKNOWN  0u
@@ -129,6 +130,9 @@ static bool pop_n(struct vfunc *v, const uint8_t *types, uint32_t n)
 static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const uint8_t *p, uint32_t nr,
                      const uint8_t *res)
 {
+    if (v->nctls > WASM_MAX_NESTING) /* the function's own frame is ctls[0] */
+        return sbx__wasm_rd_limit(v->r, v->at, "blocks nested deeper than %u in function %u",
+                                  WASM_MAX_NESTING, v->func_idx);
     if (v->nctls == v->cap_ctls &&
         !grow(v, (void **)&v->ctls, &v->cap_ctls, sizeof *v->ctls, v->nctls + 1))
         return false;
@@ -606,6 +610,8 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
         v->at = r->p;
         if (r->p >= r->end)
             return sbx__wasm_rd_fail(r, r->p, "END opcode expected");
+        if (sbx__wasm_guard_poll(r->guard, &r->ticks))
+            return sbx__wasm_rd_fail(r, r->p, "loading stopped");
         int fast = fast_step(v, &in);
         if (fast > 0)
             continue;

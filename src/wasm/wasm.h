@@ -68,6 +68,10 @@ struct wasm_store_limits {
     uint32_t max_call_depth;   /* 0 = default (e.g. 10,000 frames) */
     size_t max_stack_bytes;    /* value stack; 0 = default (e.g. 8 MiB) */
     uint64_t fuel;             /* instruction budget; 0 = unmetered */
+    /* Bytes the store may allocate for its guests: memories (per page), tables (per element),
+     * their growth, the interpreter's stacks (charged at creation), element segments and
+     * per-function records of instances; 0 = unlimited. */
+    uint64_t max_bytes;
 };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */
@@ -77,10 +81,19 @@ struct wasm_store_limits {
  * function N" in err. bytes are copied. */
 sbx_err sbx__wasm_module_load(const uint8_t *bytes, size_t len, struct wasm_module **out, char *err,
                               size_t errlen);
+/* The same under a guard (may be NULL): returns SBX_E_TIMEOUT past its deadline, or the code
+ * its stop flag holds (SBX_E_ABORTED), with a message in err. guard is borrowed for the call. */
+sbx_err sbx__wasm_module_load_guarded(const uint8_t *bytes, size_t len,
+                                      const struct wasm_load_guard *guard, struct wasm_module **out,
+                                      char *err, size_t errlen);
 void sbx__wasm_module_destroy(struct wasm_module *m);
 
 /* --- store ---------------------------------------------------------------------------------- */
 
+/* Bytes of the interpreter's value and frame stacks under these limits (interp_call.c); a store
+ * charges them to max_bytes at creation. */
+uint64_t sbx__wasm_exec_bytes(const struct wasm_store_limits *limits);
+/* Creates a store. SBX_E_MEMORY_LIMIT when max_bytes cannot hold the interpreter's stacks. */
 sbx_err sbx__wasm_store_create(const struct wasm_store_limits *limits, struct wasm_store **out);
 /* Frees the store and every instance, function, table, memory and global created in it. */
 void sbx__wasm_store_destroy(struct wasm_store *store);
@@ -89,7 +102,14 @@ void sbx__wasm_store_destroy(struct wasm_store *store);
 void sbx__wasm_store_interrupt(struct wasm_store *store);
 void sbx__wasm_store_clear_interrupt(struct wasm_store *store);
 void sbx__wasm_store_set_fuel(struct wasm_store *store, uint64_t fuel); /* 0 = unmetered */
-uint64_t sbx__wasm_store_fuel(const struct wasm_store *store);          /* fuel left */
+/* True once a memory.grow or table.grow was refused by the store's limits (max_memory_pages,
+ * max_table_elems, max_bytes) rather than by the memory's or table's own maximum; the embedder
+ * clears it per call. */
+bool sbx__wasm_store_was_refused(const struct wasm_store *store);
+void sbx__wasm_store_clear_refused(struct wasm_store *store);
+/* Bytes of max_bytes in use. */
+uint64_t sbx__wasm_store_bytes_used(const struct wasm_store *store);
+uint64_t sbx__wasm_store_fuel(const struct wasm_store *store); /* fuel left */
 
 /* --- instances -------------------------------------------------------------------------------- */
 

@@ -290,16 +290,19 @@ START_TEST(memory_bytes_caps_growth)
 {
     size_t len;
     uint8_t *bytes = grow_module(1, &len);
-    /* 262144 bytes = 4 pages. */
+    /* 262144 bytes: an eighth for the stacks (16 KiB of values, 512 frames), then 3 pages. */
     sbx_wasm_sandbox *sb = make(bytes, len, "{\"memoryBytes\": 262144}", NULL);
-    sbx_wasm_value res, arg = i32v(3);
+    sbx_wasm_value res, arg = i32v(2);
     sbx_result r;
     ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "grow", &arg, 1, &res, 1, &r), SBX_OK);
     ck_assert_int_eq(res.of.i32, 1); /* old size */
+    ck_assert_int_eq(r.limit, SBX_LIMIT_NONE);
     sbx_result_free(&r);
     arg = i32v(1);
     ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "grow", &arg, 1, &res, 1, &r), SBX_OK);
-    ck_assert_int_eq(res.of.i32, -1); /* the fifth page is refused */
+    ck_assert_int_eq(res.of.i32, -1); /* the fourth page is refused */
+    ck_assert(r.ok);                  /* the guest goes on: the limit shaped the call */
+    ck_assert_int_eq(r.limit, SBX_LIMIT_MEMORY);
     sbx_result_free(&r);
     sbx_wasm_sandbox_destroy(sb);
 
@@ -562,6 +565,107 @@ START_TEST(backend_runs_a_command)
 }
 END_TEST
 
+/* A module slow to load, not to run: _start is empty, but an unexported function has a body at
+ * the size limit of `x + x` pairs (about 0.2 s to validate and translate on the dev VM). */
+static uint8_t *slow_to_load(size_t *len)
+{
+    struct wb *w = wb_new();
+    struct wb_bytes c = {0};
+    for (int i = 0; i < 1250000; i++) { /* 6 bytes each: 7.5 MB */
+        wbc_local_get(&c, 0);
+        wbc_local_get(&c, 0);
+        wbc_op(&c, 0x6a); /* i32.add */
+        wbc_op(&c, 0x1a); /* drop */
+    }
+    wbc_end(&c);
+    wb_func(w, "", "", "i", &c);
+    wb_bytes_free(&c);
+    wbc_end(&c);
+    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
+    wb_bytes_free(&c);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    return bytes;
+}
+
+static sbx_err run_backend(const char *policy, const uint8_t *bytes, size_t len, sbx_result *r,
+                           sbx_sandbox **box)
+{
+    sbx_policy *p = policy_of(policy);
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, box), SBX_OK);
+    sbx_policy_destroy(p);
+    sbx_run_input in = {.module = bytes, .module_len = len};
+    return sbx_sandbox_run(*box, &in, r);
+}
+
+/* Issue 10: loading ran before any deadline applied. It is now under the run's timeout. */
+START_TEST(backend_load_is_under_the_timeout)
+{
+    size_t len;
+    uint8_t *bytes = slow_to_load(&len);
+    sbx_sandbox *box;
+    sbx_result r;
+    /* Control: with time enough it loads and runs, and loading takes longer than 20 ms. */
+    ck_assert_int_eq(run_backend("{\"timeoutMs\": 60000}", bytes, len, &r, &box), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_double_gt(r.duration_ms, 40);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(box);
+    ck_assert_int_eq(run_backend("{\"timeoutMs\": 20}", bytes, len, &r, &box), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
+    ck_assert_str_eq(r.error_message, "time limit reached while loading the module");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(box);
+    /* The handle API bounds loading by the same timeout. */
+    sbx_policy *p = policy_of("{\"timeoutMs\": 20}");
+    sbx_wasm_sandbox *sb = NULL;
+    char err[256];
+    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                     SBX_E_TIMEOUT);
+    ck_assert_ptr_null(sb);
+    sbx_policy_destroy(p);
+    free(bytes);
+}
+END_TEST
+
+struct box_aborter {
+    sbx_sandbox *box;
+    int delay_ms;
+};
+
+static void *abort_box_later(void *arg)
+{
+    struct box_aborter *a = arg;
+    usleep((useconds_t)a->delay_ms * 1000);
+    sbx_sandbox_abort(a->box);
+    return NULL;
+}
+
+START_TEST(backend_load_stops_at_abort)
+{
+    size_t len;
+    uint8_t *bytes = slow_to_load(&len);
+    sbx_policy *p = policy_of("{\"timeoutMs\": 60000}");
+    sbx_sandbox *box;
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
+    sbx_policy_destroy(p);
+    struct box_aborter a = {.box = box, .delay_ms = 5};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, abort_box_later, &a), 0);
+    sbx_run_input in = {.module = bytes, .module_len = len};
+    sbx_result r;
+    ck_assert_int_eq(sbx_sandbox_run(box, &in, &r), SBX_OK);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(r.error, SBX_E_ABORTED);
+    ck_assert_str_eq(r.error_message, "run was aborted by the host while loading the module");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(box);
+    free(bytes);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin_sandbox");
@@ -584,6 +688,8 @@ int main(void)
     tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
+    tcase_add_test(tc, backend_load_is_under_the_timeout);
+    tcase_add_test(tc, backend_load_stops_at_abort);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "util/alloc.h"
+#include "wasm/code.h"
 #include "wasm/runtime.h"
 
 #define PAGE WASM_PAGE_SIZE
@@ -61,6 +62,48 @@ START_TEST(store_defaults_and_flags)
     ck_assert_int_eq(sbx__wasm_store_create(&l, &s), SBX_OK);
     ck_assert_uint_eq(s->limits.max_memory_pages, 65536);
     ck_assert_uint_eq(sbx__wasm_store_fuel(s), 7);
+    sbx__wasm_store_destroy(s);
+}
+END_TEST
+
+/* max_bytes covers stacks (charged at creation), memories, tables and their growth; a grow the
+ * store's limits refuse is flagged, one the type's own maximum refuses is not. */
+START_TEST(store_byte_budget)
+{
+    struct wasm_store_limits l = {.max_bytes = 1000};
+    struct wasm_store *s = NULL;
+    ck_assert_int_eq(sbx__wasm_store_create(&l, &s), SBX_E_MEMORY_LIMIT); /* no room for stacks */
+    ck_assert_ptr_null(s);
+    l.max_stack_bytes = 8192;
+    l.max_call_depth = 100;
+    uint64_t stacks = sbx__wasm_exec_bytes(&l);
+    ck_assert_uint_eq(stacks, 8192 + 101 * sizeof(struct wasm_frame));
+    l.max_bytes = stacks + 2 * PAGE + 800; /* two pages and 100 table elements */
+    ck_assert_int_eq(sbx__wasm_store_create(&l, &s), SBX_OK);
+    ck_assert_uint_eq(sbx__wasm_store_bytes_used(s), stacks);
+    struct wasm_memtype mt = memtype(1, true, 3);
+    struct wasm_memory *m = sbx__wasm_memory_new(s, &mt);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(sbx__wasm_memory_grow(m, 1), 1);
+    ck_assert(!sbx__wasm_store_was_refused(s));
+    ck_assert_int_eq(sbx__wasm_memory_grow(m, 1), -1); /* the budget, under the type's max */
+    ck_assert(sbx__wasm_store_was_refused(s));
+    sbx__wasm_store_clear_refused(s);
+    ck_assert_int_eq(sbx__wasm_memory_grow(m, 5), -1); /* past the type's max: not the store's */
+    ck_assert(!sbx__wasm_store_was_refused(s));
+    struct wasm_tabletype tt = tabtype(WASM_FUNCREF, 50, true, 200);
+    wasm_value null_ref = {.ref = NULL};
+    struct wasm_table *t = sbx__wasm_table_new(s, &tt, null_ref);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(sbx__wasm_table_grow(t, 50, null_ref), 50);
+    ck_assert_int_eq(sbx__wasm_table_grow(t, 1, null_ref), -1);
+    ck_assert(sbx__wasm_store_was_refused(s));
+    sbx__wasm_store_clear_refused(s);
+    ck_assert_int_eq(sbx__wasm_table_grow(t, 150, null_ref), -1); /* the type's max */
+    ck_assert(!sbx__wasm_store_was_refused(s));
+    struct wasm_tabletype big = tabtype(WASM_FUNCREF, 1, false, 0);
+    ck_assert_ptr_null(sbx__wasm_table_new(s, &big, null_ref)); /* no byte left */
+    ck_assert_uint_eq(sbx__wasm_store_bytes_used(s), l.max_bytes);
     sbx__wasm_store_destroy(s);
 }
 END_TEST
@@ -904,6 +947,7 @@ int main(void)
     TCase *tc = tcase_create("objects");
     tcase_set_timeout(tc, 10);
     tcase_add_test(tc, store_defaults_and_flags);
+    tcase_add_test(tc, store_byte_budget);
     tcase_add_test(tc, memory_grow_and_span);
     tcase_add_test(tc, memory_store_cap);
     tcase_add_test(tc, memory_past_size_faults);

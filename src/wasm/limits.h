@@ -1,0 +1,28 @@
+/* wasm/limits.h: the engine's implementation limits on a module, the ones browser engines
+ * agree on (V8's wasm-limits.h, SpiderMonkey's WasmConstants.h), so a module that loads in a
+ * browser loads here and a hostile one cannot make decoding or compiling cost more than these
+ * bound. Exceeding one is SBX_E_WASM_INVALID_MODULE, "implementation limit: ...". */
+#ifndef SBX_WASM_LIMITS_H
+#define SBX_WASM_LIMITS_H
+
+#define WASM_MAX_TYPES         1000000u
+#define WASM_MAX_FUNCTIONS     1000000u /* imported and defined */
+#define WASM_MAX_IMPORTS       100000u
+#define WASM_MAX_EXPORTS       100000u
+#define WASM_MAX_GLOBALS       1000000u  /* imported and defined */
+#define WASM_MAX_TABLES        100000u   /* imported and defined */
+#define WASM_MAX_TABLE_SIZE    10000000u /* a table's initial size, in elements */
+#define WASM_MAX_ELEM_SEGMENTS 100000u
+#define WASM_MAX_DATA_SEGMENTS 100000u
+#define WASM_MAX_FUNC_ARITY    1000u    /* params, and results, of one function type */
+#define WASM_MAX_LOCALS        50000u   /* declared locals of one function */
+#define WASM_MAX_BODY_BYTES    7654321u /* one function body */
+#define WASM_MAX_MEMORY_PAGES  65536u   /* the spec's bound for a 32-bit memory */
+/* Open blocks, loops and ifs in one function. Browsers bound nesting only through the body
+ * size (3.8M levels in 7.6 MB); each level costs the validator and compiler ~100 bytes of host
+ * memory outside the guest's memoryBytes, so sbx bounds it at 2^16 (6.5 MB): room for the
+ * deepest code compilers emit, a switch lowered to one block per case, whose br_table has at
+ * most 65,520 targets in V8. */
+#define WASM_MAX_NESTING 65536u
+
+#endif
