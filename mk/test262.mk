@@ -7,6 +7,10 @@
 # The worker tier's engine: duktape (ES5.1) or spidermonkey. It picks the expected-failures list
 # and turns the ES2015+ snippets (tests/integration/es2015/) from skipped-on-ES5 to required.
 SBX_JS_ENGINE ?= duktape
+# Suite entries separate arguments with commas (scripts/run-tests.sh).
+t262_empty :=
+t262_sp    := $(t262_empty) $(t262_empty)
+t262_comma := ,
 TEST262_DIR      ?= ../shared/test262
 TEST262_EXPECTED ?= tests/test262/expected-failures$(if $(filter spidermonkey,$(SBX_JS_ENGINE)),.spidermonkey).txt
 TEST262_ARGS     ?=
@@ -24,7 +28,7 @@ $(TEST262_BIN): $(TEST262_SRC) tests/test262/test262.h $(BUILD)/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(TEST262_SRC) $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 
 TEST_DEPS   += $(TEST262_BIN)
-TEST_SUITES += js/test262=$(subst $(spectest_sp),$(spectest_comma),$(strip $(TEST262_RUN)))
+TEST_SUITES += js/test262=$(subst $(t262_sp),$(t262_comma),$(strip $(TEST262_RUN)))
 # The runner itself: a mini sample of tests built to pass and to fail, judged as expected.
 TEST_SUITES += js/test262-selftest=env,TEST262=$(TEST262_BIN),sh,tests/test262/selftest.sh
 
@@ -32,7 +36,17 @@ TEST_SUITES += js/test262-selftest=env,TEST262=$(TEST262_BIN),sh,tests/test262/s
 test262: $(TEST262_BIN)
 	$(TEST262_RUN) $(if $(TEST262_UPDATE),--update) $(TEST262_ARGS)
 
-# A pass rate, not a check: the process tier's guest is the same engine, started per test.
+# The process tier's guest is the same engine, so the same list holds there: make test runs every
+# TEST262_PROCESS_EVERY'th test (the whole sample takes a minute: TEST262_PROCESS_EVERY=1).
+TEST262_PROCESS_RUN := env SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx) $(TEST262_RUN) --backend process \
+                       --every $(TEST262_PROCESS_EVERY)
+TEST_SUITES += js/test262-process=$(subst $(t262_sp),$(t262_comma),$(strip $(TEST262_PROCESS_RUN)))
 test262-process: $(TEST262_BIN) $(BUILD)/sbx
-	SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx) $(TEST262_BIN) --root $(TEST262_DIR) \
-		--backend process --every $(TEST262_PROCESS_EVERY) --engine $(SBX_JS_ENGINE) $(TEST262_ARGS)
+	$(TEST262_PROCESS_RUN) $(TEST262_ARGS)
+
+# ES2015+ snippets through both tiers (tests/integration/tiers.c), each with its expected value
+# and stdout; skipped with a message on an ES5-only engine until SBX_JS_ENGINE=spidermonkey.
+# Their expectations are checked against Node itself by es2015_node.js.
+ES2015_CASES := $(sort $(wildcard tests/integration/es2015/*.js))
+TEST_SUITES += integration/tiers-es2015=env,SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx),$(BUILD)/tests/integration/tiers$(if $(filter spidermonkey,$(SBX_JS_ENGINE)),,$(t262_comma)--skip-if-es5)$(subst $(t262_sp),,$(addprefix $(t262_comma),$(ES2015_CASES)))
+TEST_SUITES += integration/es2015-node=node,tests/integration/es2015_node.js
