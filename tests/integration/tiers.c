@@ -1,9 +1,16 @@
 /* One set of JavaScript snippets through the worker and the process tier: value, stdout, stderr
- * and error code must be identical. Prints a diff for every difference and a summary line. */
+ * and error code must be identical. Prints a diff for every difference and a summary line.
+ * Given case files (tiers [--skip-if-es5] FILE.js...), runs those instead, each also checked
+ * against its "//! key: value" header: value (JSON), stdout (JSON string), error (code), message
+ * (substring), context and policy (JSON). */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <sbx.h>
 
 struct snippet {
@@ -120,8 +127,177 @@ static int compare(const struct snippet *s, const sbx_result *w, const sbx_resul
     return diffs;
 }
 
-int main(void)
+/* A case file: its text is the body, its header the expectations. */
+struct case_file {
+    char *text;
+    char *value, *stdout_json, *error, *message, *context, *policy;
+};
+
+static char *read_text(const char *path)
 {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    char chunk[4096];
+    size_t n;
+    while (mem && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        fwrite(chunk, 1, n, mem);
+    fclose(f);
+    if (!mem || fclose(mem) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int load_case(const char *path, struct case_file *c)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } keys[] = {
+        {"value", offsetof(struct case_file, value)},
+        {"stdout", offsetof(struct case_file, stdout_json)},
+        {"error", offsetof(struct case_file, error)},
+        {"message", offsetof(struct case_file, message)},
+        {"context", offsetof(struct case_file, context)},
+        {"policy", offsetof(struct case_file, policy)},
+    };
+    memset(c, 0, sizeof(*c));
+    if (!(c->text = read_text(path)))
+        return -1;
+    for (char *line = c->text; line && strncmp(line, "//! ", 4) == 0;) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        for (size_t k = 0; k < COUNT(keys); k++) {
+            size_t kl = strlen(keys[k].key);
+            if (len > kl + 5 && strncmp(line + 4, keys[k].key, kl) == 0 && line[4 + kl] == ':')
+                *(char **)((char *)c + keys[k].offset) = strndup(line + 6 + kl, len - 6 - kl);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return c->value || c->error ? 0 : -1;
+}
+
+static void free_case(struct case_file *c)
+{
+    free(c->text);
+    free(c->value);
+    free(c->stdout_json);
+    free(c->error);
+    free(c->message);
+    free(c->context);
+    free(c->policy);
+}
+
+/* Prints one FAIL line; returns 1, to be added to a count. */
+__attribute__((format(printf, 1, 2))) static int failf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL ", stdout);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    return 1;
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static int check_error(const char *name, const struct case_file *c, const sbx_result *r)
+{
+    int bad = 0;
+    if (r->ok || strcmp(sbx_err_name(r->error), c->error) != 0)
+        bad +=
+            failf("%s: error %s, want %s", name, r->ok ? "none" : sbx_err_name(r->error), c->error);
+    if (c->message && !strstr(or_empty(r->error_message), c->message))
+        bad += failf("%s: message '%s' lacks '%s'", name, or_empty(r->error_message), c->message);
+    return bad;
+}
+
+static int check_value(const char *name, const struct case_file *c, const sbx_result *r)
+{
+    if (!r->ok)
+        return failf("%s: %s: %s", name, sbx_err_name(r->error), or_empty(r->error_message));
+    json_t *want = json_loads(c->value, JSON_DECODE_ANY, NULL);
+    json_t *got = r->value_json ? json_loads(r->value_json, JSON_DECODE_ANY, NULL) : NULL;
+    int bad = !want || !got || !json_equal(want, got);
+    if (bad)
+        failf("%s: value %s, want %s", name, r->value_json ? r->value_json : "(none)", c->value);
+    json_decref(want);
+    json_decref(got);
+    return bad;
+}
+
+/* The worker's result (the process tier's is identical by then) against the header. */
+static int check_case(const char *name, const struct case_file *c, const sbx_result *r)
+{
+    int bad = 0;
+    json_t *out = json_loads(c->stdout_json ? c->stdout_json : "\"\"", JSON_DECODE_ANY, NULL);
+    if (!json_is_string(out) || !same(json_string_value(out), r->stdout_data))
+        bad += failf("%s: stdout '%s', want %s", name, or_empty(r->stdout_data),
+                     or_empty(c->stdout_json));
+    json_decref(out);
+    return bad + (c->error ? check_error(name, c, r) : check_value(name, c, r));
+}
+
+/* True when the worker tier cannot parse an arrow function: an ES5-only engine. */
+static bool engine_is_es5(void)
+{
+    struct snippet probe = {"probe", "return (() => 'es2015')();", NULL, NULL};
+    sbx_result r = {0};
+    bool es5 = run(SBX_BACKEND_WORKER, &probe, &r) == 0 && !r.ok && r.error_message &&
+               strstr(r.error_message, "SyntaxError");
+    sbx_result_free(&r);
+    return es5;
+}
+
+static int run_cases(int argc, char **argv)
+{
+    int passed = 0, failed = 0, first = 1;
+    if (argc > 1 && strcmp(argv[1], "--skip-if-es5") == 0) {
+        first = 2;
+        if (engine_is_es5()) {
+            printf("skipped: the worker tier's engine is ES5-only; these ES2015+ cases are "
+                   "required once SBX_JS_ENGINE=spidermonkey (mk/test262.mk)\n");
+            printf("tiers: 0 passed, 0 failed\n");
+            return 0;
+        }
+    }
+    for (int i = first; i < argc; i++) {
+        const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+        struct case_file c;
+        sbx_result w = {0}, p = {0};
+        int bad = 1;
+        if (load_case(argv[i], &c) != 0) {
+            printf("FAIL %s: cannot read it, or it has neither //! value nor //! error\n", name);
+        } else {
+            struct snippet s = {name, c.text, c.context, c.policy};
+            if (run(SBX_BACKEND_WORKER, &s, &w) == 0 && run(SBX_BACKEND_PROCESS, &s, &p) == 0)
+                bad = compare(&s, &w, &p) + check_case(name, &c, &w);
+        }
+        if (!bad)
+            printf("ok   %-24s %s\n", name, w.ok ? "ok" : sbx_err_name(w.error));
+        passed += !bad;
+        failed += !!bad;
+        free_case(&c);
+        sbx_result_free(&w);
+        sbx_result_free(&p);
+    }
+    printf("tiers: %d passed, %d failed\n", passed, failed);
+    return failed || passed == 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        return run_cases(argc, argv);
     int passed = 0, failed = 0;
     for (size_t i = 0; i < COUNT(snippets); i++) {
         sbx_result w = {0}, p = {0};

@@ -1,0 +1,3 @@
+//! value: "thenable"
+//! stdout: ""
+return await { then(resolve) { resolve('thenable'); } };

@@ -1,0 +1,3 @@
+//! value: [{},{}]
+//! stdout: ""
+return [new Map([['a', 1]]), new Set([1])];

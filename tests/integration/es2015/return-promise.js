@@ -1,0 +1,3 @@
+//! value: "later"
+//! stdout: ""
+return new Promise(resolve => Promise.resolve().then(() => resolve('later')));

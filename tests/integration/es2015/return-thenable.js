@@ -1,0 +1,3 @@
+//! value: 7
+//! stdout: ""
+return { then(resolve) { resolve(7); } };

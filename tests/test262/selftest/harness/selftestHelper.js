@@ -1,0 +1,2 @@
+// A harness include of the runner self-test.
+var selftestHelperLoaded = true;

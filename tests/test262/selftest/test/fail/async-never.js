@@ -1,0 +1,5 @@
+/*---
+description: built to fail, an async test that never reports
+flags: [async]
+---*/
+var pending = 1;

@@ -1,0 +1,5 @@
+/*---
+description: built to fail, an include that does not exist
+includes: [noSuchHelper.js]
+---*/
+assert.sameValue(1, 1);

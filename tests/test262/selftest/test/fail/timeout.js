@@ -1,0 +1,4 @@
+/*---
+description: built to fail, a test that never ends
+---*/
+while (true) {}

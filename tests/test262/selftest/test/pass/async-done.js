@@ -1,0 +1,5 @@
+/*---
+description: an async test that reports completion through print
+flags: [async]
+---*/
+$DONE();

@@ -1,0 +1,6 @@
+/*---
+description: includes as a YAML list
+includes:
+  - selftestHelper.js
+---*/
+assert.sameValue(selftestHelperLoaded, true);

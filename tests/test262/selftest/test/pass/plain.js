@@ -1,0 +1,4 @@
+/*---
+description: a passing assertion
+---*/
+assert.sameValue(1, 1);
