@@ -8,5 +8,6 @@
 #include "sbx/sandbox.h"
 #include "sbx/telemetry.h"
 #include "sbx/wasm.h"
+#include "sbx/plugin.h"
 
 #endif

@@ -1,0 +1,2 @@
+'use strict';
+module.exports = { WorkerSandbox: require('./sandbox').WorkerSandbox };

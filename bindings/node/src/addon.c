@@ -1,0 +1,248 @@
+/* bindings/node/src/addon.c: module set-up, the job runner (own thread + threadsafe function)
+ * and the helpers every file shares: strings, policies, SandboxError. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addon.h"
+
+struct instance {
+    napi_ref error_ctor; /* index.js's SandboxError, set by init() */
+};
+
+napi_value sbx_node_str(napi_env env, const char *s)
+{
+    napi_value v;
+    napi_create_string_utf8(env, s ? s : "", NAPI_AUTO_LENGTH, &v);
+    return v;
+}
+
+napi_value sbx_node_error(napi_env env, const char *code, const char *message)
+{
+    struct instance *inst = NULL;
+    napi_get_instance_data(env, (void **)&inst);
+    napi_value ctor = NULL, err, argv[2] = {sbx_node_str(env, code), sbx_node_str(env, message)};
+    if (inst && inst->error_ctor)
+        napi_get_reference_value(env, inst->error_ctor, &ctor);
+    if (!ctor || napi_new_instance(env, ctor, 2, argv, &err) != napi_ok) {
+        napi_create_error(env, argv[0], argv[1], &err);
+    }
+    return err;
+}
+
+napi_value sbx_node_throw(napi_env env, sbx_err code, const char *message)
+{
+    napi_throw(env, sbx_node_error(env, sbx_err_name(code), message));
+    return NULL;
+}
+
+bool sbx_node_args(napi_env env, napi_callback_info info, size_t argc, napi_value *argv,
+                   void **data)
+{
+    size_t n = argc;
+    if (napi_get_cb_info(env, info, &n, argv, NULL, data) != napi_ok)
+        return false;
+    if (n < argc) {
+        napi_throw_type_error(env, NULL, "too few arguments");
+        return false;
+    }
+    return true;
+}
+
+char *sbx_node_string(napi_env env, napi_value v, const char *what)
+{
+    size_t len;
+    if (napi_get_value_string_utf8(env, v, NULL, 0, &len) != napi_ok) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "%s must be a string", what);
+        sbx_node_throw(env, SBX_E_INVALID_ARGUMENT, msg);
+        return NULL;
+    }
+    char *s = malloc(len + 1);
+    if (!s) {
+        sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    napi_get_value_string_utf8(env, v, s, len + 1, &len);
+    return s;
+}
+
+sbx_policy *sbx_node_policy(napi_env env, napi_value json)
+{
+    char *text = sbx_node_string(env, json, "policy");
+    if (!text)
+        return NULL;
+    sbx_policy *p = NULL;
+    char err[512];
+    sbx_err rc = sbx_policy_parse(text, strlen(text), &p, err, sizeof(err));
+    free(text);
+    if (rc != SBX_OK)
+        sbx_node_throw(env, rc, err);
+    return rc == SBX_OK ? p : NULL;
+}
+
+void sbx_node_define(napi_env env, napi_value obj, const struct sbx_node_fn *fns, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        napi_value f;
+        napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);
+        napi_set_named_property(env, obj, fns[i].name, f);
+    }
+}
+
+/* ---- jobs -------------------------------------------------------------------------------- */
+
+static void job_call_js(napi_env env, napi_value cb, void *context, void *data)
+{
+    (void)cb;
+    (void)context;
+    struct job *j = data;
+    if (env) { /* NULL when the environment is torn down: just free */
+        napi_value error = NULL, value = j->complete(env, j, &error);
+        if (value)
+            napi_resolve_deferred(env, j->deferred, value);
+        else
+            napi_reject_deferred(env, j->deferred,
+                                 error ? error : sbx_node_error(env, "SANDBOX_HOST_NOMEM", ""));
+        if (j->keep)
+            napi_delete_reference(env, j->keep);
+    }
+    j->destroy(j);
+}
+
+static void *job_thread(void *arg)
+{
+    struct job *j = arg;
+    napi_threadsafe_function tsfn = j->tsfn; /* j is freed on the JS thread once queued */
+    j->execute(j);
+    napi_call_threadsafe_function(tsfn, j, napi_tsfn_blocking);
+    napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+    return NULL;
+}
+
+napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep)
+{
+    napi_value promise, name = sbx_node_str(env, "sbx.job");
+    pthread_attr_t attr;
+    pthread_t t;
+    if (napi_create_promise(env, &j->deferred, &promise) != napi_ok)
+        goto fail;
+    if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, job_call_js,
+                                        &j->tsfn) != napi_ok)
+        goto fail_promise;
+    if (keep)
+        napi_create_reference(env, keep, 1, &j->keep);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, job_thread, j);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return promise;
+    napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
+    if (j->keep)
+        napi_delete_reference(env, j->keep);
+fail_promise:
+    napi_reject_deferred(env, j->deferred, sbx_node_error(env, "SANDBOX_HOST_IO", "no thread"));
+    j->destroy(j);
+    return promise;
+fail:
+    j->destroy(j);
+    return sbx_node_throw(env, SBX_E_NOMEM, "cannot create a promise");
+}
+
+/* ---- module -------------------------------------------------------------------------------- */
+
+static void instance_free(napi_env env, void *data, void *hint)
+{
+    (void)hint;
+    struct instance *inst = data;
+    if (inst->error_ctor)
+        napi_delete_reference(env, inst->error_ctor);
+    free(inst);
+}
+
+/* init(SandboxError): the class errors are made of. */
+static napi_value init_errors(napi_env env, napi_callback_info info)
+{
+    napi_value argv[1];
+    struct instance *inst = NULL;
+    if (!sbx_node_args(env, info, 1, argv, NULL))
+        return NULL;
+    napi_get_instance_data(env, (void **)&inst);
+    if (inst->error_ctor)
+        napi_delete_reference(env, inst->error_ctor);
+    napi_create_reference(env, argv[0], 1, &inst->error_ctor);
+    return NULL;
+}
+
+/* errorCodes(): [{name, value, message}] for every code the registry names. */
+static napi_value error_codes(napi_env env, napi_callback_info info)
+{
+    (void)info;
+    napi_value list;
+    napi_create_array(env, &list);
+    uint32_t n = 0;
+    for (int v = 0; v < 1000; v++) {
+        const char *name = sbx_err_name((sbx_err)v);
+        sbx_err back;
+        if (sbx_err_from_name(name, &back) != 0 || (int)back != v)
+            continue; /* not a registered value */
+        napi_value o, num;
+        napi_create_object(env, &o);
+        napi_create_int32(env, v, &num);
+        napi_set_named_property(env, o, "name", sbx_node_str(env, name));
+        napi_set_named_property(env, o, "value", num);
+        napi_set_named_property(env, o, "message", sbx_node_str(env, sbx_err_message((sbx_err)v)));
+        napi_set_element(env, list, n++, o);
+    }
+    return list;
+}
+
+static napi_value version(napi_env env, napi_callback_info info)
+{
+    (void)info;
+    return sbx_node_str(env, sbx_version());
+}
+
+/* policyResolve(json): the resolved policy's JSON text (every default filled in). */
+static napi_value policy_resolve(napi_env env, napi_callback_info info)
+{
+    napi_value argv[1];
+    if (!sbx_node_args(env, info, 1, argv, NULL))
+        return NULL;
+    sbx_policy *p = sbx_node_policy(env, argv[0]);
+    if (!p)
+        return NULL;
+    char *json = sbx_policy_to_json(p);
+    sbx_policy_destroy(p);
+    if (!json)
+        return sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
+    napi_value v = sbx_node_str(env, json);
+    sbx_free(json);
+    return v;
+}
+
+/* The macro defines exported entry points without prototypes. */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+NAPI_MODULE_INIT()
+{
+    struct instance *inst = calloc(1, sizeof(*inst));
+    if (!inst || napi_set_instance_data(env, inst, instance_free, NULL) != napi_ok) {
+        free(inst);
+        napi_throw_error(env, NULL, "sbx: out of memory");
+        return NULL;
+    }
+    static const struct sbx_node_fn fns[] = {
+        {"init", init_errors},
+        {"errorCodes", error_codes},
+        {"version", version},
+        {"policyResolve", policy_resolve},
+    };
+    sbx_node_define(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
+    sbx_node_init_sandbox(env, exports);
+    sbx_node_init_wasm(env, exports);
+    sbx_node_init_grants(env, exports);
+    sbx_node_init_telemetry(env, exports);
+    return exports;
+}

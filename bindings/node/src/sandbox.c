@@ -1,0 +1,315 @@
+/* bindings/node/src/sandbox.c: WorkerSandbox / ProcessSandbox over sbx_sandbox. One run at a
+ * time per handle (index.js queues); a run with its own timeout gets a handle of its own made
+ * with sbx_policy_with(). Abort calls sbx_sandbox_abort() on the handle the run uses. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addon.h"
+
+struct sandbox {
+    sbx_backend backend;
+    sbx_policy *policy;
+    sbx_sandbox *sb;
+    pthread_mutex_t mu;      /* guards running and abort_requested */
+    sbx_sandbox *running;    /* the handle the run in flight uses, or NULL */
+    bool abort_requested;    /* abort came before the run reached libsbx */
+    bool is_busy;            /* a job is in flight (JS thread only) */
+    bool is_dispose_pending; /* dispose() came during a run (JS thread only) */
+    bool is_disposed;        /* JS thread only */
+};
+
+struct run_job {
+    struct job base;
+    struct sandbox *s;
+    sbx_policy *own_policy; /* per-run timeout: its own policy and handle */
+    char *code, *context, *interpreter;
+    char **argv;
+    size_t argc;
+    sbx_result result;
+    sbx_err rc;
+};
+
+static void sandbox_finalize(napi_env env, void *data, void *hint)
+{
+    (void)env;
+    (void)hint;
+    struct sandbox *s = data;
+    sbx_sandbox_destroy(s->sb);
+    sbx_policy_destroy(s->policy);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+static struct sandbox *get_sandbox(napi_env env, napi_value v)
+{
+    struct sandbox *s = NULL;
+    if (napi_get_value_external(env, v, (void **)&s) != napi_ok || !s)
+        sbx_node_throw(env, SBX_E_INVALID_ARGUMENT, "not a sandbox handle");
+    return s;
+}
+
+/* Sets *out to a copy of base whose timeoutMs is the JS number v, or NULL when v is nullish;
+ * false with a SandboxError thrown when libsbx rejects the value. */
+static bool with_timeout(napi_env env, napi_value v, const sbx_policy *base, sbx_policy **out)
+{
+    napi_valuetype t;
+    double ms;
+    *out = NULL;
+    napi_typeof(env, v, &t);
+    if (t == napi_undefined || t == napi_null)
+        return true;
+    if (napi_get_value_double(env, v, &ms) != napi_ok) {
+        sbx_node_throw(env, SBX_E_INVALID_OPTIONS, "timeout must be a number of milliseconds");
+        return false;
+    }
+    char num[64], err[512];
+    snprintf(num, sizeof(num), "%.17g", ms);
+    sbx_err rc = sbx_policy_with(base, "timeoutMs", num, out, err, sizeof(err));
+    if (rc != SBX_OK)
+        sbx_node_throw(env, rc, err);
+    return rc == SBX_OK;
+}
+
+/* sandboxCreate(backendName, policyJson, timeoutMs) -> handle */
+static napi_value sandbox_create(napi_env env, napi_callback_info info)
+{
+    napi_value argv[3], ext;
+    if (!sbx_node_args(env, info, 3, argv, NULL))
+        return NULL;
+    char *name = sbx_node_string(env, argv[0], "backend");
+    if (!name)
+        return NULL;
+    sbx_backend backend;
+    int bad = sbx_backend_from_name(name, &backend);
+    free(name);
+    if (bad)
+        return sbx_node_throw(env, SBX_E_INVALID_OPTIONS, "unknown backend");
+    sbx_policy *p = sbx_node_policy(env, argv[1]);
+    if (!p)
+        return NULL;
+    sbx_policy *timed;
+    bool is_ok = with_timeout(env, argv[2], p, &timed);
+    if (timed) {
+        sbx_policy_destroy(p);
+        p = timed;
+    }
+    if (!is_ok) {
+        sbx_policy_destroy(p);
+        return NULL;
+    }
+    struct sandbox *s = calloc(1, sizeof(*s));
+    sbx_err rc = s ? sbx_sandbox_create(backend, p, &s->sb) : SBX_E_NOMEM;
+    if (rc != SBX_OK) {
+        free(s);
+        sbx_policy_destroy(p);
+        return sbx_node_throw(env, rc, sbx_err_message(rc));
+    }
+    s->backend = backend;
+    s->policy = p;
+    pthread_mutex_init(&s->mu, NULL);
+    napi_create_external(env, s, sandbox_finalize, NULL, &ext);
+    return ext;
+}
+
+static void run_execute(struct job *base)
+{
+    struct run_job *j = (struct run_job *)base;
+    struct sandbox *s = j->s;
+    sbx_sandbox *own = NULL;
+    sbx_sandbox *sb = s->sb;
+    if (j->own_policy) {
+        j->rc = sbx_sandbox_create(s->backend, j->own_policy, &own);
+        if (j->rc != SBX_OK) {
+            j->result.error = j->rc;
+            j->result.backend = s->backend;
+            return;
+        }
+        sb = own;
+    }
+    pthread_mutex_lock(&s->mu);
+    bool is_aborted = s->abort_requested;
+    s->running = is_aborted ? NULL : sb;
+    pthread_mutex_unlock(&s->mu);
+    sbx_run_input in = {
+        .code = j->code,
+        .code_len = j->code ? strlen(j->code) : 0,
+        .context_json = j->context,
+        .interpreter = j->interpreter,
+        .argv = (const char *const *)j->argv,
+    };
+    if (is_aborted) { /* the signal fired before libsbx had a run to interrupt */
+        j->result.error = SBX_E_ABORTED;
+        j->result.backend = s->backend;
+        j->result.exit_code = -1;
+    } else {
+        j->rc = sbx_sandbox_run(sb, &in, &j->result);
+    }
+    pthread_mutex_lock(&s->mu);
+    s->running = NULL;
+    pthread_mutex_unlock(&s->mu);
+    sbx_sandbox_destroy(own);
+}
+
+static napi_value run_complete(napi_env env, struct job *base, napi_value *error)
+{
+    struct run_job *j = (struct run_job *)base;
+    struct sandbox *s = j->s;
+    s->is_busy = false;
+    s->abort_requested = false;
+    if (s->is_dispose_pending) {
+        sbx_sandbox_dispose(s->sb);
+        s->is_disposed = true;
+    }
+    char *json = sbx_result_to_json(&j->result);
+    if (!json) {
+        *error = sbx_node_error(env, "SANDBOX_HOST_NOMEM", "out of memory");
+        return NULL;
+    }
+    napi_value v = sbx_node_str(env, json);
+    sbx_free(json);
+    return v;
+}
+
+static void run_destroy(struct job *base)
+{
+    struct run_job *j = (struct run_job *)base;
+    sbx_result_free(&j->result);
+    sbx_policy_destroy(j->own_policy);
+    free(j->code);
+    free(j->context);
+    free(j->interpreter);
+    for (size_t i = 0; i < j->argc; i++)
+        free(j->argv[i]);
+    free(j->argv);
+    free(j);
+}
+
+static bool is_nullish(napi_env env, napi_value v)
+{
+    napi_valuetype t;
+    napi_typeof(env, v, &t);
+    return t == napi_undefined || t == napi_null;
+}
+
+/* Reads an optional string; false with an exception pending. */
+static bool opt_string(napi_env env, napi_value v, const char *what, char **out)
+{
+    *out = NULL;
+    if (is_nullish(env, v))
+        return true;
+    *out = sbx_node_string(env, v, what);
+    return *out != NULL;
+}
+
+static bool read_argv(napi_env env, napi_value v, struct run_job *j)
+{
+    if (is_nullish(env, v))
+        return true;
+    uint32_t n;
+    if (napi_get_array_length(env, v, &n) != napi_ok || n == 0) {
+        sbx_node_throw(env, SBX_E_INVALID_ARGUMENT, "argv must be a non-empty array of strings");
+        return false;
+    }
+    j->argv = calloc((size_t)n + 1, sizeof(char *));
+    if (!j->argv) {
+        sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        napi_value e;
+        napi_get_element(env, v, i, &e);
+        if (!(j->argv[i] = sbx_node_string(env, e, "argv[i]")))
+            return false;
+        j->argc++;
+    }
+    return true;
+}
+
+/* Derives the run's own policy when it asks for its own timeout. */
+static bool read_timeout(napi_env env, napi_value v, struct run_job *j)
+{
+    return with_timeout(env, v, j->s->policy, &j->own_policy);
+}
+
+/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs) -> Promise<result JSON> */
+static napi_value sandbox_run(napi_env env, napi_callback_info info)
+{
+    napi_value argv[6];
+    if (!sbx_node_args(env, info, 6, argv, NULL))
+        return NULL;
+    struct sandbox *s = get_sandbox(env, argv[0]);
+    if (!s)
+        return NULL;
+    if (s->is_busy)
+        return sbx_node_throw(env, SBX_E_INVALID_ARGUMENT, "a run is already in progress");
+    struct run_job *j = calloc(1, sizeof(*j));
+    if (!j)
+        return sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
+    j->base =
+        (struct job){.execute = run_execute, .complete = run_complete, .destroy = run_destroy};
+    j->s = s;
+    if (!opt_string(env, argv[1], "code", &j->code) ||
+        !opt_string(env, argv[2], "context", &j->context) || !read_argv(env, argv[3], j) ||
+        !opt_string(env, argv[4], "interpreter", &j->interpreter) ||
+        !read_timeout(env, argv[5], j)) {
+        run_destroy(&j->base);
+        return NULL;
+    }
+    if (s->is_disposed) { /* no fresh handle for a disposed sandbox: libsbx says DISPOSED */
+        sbx_policy_destroy(j->own_policy);
+        j->own_policy = NULL;
+    }
+    s->is_busy = true;
+    s->abort_requested = false;
+    napi_value p = sbx_node_job_start(env, &j->base, argv[0]);
+    return p;
+}
+
+/* sandboxAbort(handle): ends the run in flight with SANDBOX_ABORTED. */
+static napi_value sandbox_abort(napi_env env, napi_callback_info info)
+{
+    napi_value argv[1];
+    if (!sbx_node_args(env, info, 1, argv, NULL))
+        return NULL;
+    struct sandbox *s = get_sandbox(env, argv[0]);
+    if (!s || !s->is_busy)
+        return NULL;
+    pthread_mutex_lock(&s->mu);
+    s->abort_requested = true;
+    if (s->running)
+        sbx_sandbox_abort(s->running);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* sandboxDispose(handle): idempotent; a run in flight is aborted and disposal follows it. */
+static napi_value sandbox_dispose(napi_env env, napi_callback_info info)
+{
+    napi_value argv[1];
+    if (!sbx_node_args(env, info, 1, argv, NULL))
+        return NULL;
+    struct sandbox *s = get_sandbox(env, argv[0]);
+    if (!s)
+        return NULL;
+    if (!s->is_busy) {
+        sbx_sandbox_dispose(s->sb);
+        s->is_disposed = true;
+        return NULL;
+    }
+    s->is_dispose_pending = true;
+    return sandbox_abort(env, info);
+}
+
+void sbx_node_init_sandbox(napi_env env, napi_value exports)
+{
+    static const struct sbx_node_fn fns[] = {
+        {"sandboxCreate", sandbox_create},
+        {"sandboxRun", sandbox_run},
+        {"sandboxAbort", sandbox_abort},
+        {"sandboxDispose", sandbox_dispose},
+    };
+    sbx_node_define(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
+}

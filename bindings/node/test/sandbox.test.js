@@ -1,0 +1,208 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { sbx, T } = require('./helpers');
+const { WorkerSandbox, ProcessSandbox, SandboxError } = sbx;
+
+test('worker: return value, console.log, context', T, async () => {
+  const sb = new WorkerSandbox();
+  const r = await sb.run('console.log("hi", context.who); return context.a + 1;', { a: 41, who: 'me' });
+  assert.equal(r.ok, true);
+  assert.equal(r.value, 42);
+  assert.equal(r.stdout, 'hi me\n');
+  assert.equal(r.stderr, '');
+  assert.equal(r.error, null);
+  assert.equal(r.backend, 'worker');
+  assert.equal(typeof r.durationMs, 'number');
+  sb.dispose();
+});
+
+test('worker: objects round-trip; no return is null', T, async () => {
+  const sb = new WorkerSandbox();
+  assert.deepEqual((await sb.run('return {x: [1, "two", null], y: context};', { k: true })).value,
+    { x: [1, 'two', null], y: { k: true } });
+  assert.equal((await sb.run('var a = 1;')).value, null);
+  sb.dispose();
+});
+
+test('worker: syntax error and throw are ok:false with EXECUTION_FAILED', T, async () => {
+  const sb = new WorkerSandbox();
+  const syn = await sb.run('return (;');
+  assert.equal(syn.ok, false);
+  assert.equal(syn.error.code, 'SANDBOX_EXECUTION_FAILED');
+  const thr = await sb.run('throw new Error("boom");');
+  assert.equal(thr.error.code, 'SANDBOX_EXECUTION_FAILED');
+  assert.match(thr.error.message, /boom/);
+  sb.dispose();
+});
+
+test('worker: a per-run timeout ends an endless loop with SANDBOX_TIMEOUT', T, async () => {
+  const sb = new WorkerSandbox({ policy: { timeoutMs: 10000 } });
+  const t0 = Date.now();
+  const r = await sb.run('for (;;) {}', null, { timeout: 150 });
+  assert.equal(r.ok, false);
+  assert.equal(r.error.code, 'SANDBOX_TIMEOUT');
+  assert.ok(Date.now() - t0 < 3000, 'timeout honoured');
+  assert.equal((await sb.run('return 7')).value, 7, 'the sandbox is usable afterwards');
+  sb.dispose();
+});
+
+test('worker: options.timeout is the sandbox default', T, async () => {
+  const sb = new WorkerSandbox({ timeout: 100 });
+  assert.equal((await sb.run('while (true) {}')).error.code, 'SANDBOX_TIMEOUT');
+  sb.dispose();
+});
+
+test('worker: an AbortSignal aborts the run (sbx_sandbox_abort)', T, async () => {
+  const sb = new WorkerSandbox({ policy: { timeoutMs: 10000 } });
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 100);
+  const t0 = Date.now();
+  const r = await sb.run('for (;;) {}', null, { signal: ac.signal });
+  assert.equal(r.error.code, 'SANDBOX_ABORTED');
+  assert.ok(Date.now() - t0 < 5000);
+  // control: the same sandbox and an unfired signal run normally
+  assert.equal((await sb.run('return 1', null, { signal: new AbortController().signal })).value, 1);
+  sb.dispose();
+});
+
+test('worker: an already-aborted signal never runs the code', T, async () => {
+  const sb = new WorkerSandbox();
+  const r = await sb.run('console.log("ran"); return 1;', null, { signal: AbortSignal.abort() });
+  assert.equal(r.error.code, 'SANDBOX_ABORTED');
+  assert.equal(r.stdout, '');
+  sb.dispose();
+});
+
+test('worker: the event loop keeps running during a run', T, async () => {
+  const sb = new WorkerSandbox();
+  let ticks = 0;
+  const iv = setInterval(() => ticks++, 10);
+  const r = await sb.run('for (;;) {}', null, { timeout: 400 });
+  clearInterval(iv);
+  assert.equal(r.error.code, 'SANDBOX_TIMEOUT');
+  assert.ok(ticks >= 5, `only ${ticks} timer ticks during a 400 ms run`);
+  sb.dispose();
+});
+
+test('worker: runs on one sandbox are queued, two sandboxes run in parallel', T, async () => {
+  const sb = new WorkerSandbox();
+  const rs = await Promise.all([1, 2, 3].map((i) => sb.run('return context * 2;', i)));
+  assert.deepEqual(rs.map((r) => r.value), [2, 4, 6]);
+  sb.dispose();
+  const a = new WorkerSandbox(), b = new WorkerSandbox();
+  const t0 = Date.now();
+  const [ra, rb] = await Promise.all([a.run('for (;;) {}', null, { timeout: 400 }),
+    b.run('for (;;) {}', null, { timeout: 400 })]);
+  const wall = Date.now() - t0;
+  assert.equal(ra.error.code, 'SANDBOX_TIMEOUT');
+  assert.equal(rb.error.code, 'SANDBOX_TIMEOUT');
+  // in series the wall time would be at least the sum of the two runs' own durations
+  const sum = ra.durationMs + rb.durationMs;
+  assert.ok(wall < sum * 0.8, `two runs of ${ra.durationMs} + ${rb.durationMs} ms took ${wall} ms: not parallel`);
+  a.dispose();
+  b.dispose();
+});
+
+test('worker: dispose is idempotent; later runs give SANDBOX_DISPOSED', T, async () => {
+  const sb = new WorkerSandbox();
+  sb.dispose();
+  sb.dispose();
+  assert.equal(sb.disposed, true);
+  const r = await sb.run('return 1');
+  assert.equal(r.ok, false);
+  assert.equal(r.error.code, 'SANDBOX_DISPOSED');
+  assert.equal((await sb.run('return 1', null, { timeout: 50 })).error.code, 'SANDBOX_DISPOSED');
+});
+
+test('worker: dispose during a run aborts it', T, async () => {
+  const sb = new WorkerSandbox({ policy: { timeoutMs: 10000 } });
+  const p = sb.run('for (;;) {}');
+  setTimeout(() => sb.dispose(), 50);
+  assert.equal((await p).error.code, 'SANDBOX_ABORTED');
+  assert.equal((await sb.run('return 1')).error.code, 'SANDBOX_DISPOSED');
+});
+
+test('worker: bad options and arguments are SandboxErrors', T, async () => {
+  assert.throws(() => new WorkerSandbox({ nope: 1 }),
+    (e) => e instanceof SandboxError && e.code === 'SANDBOX_INVALID_OPTIONS' && /options\.nope/.test(e.message));
+  assert.throws(() => new WorkerSandbox({ policy: { cpuPercent: 150 } }),
+    (e) => e.code === 'SANDBOX_INVALID_OPTIONS' && /policy\.cpuPercent/.test(e.message));
+  assert.throws(() => new WorkerSandbox({ timeout: 0 }), (e) => /policy\.timeoutMs/.test(e.message));
+  assert.throws(() => new WorkerSandbox({ timeout: 'x' }), (e) => e.code === 'SANDBOX_INVALID_OPTIONS');
+  assert.throws(() => new WorkerSandbox('x'), (e) => e.code === 'SANDBOX_INVALID_OPTIONS');
+  const sb = new WorkerSandbox();
+  await assert.rejects(sb.run(42), (e) => e.code === 'SANDBOX_INVALID_ARGUMENT');
+  const cyc = {};
+  cyc.self = cyc;
+  await assert.rejects(sb.run('return 1', cyc), (e) => e.code === 'SANDBOX_INVALID_ARGUMENT');
+  await assert.rejects(sb.run('return 1', null, { timeout: -5 }), (e) => /policy\.timeoutMs/.test(e.message));
+  assert.equal((await sb.run('return 2')).value, 2, 'a rejected run does not wedge the queue');
+  sb.dispose();
+});
+
+test('worker: the output limit is reported', T, async () => {
+  const sb = new WorkerSandbox({ policy: { maxOutputBytes: 4096 } });
+  const r = await sb.run('var s = "xxxxxxxxxxxxxxxx"; for (var i = 0; i < 1000; i++) console.log(s); return 1;');
+  assert.equal(r.stdoutTruncated, true);
+  assert.ok(r.stdout.length <= 4096);
+  sb.dispose();
+});
+
+test('process: a snippet in the jail, exitCode reported', T, async () => {
+  const sb = new ProcessSandbox();
+  const r = await sb.run('console.log("in jail"); return context.a * 2;', { a: 21 });
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.value, 42);
+  assert.equal(r.stdout, 'in jail\n');
+  assert.equal(r.backend, 'process');
+  assert.equal(r.exitCode, 0);
+  sb.dispose();
+  sb.dispose();
+});
+
+test('process: exec runs a command with stdin; non-zero exit is ok:false', T, async () => {
+  const sb = new ProcessSandbox();
+  const r = await sb.exec(['/bin/sh', '-c', 'cat; echo err >&2; exit 3'], { stdin: 'fed in' });
+  assert.equal(r.ok, false);
+  assert.equal(r.exitCode, 3);
+  assert.equal(r.stdout, 'fed in');
+  assert.equal(r.stderr, 'err\n');
+  assert.equal(r.error.code, 'SANDBOX_EXECUTION_FAILED');
+  const ok = await sb.exec(['/bin/true']);
+  assert.equal(ok.ok, true);
+  assert.equal(ok.exitCode, 0);
+  await assert.rejects(sb.exec([]), (e) => e.code === 'SANDBOX_INVALID_ARGUMENT');
+  sb.dispose();
+});
+
+test('process: a timeout kills the command', T, async () => {
+  const sb = new ProcessSandbox();
+  const t0 = Date.now();
+  const r = await sb.exec(['/bin/sh', '-c', 'while :; do :; done'], { timeout: 200 });
+  assert.equal(r.error.code, 'SANDBOX_TIMEOUT');
+  assert.ok(Date.now() - t0 < 5000);
+  sb.dispose();
+});
+
+test('process: the jail blocks files the policy does not grant', T, async () => {
+  const sb = new ProcessSandbox();
+  const denied = await sb.exec(['/bin/cat', '/etc/hostname']);
+  assert.equal(denied.ok, false);
+  // control: granting the file lets the same command read it
+  const open = new ProcessSandbox({ policy: { fs: ['/etc/hostname'] } });
+  const allowed = await open.exec(['/bin/cat', '/etc/hostname']);
+  assert.equal(allowed.ok, true, JSON.stringify(allowed));
+  assert.ok(allowed.stdout.length > 0);
+  sb.dispose();
+  open.dispose();
+});
+
+test('process: the interpreter option runs a script under python3', T, async () => {
+  const sb = new ProcessSandbox({ interpreter: 'python3' });
+  const r = await sb.run('import sys; print("py", sys.stdin.read())', { a: 1 });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.equal(r.stdout, 'py {"a":1}\n');
+  sb.dispose();
+  assert.throws(() => new ProcessSandbox({ interpreter: 3 }), (e) => e.code === 'SANDBOX_INVALID_OPTIONS');
+});

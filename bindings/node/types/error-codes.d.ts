@@ -1,0 +1,1 @@
+export { SandboxError, ErrorCode, SandboxErrorCode, errorCodes, errorCodeInfo, ErrorCodeInfo } from '../index';

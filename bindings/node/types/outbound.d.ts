@@ -1,0 +1,1 @@
+export { buildWasiOutboundAllowlist, gateOutboundConnect, OutboundRule } from '../index';

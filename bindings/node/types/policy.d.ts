@@ -1,0 +1,1 @@
+export { resolvePermissionPolicy, isResolvedPermissionPolicy, PermissionPolicy, ResolvedPermissionPolicy, PolicyInput } from '../index';

@@ -1,0 +1,1 @@
+export { buildWasiPreopens, matchPreopen, WasiPreopen, PreopenMatch } from '../index';

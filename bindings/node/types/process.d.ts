@@ -1,0 +1,1 @@
+export { ProcessSandbox, ProcessSandboxOptions, ProcessResult, RunOptions, ExecOptions } from '../index';

@@ -1,0 +1,1 @@
+export { createWasmSandbox, WasmSandboxHandle, WasmSandboxOptions, WasmCallOptions, WasmResult, WasmValue, CapabilityImport } from '../index';

@@ -1,0 +1,1 @@
+export { runWasmConformance, ConformanceReport, ConformanceCase } from '../index';

@@ -1,0 +1,1 @@
+export { WorkerSandbox, WorkerSandboxOptions, SandboxResult, RunOptions } from '../index';
