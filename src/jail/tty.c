@@ -178,7 +178,7 @@ void sbx__jail_tty_started(struct sbx__jail_tty *t)
 }
 
 void sbx__jail_tty_poll_fds(const struct sbx__jail_tty *t, struct pollfd pfd[SBX__TTY_SLOTS],
-                             bool is_ending)
+                            bool is_ending)
 {
     const struct sbx__tty_pipe *in = &t->to_guest, *out = &t->to_host;
     pfd[S_HOST_IN] = (struct pollfd){.fd = in->len == 0 ? in->src : -1, .events = POLLIN};

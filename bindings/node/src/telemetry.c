@@ -62,7 +62,7 @@ static void emit(enum event_kind kind, const char *name, double value, uint64_t 
                         0};
     for (size_t i = 0; i < n; i++, e->attr_count++)
         e->attrs[i] = (sbx_attr){strdup(attrs[i].key ? attrs[i].key : ""),
-                                 strdup(attrs[i].value ? attrs[i].value : "")};
+                                 strdup(attrs[i].value ? attrs[i].value : ""), attrs[i].type};
     if (!sink_tsfn || napi_call_threadsafe_function(sink_tsfn, e, napi_tsfn_nonblocking) != napi_ok)
         event_free(e);
 }
