@@ -114,9 +114,8 @@ static bool attributes(struct sbx__buf *b, unsigned field, const sbx_attr *attrs
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
         size_t kv, val;
-        ok = open_len(b, field, &kv) && string_field(b, 1, attrs[i].key) &&
-             open_len(b, 2, &val) && any_value(b, &attrs[i]) && close_len(b, val) &&
-             close_len(b, kv);
+        ok = open_len(b, field, &kv) && string_field(b, 1, attrs[i].key) && open_len(b, 2, &val) &&
+             any_value(b, &attrs[i]) && close_len(b, val) && close_len(b, kv);
     }
     return ok;
 }
@@ -234,8 +233,8 @@ static bool metric(struct sbx__buf *b, const sbx_otlp *o, struct sbx__series *co
     return ok && close_len(b, data) && close_len(b, at);
 }
 
-bool sbx__otlp_proto_metrics(struct sbx__buf *b, const sbx_otlp *o, struct sbx__series *const *series,
-                             size_t n, uint64_t now_ns)
+bool sbx__otlp_proto_metrics(struct sbx__buf *b, const sbx_otlp *o,
+                             struct sbx__series *const *series, size_t n, uint64_t now_ns)
 {
     size_t top, scope_metrics;
     bool ok = envelope_open(b, o, &top, &scope_metrics);
