@@ -224,8 +224,8 @@ sbx_err sbx__otlp_send(struct sbx__otlp_request *reqs, size_t n)
 {
     const struct sbx__curl *cu = sbx__curl_get(); /* loaded by create */
     struct attempt a[2] = {0};
-    if (n > 2)
-        return SBX_E_INVALID_ARGUMENT;
+    if (n == 0 || n > 2)
+        return n == 0 ? SBX_OK : SBX_E_INVALID_ARGUMENT;
     CURLM *multi = cu->multi_init();
     uint64_t now = mono_ns();
     for (size_t i = 0; i < n; i++) {
