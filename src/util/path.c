@@ -25,8 +25,8 @@ static int link_or(int dir, const char *name, int err)
 /* Opens name under dir; intermediate components must be directories. */
 static int open_component(int dir, const char *name, bool is_last, int flags)
 {
-    int fl = is_last ? flags | O_NOFOLLOW | O_CLOEXEC
-                     : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int fl =
+        is_last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
     int fd = openat(dir, name, fl, 0);
     if (fd < 0)
         return link_or(dir, name, errno);

@@ -67,10 +67,14 @@ START_TEST(test_real_paths_open)
         const char *rel;
         int flags;
     } ok[] = {
-        {"", O_RDONLY | O_DIRECTORY},        {"/", O_RDONLY | O_DIRECTORY},
-        {"/real", O_RDONLY | O_DIRECTORY},   {"/real/", O_RDONLY | O_DIRECTORY},
-        {"/real/f", O_RDONLY},               {"//real//f", O_RDONLY},
-        {"/real/../real/f", O_RDONLY},       {"/./real/./f", O_RDONLY},
+        {"", O_RDONLY | O_DIRECTORY},
+        {"/", O_RDONLY | O_DIRECTORY},
+        {"/real", O_RDONLY | O_DIRECTORY},
+        {"/real/", O_RDONLY | O_DIRECTORY},
+        {"/real/f", O_RDONLY},
+        {"//real//f", O_RDONLY},
+        {"/real/../real/f", O_RDONLY},
+        {"/./real/./f", O_RDONLY},
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         ck_assert_msg(try_open(fn, ok[i].rel, ok[i].flags) == 0, "%s", ok[i].rel);
@@ -85,8 +89,8 @@ END_TEST
 START_TEST(test_symlinks_refused)
 {
     open_fn fn = modes[_i];
-    static const char *const bad[] = {"/abs",     "/abs/passwd", "/rel",      "/rel/f",
-                                      "/up",      "/up/passwd",  "/dot/real", "/real/../rel/f"};
+    static const char *const bad[] = {"/abs", "/abs/passwd", "/rel",      "/rel/f",
+                                      "/up",  "/up/passwd",  "/dot/real", "/real/../rel/f"};
     static const int flags[] = {O_PATH, O_RDONLY, O_RDONLY | O_DIRECTORY};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         for (size_t j = 0; j < sizeof(flags) / sizeof(flags[0]); j++)
