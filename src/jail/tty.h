@@ -30,11 +30,11 @@ struct sbx__jail_tty {
     int host_fds[2];   /* the host terminal reopened: keystrokes from, output to */
     bool is_shared[2]; /* host_fds[i] shares the host's file description (reopen failed) */
     struct sbx__tty_pipe to_guest, to_host;
-    int winch_fd;          /* signalfd for SIGWINCH, -1 if none */
-    int size_fd;           /* host terminal whose window size the pty follows */
-    bool is_raw;           /* the host terminal is in raw mode until close */
-    bool has_mask;         /* old_mask holds this thread's mask before SIGWINCH was blocked */
-    struct termios saved;  /* the host terminal's modes, restored at close */
+    int winch_fd;         /* signalfd for SIGWINCH, -1 if none */
+    int size_fd;          /* host terminal whose window size the pty follows */
+    bool is_raw;          /* the host terminal is in raw mode until close */
+    bool has_mask;        /* old_mask holds this thread's mask before SIGWINCH was blocked */
+    struct termios saved; /* the host terminal's modes, restored at close */
     sigset_t old_mask;
     int saved_flags[3]; /* F_GETFL of the host's fds 0-2 (-1: not open) */
 };
@@ -49,9 +49,10 @@ sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, siz
 void sbx__jail_tty_started(struct sbx__jail_tty *t);
 
 #define SBX__TTY_SLOTS 5
-/* The poll loop's view: fills SBX__TTY_SLOTS slots (fds -1 when idle); is_ending stops reading the guest. */
+/* The poll loop's view: fills SBX__TTY_SLOTS slots (fds -1 when idle); is_ending stops reading the
+ * guest. */
 void sbx__jail_tty_poll_fds(const struct sbx__jail_tty *t, struct pollfd pfd[SBX__TTY_SLOTS],
-                             bool is_ending);
+                            bool is_ending);
 void sbx__jail_tty_handle(struct sbx__jail_tty *t, const struct pollfd pfd[SBX__TTY_SLOTS]);
 /* True while guest output may still arrive or wait to be written to the host. */
 bool sbx__jail_tty_is_busy(const struct sbx__jail_tty *t);
