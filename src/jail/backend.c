@@ -83,9 +83,7 @@ static sbx_err jail_create(const struct sbx_policy *policy, void **tier_handle)
 {
     if (access("/proc/self/ns/user", F_OK) != 0 || access("/proc/self/ns/pid", F_OK) != 0)
         return SBX_E_UNAVAILABLE;
-    struct sbx__jail_bpf f[2];
-    if (sbx__jail_seccomp_filters(f) != SBX_OK)
-        return SBX_E_UNAVAILABLE;
+    /* The seccomp filters are built by the first run, while its child sets up (run.c). */
     struct sbx__jail_handle *h = sbx__calloc(1, sizeof(*h));
     if (!h)
         return SBX_E_NOMEM;

@@ -4,6 +4,7 @@
  * locks, no stdio. Every failure is reported on the status pipe with its stage. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -212,6 +213,37 @@ static void set_title(const struct sbx__jail_spec *spec)
     prctl(PR_SET_NAME, title, 0, 0, 0);
 }
 
+static int read_full(int fd, void *buf, size_t len)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EPIPE;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* The filters of a first run, built by the parent during this setup. Static storage: this
+ * child may not allocate; its copy of the parent's memory holds them until the exec. */
+static struct sock_filter late_insns[2 * BPF_MAXINSNS];
+
+static int await_filters(struct sbx__jail_bpf filters[2])
+{
+    struct sbx__jail_late_bpf hdr;
+    int rc = read_full(FD_SYNC, &hdr, sizeof(hdr));
+    size_t total = (size_t)hdr.count[0] + hdr.count[1];
+    if (rc == 0 && (hdr.count[0] == 0 || hdr.count[1] == 0 || total > 2 * BPF_MAXINSNS))
+        rc = -EPROTO;
+    if (rc == 0)
+        rc = read_full(FD_SYNC, late_insns, total * sizeof(late_insns[0]));
+    filters[0] = (struct sbx__jail_bpf){late_insns, hdr.count[0]};
+    filters[1] = (struct sbx__jail_bpf){late_insns + hdr.count[0], hdr.count[1]};
+    return rc;
+}
+
 /* Waits for the parent's byte; any other outcome means it gave up (and will reap us). */
 static void await(char want)
 {
@@ -267,8 +299,6 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     step(sfd, SBX__STAGE_RLIMIT, sbx__jail_rlimit_apply(&spec->rlimits));
     if (spec->has_cgroup)
         await('g');
-    if (spec->sync_fd >= 0)
-        close(FD_SYNC);
     /* Entered once attached, so the jail's cgroup is the namespace's root. */
     step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
     step(sfd, SBX__STAGE_CAPS, sbx__jail_caps_drop());
@@ -276,6 +306,11 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     if (spec->landlock_abi > 0)
         step(sfd, SBX__STAGE_LANDLOCK, sbx__jail_landlock_apply(spec));
     sbx__jail_mount_close_grants(spec);
-    step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(spec->filters));
+    struct sbx__jail_bpf filters[2] = {spec->filters[0], spec->filters[1]};
+    if (spec->has_late_filters)
+        step(sfd, SBX__STAGE_SECCOMP, await_filters(filters));
+    if (spec->sync_fd >= 0)
+        close(FD_SYNC);
+    step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(filters));
     run_init(spec);
 }

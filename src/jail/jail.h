@@ -32,6 +32,11 @@ enum sbx__jail_stage {
     SBX__STAGE_CGROUP,
 };
 
+/* Late filters on the sync pipe: this header, then count[0] + count[1] sock_filter insns. */
+struct sbx__jail_late_bpf {
+    uint16_t count[2];
+};
+
 /* What pid 1 of the jail writes on the status pipe. */
 enum sbx__jail_report_kind { SBX__REPORT_SETUP = 1, SBX__REPORT_EXEC, SBX__REPORT_EXITED };
 struct sbx__jail_report {
@@ -109,6 +114,8 @@ struct sbx__jail_spec {
     int *grant_fds;
     size_t grant_count;
     struct sbx__jail_bpf filters[2]; /* argument filter, then the allowlist */
+    bool has_late_filters; /* the process's first run: filters[] arrive on sync_fd, built by the
+                            * parent while this child sets up (libseccomp takes ~1 ms) */
     /* the guest */
     char **exec_paths; /* candidates for argv[0] (PATH search done up front) */
     size_t exec_path_count;

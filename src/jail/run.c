@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/filter.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,6 +16,9 @@
 #include "jail/plan.h"
 #include "jail/run.h"
 #include "util/alloc.h"
+
+/* Set once this process has built the seccomp filters (see send_filters). */
+static _Atomic bool filters_ready;
 
 void sbx__jail_close_fd(int *fd)
 {
@@ -86,7 +91,8 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
         s->rlimits.data_bytes = p->memory_bytes;
         s->rlimits.nproc = p->pids;
     }
-    if (sbx__jail_seccomp_filters(s->filters) != SBX_OK) {
+    s->has_late_filters = !atomic_load(&filters_ready);
+    if (!s->has_late_filters && sbx__jail_seccomp_filters(s->filters) != SBX_OK) {
         snprintf(err, errlen, "seccomp: libseccomp could not build the filter");
         return SBX_E_UNAVAILABLE;
     }
@@ -127,7 +133,7 @@ static sbx_err open_stdio(struct sbx__jail_run *r, const sbx_run_input *in, sbx_
 static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
 {
     struct sbx__jail_spec *s = &r->spec;
-    bool needs_sync = !s->is_self_mapped || s->has_cgroup;
+    bool needs_sync = !s->is_self_mapped || s->has_cgroup || s->has_late_filters;
     if ((needs_sync && !make_pipe(r->sync, -1)) || !make_pipe(r->status, 0))
         return false;
     s->sync_fd = r->sync[0];
@@ -146,6 +152,34 @@ static bool open_pipes(struct sbx__jail_run *r, const sbx_run_input *in)
         s->result_fd = r->pipes[3][1];
     }
     return true;
+}
+
+/* The process's first run builds the filters (libseccomp, ~1 ms) after the clone, while the
+ * child makes its mounts, and sends them down the sync pipe; later runs find them built. */
+static sbx_err send_filters(struct sbx__jail_run *r, sbx_result *out)
+{
+    struct sbx__jail_bpf *f = r->spec.filters;
+    if (sbx__jail_seccomp_filters(f) != SBX_OK) {
+        sbx__result_fail(out, SBX_E_UNAVAILABLE, "seccomp: libseccomp could not build the filter");
+        return SBX_E_UNAVAILABLE;
+    }
+    atomic_store(&filters_ready, true);
+    struct sbx__jail_late_bpf hdr = {{f[0].count, f[1].count}};
+    const void *parts[3] = {&hdr, f[0].insns, f[1].insns};
+    size_t lens[3] = {sizeof(hdr), f[0].count * sizeof(struct sock_filter),
+                      f[1].count * sizeof(struct sock_filter)};
+    for (int i = 0; i < 3; i++) {
+        /* A few KiB into an empty pipe: never blocks. EPIPE: the child failed; its report says. */
+        ssize_t n = sbx__jail_write_nosig(r->sync[1], parts[i], lens[i]);
+        if (n < 0 && errno == EPIPE)
+            return SBX_OK;
+        if (n != (ssize_t)lens[i]) {
+            sbx__result_fail(out, SBX_E_IO, "seccomp: sending the filter: %s",
+                             n < 0 ? strerror(errno) : "short write");
+            return SBX_E_IO;
+        }
+    }
+    return SBX_OK;
 }
 
 /* A root host writes the child's id maps (only it may map to nobody); an unprivileged child maps
@@ -184,8 +218,9 @@ static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_re
             return SBX_E_IO;
         }
     }
+    sbx_err e = r->spec.has_late_filters ? send_filters(r, out) : SBX_OK;
     sbx__jail_close_fd(&r->sync[1]);
-    return SBX_OK;
+    return e;
 }
 
 static sbx_err exec_run(struct sbx__jail_handle *h, struct sbx__jail_run *r, struct sbx__run *run,

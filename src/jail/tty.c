@@ -55,9 +55,11 @@ static int reopen_host(int fd, bool *is_shared)
 static bool open_guest_ends(struct sbx__jail_tty *t, const struct termios *modes,
                             const struct winsize *ws)
 {
+    /* Non-blocking: a guest that stops reading (or stops output) must not stall the
+     * supervisor past the deadline. The slave the guest gets stays blocking. */
     t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     int slave = -1;
-    if (t->master >= 0 && unlockpt(t->master) == 0)
+    if (t->master >= 0 && unlockpt(t->master) == 0 && fcntl(t->master, F_SETFL, O_NONBLOCK) == 0)
         slave = ioctl(t->master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (slave >= 0) {
         if (modes)
@@ -133,6 +135,21 @@ static void save_flags(struct sbx__jail_tty *t, bool is_tty[3])
     }
 }
 
+/* The host's end of input reaches a pty guest as its EOF character (a cooked ^D; again later),
+ * a pipe guest as the end of its pipe; is_final: no more input will come. */
+static void send_eof(struct sbx__jail_tty *t, bool is_final)
+{
+    struct termios m;
+    if (t->master >= 0 && tcgetattr(t->master, &m) == 0 && t->to_guest.len == 0)
+        t->to_guest.buf[t->to_guest.len++] = (char)m.c_cc[VEOF];
+    if (is_final)
+        t->to_guest.src = -1;
+    if (is_final && t->master < 0) {
+        close_fd(&t->relay_in);
+        t->to_guest.dst = -1;
+    }
+}
+
 sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, size_t errlen)
 {
     bool is_tty[3];
@@ -153,6 +170,8 @@ sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, siz
     t->to_host.src = t->relay_out;
     if (is_tty[0] && may_read(0))
         t->to_guest.src = t->host_fds[0] = reopen_host(0, &t->is_shared[0]);
+    else if (is_tty[0])
+        send_eof(t, true); /* in the background: the guest reads EOF, not the user's keys */
     int out = is_tty[1] ? 1 : is_tty[2] ? 2 : -1;
     if (out >= 0)
         t->to_host.dst = t->host_fds[1] = reopen_host(out, &t->is_shared[1]);
@@ -223,19 +242,8 @@ static void drain(struct sbx__tty_pipe *p, bool is_shared)
 static void host_input(struct sbx__jail_tty *t, short revents)
 {
     ssize_t n = fill(&t->to_guest);
-    if (!is_end(n))
-        return;
-    struct termios m;
-    if (n == 0 && !(revents & (POLLHUP | POLLERR)) && t->master >= 0 &&
-        tcgetattr(t->master, &m) == 0) {
-        t->to_guest.buf[t->to_guest.len++] = (char)m.c_cc[VEOF];
-        return;
-    }
-    t->to_guest.src = -1;
-    if (t->master < 0) {
-        close_fd(&t->relay_in);
-        t->to_guest.dst = -1;
-    }
+    if (is_end(n))
+        send_eof(t, n != 0 || (revents & (POLLHUP | POLLERR)));
 }
 
 void sbx__jail_tty_handle(struct sbx__jail_tty *t, const struct pollfd pfd[SBX__TTY_SLOTS])

@@ -106,6 +106,26 @@ out=$( (sleep 1; printf '\003') | timeout -k 2 40 script -qec "$SBX run -- sleep
 expect_contains "$out" "rc=130" "^C interrupts the guest"
 [ $(($(date +%s) - start)) -lt 15 ] && ok || bad "^C: the guest ran on"
 
+# ---- a guest that never reads its terminal cannot hold the relay past the deadline
+start=$(date +%s)
+out=$(head -c 300000 /dev/zero | tr '\0' 'y' | fold -w 100 |
+    timeout -k 2 40 script -qec "$SBX run --timeout-ms 1000 -- sleep 20; echo rc=\$?" /dev/null)
+out=$(echo "$out" | tail -c 200)
+expect_contains "$out" "rc=124" "a guest ignoring 300 KB of input still times out"
+[ $(($(date +%s) - start)) -lt 15 ] && ok || bad "input flood: the run outlived its deadline"
+
+# ---- in the background (job control), the guest reads EOF and the typed line stays the shell's
+cat >"$dir/bg.sh" <<EOF
+set -m
+$SBX run -- $PY -c 'import sys; print("bg read", repr(sys.stdin.read()))' &
+wait
+read line
+echo "fg read \$line"
+EOF
+out=$(printf 'typed\n' | timeout -k 2 40 script -qec "sh $dir/bg.sh" /dev/null)
+expect_contains "$out" "bg read ''" "a background run reads EOF"
+expect_contains "$out" "fg read typed" "the foreground keeps what was typed"
+
 # ---- a resize of the host's terminal reaches the guest (SIGWINCH relayed)
 cat >"$dir/winch.sh" <<EOF
 stty rows 33 cols 77

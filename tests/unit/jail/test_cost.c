@@ -1,6 +1,7 @@
-/* tests/unit/jail/test_temp.c: where a handle keeps its temp root. Without $TMPDIR it is on a
- * tmpfs (/tmp when that is one, else /dev/shm), whose mkdir and rmdir do not wait on a journal
- * as ext4's do (the cost `sbx run` paid per command); $TMPDIR, when set, wins. */
+/* tests/unit/jail/test_cost.c: what a one-shot process (`sbx run`) pays, kept correct. The temp
+ * root is on a tmpfs without $TMPDIR (/tmp when that is one, else /dev/shm), whose mkdir and
+ * rmdir do not wait on a journal as ext4's do; $TMPDIR, when set, wins. The first run of a
+ * process gets its seccomp filters built while its child sets up, and still gets both. */
 #include <glob.h>
 #include <sys/vfs.h>
 
@@ -62,13 +63,32 @@ START_TEST(test_tmpdir_wins)
 }
 END_TEST
 
+/* Each Check test is a fresh process: run 1 takes the late filters, run 2 the built ones. */
+START_TEST(test_first_run_filters)
+{
+    sbx_sandbox *sb = jt_sandbox("{}");
+    for (int i = 0; i < 2; i++) {
+        sbx_result r;
+        ck_assert_int_eq(jt_sh(sb, "grep Seccomp /proc/self/status; unshare -U true 2>&1", &r),
+                         SBX_OK);
+        ck_assert_msg(strstr(jt_out(&r), "Seccomp:\t2\nSeccomp_filters:\t2\n"), "run %d: %s", i,
+                      jt_out(&r));
+        ck_assert_ptr_nonnull(strstr(jt_out(&r), "Operation not permitted"));
+        ck_assert(!r.ok);
+        sbx_result_free(&r);
+    }
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
 int main(void)
 {
-    Suite *s = suite_create("jail-temp");
-    TCase *tc = tcase_create("temp");
+    Suite *s = suite_create("jail-cost");
+    TCase *tc = tcase_create("cost");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_temp_root_on_tmpfs);
     tcase_add_test(tc, test_tmpdir_wins);
+    tcase_add_test(tc, test_first_run_filters);
     suite_add_tcase(s, tc);
     return sbx_test_main(s);
 }
