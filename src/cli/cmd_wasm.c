@@ -155,9 +155,25 @@ static int parse_opts(int argc, char **argv, struct wasm_opts *o)
     return optind;
 }
 
-/* Maps a finished run to the exit status, printing the failure on stderr. */
-static int exit_status(const sbx_result *r)
+/* Says on stderr that the policy refused a grow: the guest saw only -1 (malloc's NULL) and may
+ * have gone on, or failed in its own words. */
+static void report_memory_limit(const sbx_result *r, const sbx_policy *policy)
 {
+    if (r->limit != SBX_LIMIT_MEMORY)
+        return;
+    uint64_t cap = sbx_policy_memory_bytes(policy);
+    const char *unit = cap % (1u << 20) == 0 ? "MiB" : cap % 1024 == 0 ? "KiB" : "bytes";
+    uint64_t n = cap % (1u << 20) == 0 ? cap >> 20 : cap % 1024 == 0 ? cap >> 10 : cap;
+    fprintf(stderr,
+            "sbx: wasm: memory.grow or table.grow refused: the policy caps memory at %" PRIu64
+            " %s (memoryBytes)\n",
+            n, unit);
+}
+
+/* Maps a finished run to the exit status, printing the failure on stderr. */
+static int exit_status(const sbx_result *r, const sbx_policy *policy)
+{
+    report_memory_limit(r, policy);
     if (r->ok || r->error == SBX_E_EXECUTION_FAILED)
         return r->exit_code >= 0 ? r->exit_code : 0;
     fprintf(stderr, "sbx: wasm: %s: %s\n", sbx_err_name(r->error),
@@ -225,7 +241,8 @@ static void print_value(const sbx_wasm_value *v)
     }
 }
 
-static int invoke(sbx_wasm_sandbox *sb, const char *name, char **args, size_t n)
+static int invoke(sbx_wasm_sandbox *sb, const sbx_policy *policy, const char *name, char **args,
+                  size_t n)
 {
     sbx_wasm_valtype pt[MAX_ARGS], rt[MAX_ARGS];
     size_t pc, rc;
@@ -240,7 +257,7 @@ static int invoke(sbx_wasm_sandbox *sb, const char *name, char **args, size_t n)
         return EXIT_SBX;
     sbx_result r;
     sbx_wasm_sandbox_call(sb, name, argv_v, pc, res, rc, &r);
-    int status = exit_status(&r);
+    int status = exit_status(&r, policy);
     for (size_t i = 0; r.ok && i < rc; i++)
         print_value(&res[i]);
     sbx_result_free(&r);
@@ -272,11 +289,11 @@ static int run_module(struct wasm_opts *o, int argc, char **argv, int first)
                  : e == SBX_E_WASM_TRAP || e == SBX_E_WASM_FUEL_EXHAUSTED ? EXIT_TRAP
                                                                           : EXIT_SBX;
     } else if (o->invoke) {
-        status = invoke(sb, o->invoke, argv + first + 1, (size_t)(argc - first - 1));
+        status = invoke(sb, o->policy, o->invoke, argv + first + 1, (size_t)(argc - first - 1));
     } else {
         sbx_result r;
         sbx_wasm_sandbox_run(sb, &r);
-        status = exit_status(&r);
+        status = exit_status(&r, o->policy);
         sbx_result_free(&r);
     }
     sbx_wasm_sandbox_destroy(sb);

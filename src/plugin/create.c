@@ -151,8 +151,10 @@ static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t l
         return rc;
     if ((rc = make_wasi(sb, opt, err, errlen)) != SBX_OK)
         return rc;
-    /* An abort of the run that creates this handle stops the start function too. */
+    /* The run that creates this handle bounds the start function and every call by its own
+     * deadline and abort, as it bounded loading. */
     sb->external_reason = guard ? guard->stop : NULL;
+    sb->run_deadline_ns = guard ? guard->deadline_ns : 0;
     return instantiate(sb, err, errlen);
 }
 

@@ -142,6 +142,7 @@ struct sbx_wasm_sandbox {
     const atomic_int *external_reason;
     _Atomic uint64_t denied;
     uint64_t deadline_ns;       /* of the current call, for waits on completions */
+    uint64_t run_deadline_ns;   /* sbx_sandbox_run's: no call outlives it; 0 = none */
     pthread_mutex_t pending_mu; /* guards pending */
     struct sbx_wasm_completion *pending;
     struct sbx__watchdog watchdog;

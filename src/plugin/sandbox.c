@@ -46,12 +46,18 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
     if (sb->wasi)
         sbx__wasi_clear_interrupt(sb->wasi);
     sbx__wasm_store_set_fuel(sb->store, sb->policy->fuel);
-    sb->deadline_ns = sbx__now_ns() + (uint64_t)sb->policy->timeout_ms * 1000000ull;
+    uint64_t now = sbx__now_ns(), timeout_ns = (uint64_t)sb->policy->timeout_ms * 1000000ull;
+    if (sb->run_deadline_ns) /* what loading and instantiation left of the run's time */
+        timeout_ns = sb->run_deadline_ns <= now               ? 0
+                     : sb->run_deadline_ns - now < timeout_ns ? sb->run_deadline_ns - now
+                                                              : timeout_ns;
+    sb->deadline_ns = now + timeout_ns;
     sb->watchdog.on_timeout = on_timeout;
     sb->watchdog.user = sb;
     sb->throttle.stop_reason = &sb->stop_reason;
-    sbx_err e = sbx__plugin_watchdog_arm(&sb->watchdog, sb->policy->timeout_ms,
-                                         sb->policy->cpu_percent, &sb->throttle);
+    uint32_t timeout_ms = (uint32_t)((timeout_ns + 999999) / 1000000);
+    sbx_err e =
+        sbx__plugin_watchdog_arm(&sb->watchdog, timeout_ms, sb->policy->cpu_percent, &sb->throttle);
     if (e != SBX_OK)
         return e;
     /* Set is_running before reading the external reason, as core sets the reason before

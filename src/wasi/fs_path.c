@@ -343,6 +343,10 @@ WASI_FN(path_open)
     struct stat st;
     if (!err)
         err = host_rc(fstat(fd, &st));
+    /* A directory is never open for writing: asking for fd_write with O_DIRECTORY is EISDIR
+     * (wasi-testsuite, and open(2) with O_WRONLY), not a read-only fd with the right dropped. */
+    if (!err && (oflags & OF_DIRECTORY) && (a[5].i64 & R_FD_WRITE) && S_ISDIR(st.st_mode))
+        err = WASI_EISDIR;
     uint32_t num;
     struct wasi_fd *f = err ? NULL : sbx__wasi_fd_alloc(e->w, &num, &err);
     if (!f) {

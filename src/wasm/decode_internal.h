@@ -14,7 +14,8 @@ struct wasm_dec {
     char invalid[160];
     bool has_func_section;
     uint32_t code_count;
-    uint32_t custom_cap; /* room in m->customs, grown by doubling */
+    uint64_t local_total; /* declared locals of the bodies read so far */
+    uint32_t custom_cap;  /* room in m->customs, grown by doubling */
     uint32_t data_count_value;
     /* Defined tables, memories and globals, merged after the imports at the end. */
     struct wasm_tabletype *table_defs;

@@ -241,6 +241,10 @@ static bool read_locals(struct wasm_dec *d, struct wasm_func_def *f)
     if (total > WASM_MAX_LOCALS)
         return sbx__wasm_rd_limit(r, first, "%" PRIu64 " locals, more than %u", total,
                                   WASM_MAX_LOCALS);
+    d->local_total += total;
+    if (d->local_total > WASM_MAX_MODULE_LOCALS)
+        return sbx__wasm_rd_limit(r, first, "%" PRIu64 " locals in the module, more than %u",
+                                  d->local_total, WASM_MAX_MODULE_LOCALS);
     f->local_count = (uint32_t)total;
     f->local_types = sbx__wasm_dec_alloc(d, total, 1);
     if (f->local_types == NULL)

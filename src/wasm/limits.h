@@ -14,8 +14,13 @@
 #define WASM_MAX_TABLE_SIZE    10000000u /* a table's initial size, in elements */
 #define WASM_MAX_ELEM_SEGMENTS 100000u
 #define WASM_MAX_DATA_SEGMENTS 100000u
-#define WASM_MAX_FUNC_ARITY    1000u    /* params, and results, of one function type */
-#define WASM_MAX_LOCALS        50000u   /* declared locals of one function */
+#define WASM_MAX_FUNC_ARITY    1000u  /* params, and results, of one function type */
+#define WASM_MAX_LOCALS        50000u /* declared locals of one function */
+/* Declared locals of all functions together: sbx's own. The decoder keeps one type byte per
+ * local, so 1,000,000 functions of 50,000 locals each (6 MB of module) would take 50 GB of host
+ * memory; 2^24 (16 MiB) is some 20 locals for each of 800,000 functions, more than the largest
+ * toolchain output declares. */
+#define WASM_MAX_MODULE_LOCALS 16777216u
 #define WASM_MAX_BODY_BYTES    7654321u /* one function body */
 #define WASM_MAX_MEMORY_PAGES  65536u   /* the spec's bound for a 32-bit memory */
 /* Open blocks, loops and ifs in one function. Browsers bound nesting only through the body

@@ -127,6 +127,26 @@ echo '{"timeoutMs": 100}' >"$dir/short.json"
 expect_status 124 "$SBX" wasm --policy "$dir/short.json" --invoke spin "$calc"
 expect_contains "$err" "time limit of 100 ms" "policy file's timeout"
 
+# ---- a memory.grow the policy refuses: the guest sees -1 and exits with its own status (here
+# grow's result + 1), and sbx says on one stderr line which cap refused it.
+cat >"$dir/grow.wat" <<'EOF'
+(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory 1)
+  (func (export "_start") (call $exit (i32.add (i32.const 1) (memory.grow (i32.const 2000))))))
+EOF
+timeout 20 wat2wasm "$dir/grow.wat" -o "$dir/grow.wasm" || bad "wat2wasm grow.wat failed"
+refused="sbx: wasm: memory.grow or table.grow refused: the policy caps memory at"
+expect_status 0 "$SBX" wasm "$dir/grow.wasm"
+expect_eq "$err" "$refused 64 MiB (memoryBytes)" "refused grow, default cap"
+expect_status 0 "$SBX" wasm --memory-bytes 1048576 "$dir/grow.wasm"
+expect_eq "$err" "$refused 1 MiB (memoryBytes)" "refused grow, --memory-bytes"
+expect_status 0 "$SBX" wasm --memory-bytes 300000 "$dir/grow.wasm"
+expect_eq "$err" "$refused 300000 bytes (memoryBytes)" "cap in bytes"
+# Control: under a cap that holds 2000 more pages the grow succeeds (old size 1) and sbx is quiet.
+expect_status 2 "$SBX" wasm --memory-bytes 1073741824 "$dir/grow.wasm"
+expect_eq "$err" "" "granted grow says nothing"
+
 # ---- modules sbx cannot run: 125 and the reason
 expect_status 125 "$SBX" wasm "$dir/none.wasm"
 expect_eq "$err" "sbx: $dir/none.wasm: No such file or directory" "missing module"

@@ -100,12 +100,14 @@ START_TEST(trap_denial_and_bad_module)
     fclose(f);
     ck_assert_int_eq(sbx(out, sizeof(out), (const char *[]){"wasm", bad, NULL}), 125);
     unlink(bad);
-    /* alloc_mb of 64 MiB under a 1 MiB-page limit: malloc fails, no trap: prints -1. */
+    /* alloc_mb of 64 MiB under a 1 MiB limit: malloc fails, no trap: prints -1, and sbx says
+     * on stderr which cap refused the grow. */
     ck_assert_int_eq(sbx(out, sizeof(out),
                          (const char *[]){"wasm", "--memory-bytes", "1048576", "--invoke",
                                           "alloc_mb", guest("reactor"), "64", NULL}),
                      0);
-    ck_assert_str_eq(out, "-1\n");
+    ck_assert_str_eq(out, "sbx: wasm: memory.grow or table.grow refused: the policy caps memory "
+                          "at 1 MiB (memoryBytes)\n-1\n");
 }
 END_TEST
 

@@ -189,6 +189,64 @@ START_TEST(table_grow_allocates_under_a_large_cap)
 }
 END_TEST
 
+/* A command whose _start exits with memory.grow(pages) + 1. */
+static uint8_t *grow_command(int32_t pages, size_t *len)
+{
+    struct wb *w = wb_new();
+    uint32_t ex = wb_import_func(w, "wasi_snapshot_preview1", "proc_exit", "i", "");
+    wb_memory(w, 1, -1);
+    struct wb_bytes c = {0};
+    wbc_i32_const(&c, pages);
+    wbc_op(&c, WB_OP_MEMORY_GROW);
+    wb_bytes_byte(&c, 0);
+    wbc_i32_const(&c, 1);
+    wbc_op(&c, WB_OP_I32_ADD);
+    wbc_call(&c, ex);
+    wbc_end(&c);
+    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
+    wb_bytes_free(&c);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    return bytes;
+}
+
+/* Issue 10: a memory.grow the policy refused left no trace in the result of the run. */
+START_TEST(refused_memory_grow_is_the_runs_outcome)
+{
+    static const struct {
+        const char *policy;
+        int32_t pages;
+        int exit_code;
+        sbx_limit limit;
+    } runs[] = {
+        {SMALL_CAP, 4, 0, SBX_LIMIT_MEMORY}, /* 256 KiB holds 3 pages */
+        {SMALL_CAP, 2, 2, SBX_LIMIT_NONE},
+        {"{}", 2000, 0, SBX_LIMIT_MEMORY}, /* 64 MiB by default */
+        {LARGE_CAP, 2000, 2, SBX_LIMIT_NONE},
+        {"{}", 70000, 0, SBX_LIMIT_NONE}, /* past 4 GiB: the spec's refusal, not the policy's */
+    };
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        size_t len;
+        uint8_t *bytes = grow_command(runs[i].pages, &len);
+        char err[256];
+        sbx_policy *p = NULL;
+        ck_assert_int_eq(
+            sbx_policy_parse(runs[i].policy, strlen(runs[i].policy), &p, err, sizeof(err)), SBX_OK);
+        sbx_sandbox *box;
+        ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
+        sbx_policy_destroy(p);
+        sbx_run_input in = {.module = bytes, .module_len = len};
+        sbx_result r;
+        ck_assert_int_eq(sbx_sandbox_run(box, &in, &r), SBX_OK);
+        ck_assert_int_eq(r.exit_code, runs[i].exit_code);
+        ck_assert_msg(r.limit == runs[i].limit, "run %zu: limit %d", i, (int)r.limit);
+        sbx_result_free(&r);
+        sbx_sandbox_destroy(box);
+        free(bytes);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin_memory");
@@ -198,6 +256,7 @@ int main(void)
     tcase_add_test(tc, tables_allocate_under_a_large_cap);
     tcase_add_test(tc, table_grow_counts);
     tcase_add_test(tc, table_grow_allocates_under_a_large_cap);
+    tcase_add_test(tc, refused_memory_grow_is_the_runs_outcome);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -565,9 +565,9 @@ START_TEST(backend_runs_a_command)
 }
 END_TEST
 
-/* A module slow to load, not to run: _start is empty, but an unexported function has a body at
- * the size limit of `x + x` pairs (about 0.2 s to validate and translate on the dev VM). */
-static uint8_t *slow_to_load(size_t *len)
+/* A module slow to load: an unexported function has a body at the size limit of `x + x` pairs
+ * (about 0.2 s to validate and translate on the dev VM); _start returns, or spins when is_spin. */
+static uint8_t *slow_module(bool is_spin, size_t *len)
 {
     struct wb *w = wb_new();
     struct wb_bytes c = {0};
@@ -580,6 +580,13 @@ static uint8_t *slow_to_load(size_t *len)
     wbc_end(&c);
     wb_func(w, "", "", "i", &c);
     wb_bytes_free(&c);
+    if (is_spin) {
+        wb_bytes_byte(&c, WB_OP_LOOP);
+        wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
+        wb_bytes_byte(&c, WB_OP_BR);
+        wb_bytes_uleb(&c, 0);
+        wbc_end(&c);
+    }
     wbc_end(&c);
     wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
     wb_bytes_free(&c);
@@ -602,7 +609,7 @@ static sbx_err run_backend(const char *policy, const uint8_t *bytes, size_t len,
 START_TEST(backend_load_is_under_the_timeout)
 {
     size_t len;
-    uint8_t *bytes = slow_to_load(&len);
+    uint8_t *bytes = slow_module(false, &len);
     sbx_sandbox *box;
     sbx_result r;
     /* Control: with time enough it loads and runs, and loading takes longer than 20 ms. */
@@ -630,6 +637,35 @@ START_TEST(backend_load_is_under_the_timeout)
 }
 END_TEST
 
+/* Loading, instantiation and the run share the run's one deadline: a guest that spins after a
+ * slow load is stopped at timeoutMs from the start of the run, not timeoutMs after loading. */
+START_TEST(backend_run_shares_the_deadline_with_loading)
+{
+    size_t len;
+    uint8_t *quick = slow_module(false, &len);
+    sbx_sandbox *box;
+    sbx_result r;
+    ck_assert_int_eq(run_backend("{\"timeoutMs\": 60000}", quick, len, &r, &box), SBX_OK);
+    double load_ms = r.duration_ms;
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(box);
+    free(quick);
+    int timeout_ms = load_ms * 3 > 500 ? (int)(load_ms * 3) : 500;
+    char policy[64];
+    snprintf(policy, sizeof(policy), "{\"timeoutMs\": %d}", timeout_ms);
+    uint8_t *spin = slow_module(true, &len);
+    ck_assert_int_eq(run_backend(policy, spin, len, &r, &box), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    fprintf(stderr, "load %.0f ms, timeout %d ms, run %.0f ms\n", load_ms, timeout_ms,
+            r.duration_ms);
+    /* Separate deadlines would give about load + timeout, at least 1.33 x timeout. */
+    ck_assert_double_lt(r.duration_ms, timeout_ms * 1.2);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(box);
+    free(spin);
+}
+END_TEST
+
 struct box_aborter {
     sbx_sandbox *box;
     int delay_ms;
@@ -646,7 +682,7 @@ static void *abort_box_later(void *arg)
 START_TEST(backend_load_stops_at_abort)
 {
     size_t len;
-    uint8_t *bytes = slow_to_load(&len);
+    uint8_t *bytes = slow_module(false, &len);
     sbx_policy *p = policy_of("{\"timeoutMs\": 60000}");
     sbx_sandbox *box;
     ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
@@ -688,9 +724,13 @@ int main(void)
     tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
-    tcase_add_test(tc, backend_load_is_under_the_timeout);
-    tcase_add_test(tc, backend_load_stops_at_abort);
     suite_add_tcase(s, tc);
+    TCase *load = tcase_create("load"); /* a 7.5 MB body takes seconds under sanitizers */
+    tcase_set_timeout(load, 120);
+    tcase_add_test(load, backend_load_is_under_the_timeout);
+    tcase_add_test(load, backend_load_stops_at_abort);
+    tcase_add_test(load, backend_run_shares_the_deadline_with_loading);
+    suite_add_tcase(s, load);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

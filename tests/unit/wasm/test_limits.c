@@ -211,6 +211,29 @@ static void gen_locals(struct gb *m, uint32_t n)
     free(body.p);
 }
 
+/* n declared locals in all, in functions of at most WASM_MAX_LOCALS each (3 bytes a body). */
+static void gen_module_locals(struct gb *m, uint32_t n)
+{
+    sec_void_type(m);
+    uint32_t count = (n + WASM_MAX_LOCALS - 1) / WASM_MAX_LOCALS;
+    struct gb c = {0};
+    gb_uleb(&c, count);
+    gb_fill(&c, "\x00", 1, count);
+    gb_section(m, 3, &c);
+    gb_uleb(&c, count);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t k = i + 1 < count ? WASM_MAX_LOCALS : n - i * WASM_MAX_LOCALS;
+        struct gb body = {0};
+        gb_put(&body, "\x01", 1);
+        gb_uleb(&body, k);
+        gb_put(&body, "\x7f\x0b", 2);
+        gb_uleb(&c, (uint32_t)body.len);
+        gb_put(&c, body.p, body.len);
+        free(body.p);
+    }
+    gb_section(m, 10, &c);
+}
+
 /* A body of exactly n bytes: no locals, nops, end. */
 static void gen_body(struct gb *m, uint32_t n)
 {
@@ -282,6 +305,8 @@ static const struct limit_case cases[] = {
      "implementation limit: 1001 results, more than 1000", true},
     {"locals", gen_locals, WASM_MAX_LOCALS, "implementation limit: 50001 locals, more than 50000",
      true},
+    {"locals in the module", gen_module_locals, WASM_MAX_MODULE_LOCALS,
+     "implementation limit: 16777217 locals in the module, more than 16777216", true},
     {"body size", gen_body, WASM_MAX_BODY_BYTES,
      "implementation limit: function body of 7654322 bytes, more than 7654321", true},
     {"nesting", gen_nesting, WASM_MAX_NESTING,
