@@ -19,10 +19,10 @@ fail=0
 check() { # check NAME CONDITION-EXIT-STATUS MESSAGE
     if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $1: $3"; fi
 }
-run() { # run LOG LIST [OPTIONS...]: the runner on the mini sample, 1 s per test
+run() { # run LOG LIST [OPTIONS...]: the runner on the mini sample, 0.5 s per test (2 s on retry)
     log=$1 list=$2
     shift 2
-    "$TEST262" --root "$out/root" --expected "$list" --timeout-ms 1000 --engine selftest \
+    "$TEST262" --root "$out/root" --expected "$list" --timeout-ms 500 --engine selftest \
         --results "$out/$log.results" "$@" >"$out/$log.log" 2>&1
 }
 
@@ -55,16 +55,26 @@ check list-reason $? "a missing built-in is not listed as 'NoSuchBuiltin not imp
 grep -q '^## fail (11)$' "$out/list.txt"
 check list-groups $? "no '## fail (11)' group header"
 
+# A timeout is retried alone with 4x the time: a slow test then passes, a hang fails again; a
+# listed test is not retried, except when rewriting the list.
+grep -q '^retried test/pass/slow.js alone with 2000 ms: passed$' "$out/update.log"
+check retry $? "slow.js was not retried into a pass (log $out/update.log)"
+grep -q '^retried test/fail/timeout.js alone with 2000 ms: SANDBOX_TIMEOUT' "$out/update.log"
+check retry $? "timeout.js was not retried, or did not time out again (log $out/update.log)"
+
 # 3. The written list is accepted: every outcome as expected, exit 0.
 run clean "$out/list.txt"
 check clean $? "run with its own list failed (log $out/clean.log)"
-grep -q '^expectations: 22 passed, 0 failed$' "$out/clean.log"
-check clean $? "no 'expectations: 22 passed, 0 failed' line"
-grep -q '^test262 on selftest (worker tier, 2 threads): 11 passed, 11 failed of 22 (50.0%)' \
+grep -q '^expectations: 23 passed, 0 failed$' "$out/clean.log"
+check clean $? "no 'expectations: 23 passed, 0 failed' line"
+grep -q '^test262 on selftest (worker tier, 2 threads): 12 passed, 11 failed of 23 (52.2%)' \
     "$out/clean.log"
-check clean $? "no conformance line '11 passed, 11 failed of 22'"
+check clean $? "no conformance line '12 passed, 11 failed of 23'"
 grep -q '^fail  *11  *0  *11  *0.0%$' "$out/clean.log"
 check clean $? "no per-area row for 'fail'"
+grep -q '^retried test/fail/timeout.js' "$out/clean.log"
+[ $? -ne 0 ]
+check clean $? "a listed timeout was retried (log $out/clean.log)"
 
 # 4. An unlisted failure fails the run.
 grep -v '^test/fail/assert.js ' "$out/list.txt" >"$out/unlisted.txt"
