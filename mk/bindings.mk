@@ -38,7 +38,7 @@ ifneq ($(NODE_INCLUDE),)
 TEST_DEPS += $(NODE_ADDON)
 endif
 TEST_SUITES += bindings/node=$(subst $(bind_space),$(bind_comma),$(strip $(BIND_ENV))),SBX_NODE_ADDON=$(if $(NODE_INCLUDE),$(abspath $(NODE_ADDON))),sh,bindings/node/test/run.sh
-#PY TEST_SUITES += bindings/python=$(subst $(bind_space),$(bind_comma),$(strip $(BIND_ENV))),sh,bindings/python/tests/run.sh
+TEST_SUITES += bindings/python=$(subst $(bind_space),$(bind_comma),$(strip $(BIND_ENV))),sh,bindings/python/tests/run.sh
 
 .PHONY: bindings node-addon test-node test-python
 node-addon: $(NODE_ADDON)

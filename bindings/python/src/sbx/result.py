@@ -1,0 +1,67 @@
+"""Result: one run's outcome, from libsbx's own JSON form of sbx_result (sbx_result_to_json)."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._lib import Result as CResult
+from ._lib import lib
+from .errors import SbxError
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """ok, value (the returned JSON value, or the wasm call's first result), output, error."""
+
+    ok: bool
+    value: Any
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    error: ErrorInfo | None
+    duration_ms: float
+    backend: str
+    exit_code: int | None = None
+    signal: int | None = None
+    limit: str | None = None
+    enforced: tuple[str, ...] = ()
+    values: tuple[Any, ...] = field(default=())
+
+    def raise_for_error(self) -> "Result":
+        """Raises SbxError (with this result attached) unless ok; returns self."""
+        if not self.ok and self.error is not None:
+            raise SbxError(self.error.code, self.error.message, self)
+        return self
+
+
+def from_c(r: CResult, values: tuple[Any, ...] = ()) -> Result:
+    """Converts (does not free) a filled sbx_result."""
+    p = lib.sbx_result_to_json(ctypes.byref(r))
+    if not p:
+        raise SbxError("SANDBOX_HOST_NOMEM", "out of memory")
+    try:
+        d = json.loads(ctypes.string_at(p).decode())
+    finally:
+        lib.sbx_free(p)
+    err = d.get("error")
+    value = d.get("value")
+    if values:
+        value = values[0]
+    return Result(
+        ok=d["ok"], value=value, stdout=d["stdout"], stderr=d["stderr"],
+        stdout_truncated=d["stdoutTruncated"], stderr_truncated=d["stderrTruncated"],
+        error=ErrorInfo(err["code"], err["message"]) if err else None,
+        duration_ms=d["durationMs"], backend=d["backend"], exit_code=d.get("exitCode"),
+        signal=d.get("signal"), limit=d.get("limit"), enforced=tuple(d.get("enforced", ())),
+        values=values,
+    )

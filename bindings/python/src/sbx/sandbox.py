@@ -1,0 +1,161 @@
+"""Sandbox (a libsbx sandbox handle), eval_js / run and their asyncio forms.
+
+A handle is used by one thread at a time (a lock serialises runs); abort() is safe from any
+thread. The GIL is released inside sbx_sandbox_run, so runs on different threads overlap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import threading
+from typing import Any, Sequence
+
+from ._lib import Result as CResult
+from ._lib import RunInput, lib
+from .errors import SbxError, raise_for
+from .policy import Policy, PolicyLike
+from .result import Result, from_c
+
+
+def _context_json(context: Any) -> bytes | None:
+    if context is None:
+        return None
+    try:
+        return json.dumps(context).encode()
+    except (TypeError, ValueError) as e:
+        raise SbxError("SANDBOX_INVALID_ARGUMENT", f"context is not JSON-serialisable: {e}") from e
+
+
+def _backend(name: str) -> int:
+    out = ctypes.c_int()
+    if lib.sbx_backend_from_name(name.encode(), ctypes.byref(out)) != 0:
+        raise SbxError("SANDBOX_INVALID_OPTIONS", f"backend: unknown tier {name!r}")
+    return out.value
+
+
+class Sandbox:
+    """One tier ("worker" or "process") under one policy; reusable, a context manager."""
+
+    def __init__(self, backend: str = "worker", policy: PolicyLike = None,
+                 timeout: float | None = None) -> None:
+        pol = Policy.of(policy)
+        if timeout is not None:
+            pol = pol.with_field("timeoutMs", timeout)
+        self.policy = pol
+        self.backend = backend
+        handle = ctypes.c_void_p()
+        raise_for(lib.sbx_sandbox_create(_backend(backend), pol._handle, ctypes.byref(handle)))
+        self._handle = handle.value
+        self._backend_id = _backend(backend)
+        self._lock = threading.Lock()
+        self._is_busy = False
+        self._is_abort_requested = False
+
+    def _run(self, inp: RunInput) -> Result:
+        out = CResult()
+        with self._lock:
+            self._is_busy = True
+            try:
+                if self._is_abort_requested:  # abort() came before libsbx had a run to stop
+                    out.error, out.backend, out.exit_code = 2, self._backend_id, -1
+                    rc = 0
+                else:
+                    rc = lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out))
+            finally:
+                self._is_busy = self._is_abort_requested = False
+        try:
+            if rc != 0 and out.error == 0:
+                raise_for(rc)
+            return from_c(out)
+        finally:
+            lib.sbx_result_free(ctypes.byref(out))
+
+    def eval_js(self, code: str, context: Any = None, interpreter: str | None = None) -> Result:
+        """Runs a JavaScript function body (`context` injected); process tier: any interpreter."""
+        src = code.encode()
+        inp = RunInput(code=src, code_len=len(src), context_json=_context_json(context),
+                       interpreter=interpreter.encode() if interpreter else None)
+        return self._run(inp)
+
+    def run(self, argv: Sequence[str], stdin: str | bytes | None = None) -> Result:
+        """Runs a command (process tier); stdin is its standard input (no NUL bytes)."""
+        if isinstance(argv, (str, bytes)) or not argv or not all(isinstance(a, str) for a in argv):
+            raise SbxError("SANDBOX_INVALID_ARGUMENT", "argv must be a non-empty list of strings")
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        if data is not None and b"\0" in data:
+            raise SbxError("SANDBOX_INVALID_ARGUMENT", "stdin must not contain NUL bytes")
+        arr = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
+        inp = RunInput(context_json=data, argv=ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)))
+        return self._run(inp)
+
+    def abort(self) -> None:
+        """Ends the run in progress with SANDBOX_ABORTED (any thread)."""
+        if self._handle:
+            if self._is_busy:
+                self._is_abort_requested = True
+            lib.sbx_sandbox_abort(self._handle)
+
+    def dispose(self) -> None:
+        """Idempotent; later runs give SANDBOX_DISPOSED. Aborts a run in progress first."""
+        self.abort()
+        with self._lock:
+            if self._handle:
+                lib.sbx_sandbox_dispose(self._handle)
+
+    close = dispose
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.dispose()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            lib.sbx_sandbox_destroy(self._handle)
+            self._handle = None
+
+
+def eval_js(code: str, context: Any = None, policy: PolicyLike = None, backend: str = "worker",
+            timeout: float | None = None) -> Result:
+    """Runs a JavaScript function body in a fresh sandbox of the tier and returns its Result."""
+    with Sandbox(backend, policy, timeout) as sb:
+        return sb.eval_js(code, context)
+
+
+def run(argv: Sequence[str], policy: PolicyLike = None, stdin: str | bytes | None = None,
+        timeout: float | None = None) -> Result:
+    """Runs a command in the process tier's jail and returns its Result."""
+    with Sandbox("process", policy, timeout) as sb:
+        return sb.run(argv, stdin)
+
+
+async def _in_thread(sb: Sandbox, fn: Any, *args: Any) -> Result:
+    """Runs fn on a worker thread; cancelling the awaiting task aborts the run."""
+    loop = asyncio.get_running_loop()
+    fut = loop.run_in_executor(None, fn, *args)
+    try:
+        return await asyncio.shield(fut)
+    except asyncio.CancelledError:
+        sb.abort()
+        await asyncio.wait([fut])
+        raise
+    finally:
+        if fut.done():
+            sb.dispose()
+
+
+async def aeval_js(code: str, context: Any = None, policy: PolicyLike = None,
+                   backend: str = "worker", timeout: float | None = None) -> Result:
+    """eval_js on a thread: the event loop keeps running; cancellation aborts the run."""
+    sb = Sandbox(backend, policy, timeout)
+    return await _in_thread(sb, sb.eval_js, code, context)
+
+
+async def arun(argv: Sequence[str], policy: PolicyLike = None, stdin: str | bytes | None = None,
+               timeout: float | None = None) -> Result:
+    """run on a thread: the event loop keeps running; cancellation aborts the run."""
+    sb = Sandbox("process", policy, timeout)
+    return await _in_thread(sb, sb.run, argv, stdin)

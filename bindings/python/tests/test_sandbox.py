@@ -1,0 +1,174 @@
+"""eval_js / run / Sandbox and the asyncio forms: values, output, errors, limits, the GIL."""
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+import sbx
+
+
+def test_eval_js_value_output_context():
+    r = sbx.eval_js('console.log("hi", context.who); return context.a + 1;', {"a": 41, "who": "me"})
+    assert r.ok and r.value == 42
+    assert r.stdout == "hi me\n" and r.stderr == ""
+    assert r.error is None and r.backend == "worker"
+    assert isinstance(r.duration_ms, float)
+    assert sbx.eval_js("return {x: [1, 'two', null]};").value == {"x": [1, "two", None]}
+    assert sbx.eval_js("var a = 1;").value is None
+
+
+def test_eval_js_guest_errors_are_results_not_exceptions():
+    r = sbx.eval_js('throw new Error("boom");')
+    assert not r.ok and r.error.code == "SANDBOX_EXECUTION_FAILED" and "boom" in r.error.message
+    assert sbx.eval_js("return (;").error.code == "SANDBOX_EXECUTION_FAILED"
+    with pytest.raises(sbx.SbxError) as e:
+        r.raise_for_error()
+    assert e.value.code == "SANDBOX_EXECUTION_FAILED" and e.value.result is r
+    assert e.value.value == sbx.ERROR_CODES["SANDBOX_EXECUTION_FAILED"] == 4
+    assert sbx.eval_js("return 1").raise_for_error().value == 1
+
+
+def test_eval_js_timeout_and_policy():
+    t0 = time.monotonic()
+    r = sbx.eval_js("for (;;) {}", timeout=150)
+    assert r.error.code == "SANDBOX_TIMEOUT" and time.monotonic() - t0 < 5
+    assert sbx.eval_js("while (true) {}", policy={"timeoutMs": 100}).error.code == "SANDBOX_TIMEOUT"
+    r = sbx.eval_js("var s = 'xxxxxxxxxxxxxxxx'; for (var i = 0; i < 1000; i++) console.log(s);",
+                    policy={"maxOutputBytes": 4096})
+    assert r.stdout_truncated and len(r.stdout) <= 4096
+
+
+def test_bad_arguments_raise_with_codes():
+    with pytest.raises(sbx.PolicyError) as e:
+        sbx.eval_js("return 1", policy={"cpuPercent": 150})
+    assert e.value.path == "policy.cpuPercent" and e.value.code == "SANDBOX_INVALID_OPTIONS"
+    with pytest.raises(sbx.SbxError) as e2:
+        sbx.eval_js("return 1", context={1, 2})
+    assert e2.value.code == "SANDBOX_INVALID_ARGUMENT"
+    with pytest.raises(sbx.SbxError) as e3:
+        sbx.eval_js("return 1", backend="quantum")
+    assert e3.value.code == "SANDBOX_INVALID_OPTIONS"
+    with pytest.raises(sbx.PolicyError):
+        sbx.eval_js("return 1", timeout=0)
+
+
+def test_process_tier_eval_and_command():
+    r = sbx.eval_js('console.log("jail"); return context.a * 2;', {"a": 21}, backend="process")
+    assert r.ok, r.error
+    assert r.value == 42 and r.stdout == "jail\n" and r.exit_code == 0 and r.backend == "process"
+    c = sbx.run(["/bin/sh", "-c", "cat; echo err >&2; exit 3"], stdin="fed in")
+    assert not c.ok and c.exit_code == 3 and c.stdout == "fed in" and c.stderr == "err\n"
+    assert c.error.code == "SANDBOX_EXECUTION_FAILED"
+    assert sbx.run(["/bin/true"]).ok
+    assert sbx.run(["/bin/cat"], stdin=b"bytes").stdout == "bytes"
+    for bad in ([], "ls", [1]):
+        with pytest.raises(sbx.SbxError):
+            sbx.run(bad)
+    with pytest.raises(sbx.SbxError):
+        sbx.run(["/bin/cat"], stdin=b"a\0b")
+
+
+def test_process_tier_blocks_ungranted_files():
+    assert not sbx.run(["/bin/cat", "/etc/hostname"]).ok
+    r = sbx.run(["/bin/cat", "/etc/hostname"], policy={"fs": ["/etc/hostname"]})  # control
+    assert r.ok and r.stdout
+
+
+def test_process_timeout():
+    r = sbx.run(["/bin/sh", "-c", "while :; do :; done"], timeout=200)
+    assert r.error.code == "SANDBOX_TIMEOUT"
+
+
+def test_sandbox_reuse_abort_dispose():
+    with sbx.Sandbox("worker", {"timeoutMs": 10000}) as sb:
+        assert sb.eval_js("return context * 2", 21).value == 42
+        _when_running(sb, sb.abort)
+        t0 = time.monotonic()
+        assert sb.eval_js("for (;;) {}").error.code == "SANDBOX_ABORTED"
+        assert time.monotonic() - t0 < 5
+        assert sb.eval_js("return 1").value == 1  # usable after an abort
+    assert sb.eval_js("return 1").error.code == "SANDBOX_DISPOSED"
+    sb.dispose()  # idempotent
+    sb.close()
+
+
+def _when_running(sb, action):
+    """Calls action() on another thread once sb's run is in progress."""
+    def wait():
+        while not sb._is_busy:
+            time.sleep(0.005)
+        time.sleep(0.05)
+        action()
+    t = threading.Thread(target=wait)
+    t.start()
+    return t
+
+
+def test_dispose_during_a_run_aborts_it():
+    sb = sbx.Sandbox("worker", {"timeoutMs": 10000})
+    t = _when_running(sb, sb.dispose)
+    assert sb.eval_js("for (;;) {}").error.code == "SANDBOX_ABORTED"
+    t.join()  # dispose() returns once the run it aborted has ended
+    assert sb.eval_js("return 1").error.code == "SANDBOX_DISPOSED"
+
+
+def test_abort_while_idle_does_not_stick():
+    sb = sbx.Sandbox("worker")
+    sb.abort()
+    assert sb.eval_js("return 1").value == 1
+    _when_running(sb, sb.abort)
+    assert sb.eval_js("for (;;) {}", None).error.code == "SANDBOX_ABORTED"
+    sb.dispose()
+
+
+def test_gil_is_released_runs_overlap():
+    results = []
+    def spin():
+        results.append(sbx.eval_js("for (;;) {}", timeout=400))
+    threads = [threading.Thread(target=spin) for _ in range(2)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    # the main thread runs Python meanwhile: it would stall if a run held the GIL
+    ticks = 0
+    while any(t.is_alive() for t in threads):
+        ticks += 1
+        time.sleep(0.01)
+    wall = (time.monotonic() - t0) * 1000
+    assert [r.error.code for r in results] == ["SANDBOX_TIMEOUT"] * 2
+    total = sum(r.duration_ms for r in results)
+    assert wall < total * 0.8, f"two runs of {total:.0f} ms together took {wall:.0f} ms"
+    assert ticks >= 5
+
+
+def test_asyncio_variants_do_not_block_the_loop():
+    async def main():
+        ticks = 0
+        async def ticker():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+        t = asyncio.create_task(ticker())
+        r = await sbx.aeval_js("for (;;) {}", timeout=300)
+        c = await sbx.arun(["/bin/echo", "hi"])
+        v = await sbx.aeval_js("return context.a", {"a": 5}, backend="worker")
+        t.cancel()
+        return r, c, v, ticks
+    r, c, v, ticks = asyncio.run(main())
+    assert r.error.code == "SANDBOX_TIMEOUT" and c.stdout == "hi\n" and v.value == 5
+    assert ticks >= 10, f"{ticks} loop ticks during a 300 ms run"
+
+
+def test_asyncio_cancellation_aborts_the_run():
+    async def main():
+        task = asyncio.create_task(sbx.aeval_js("for (;;) {}", timeout=20000))
+        await asyncio.sleep(0.1)
+        t0 = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - t0
+    assert asyncio.run(main()) < 5
