@@ -42,6 +42,7 @@ static sbx_err make_store(struct sbx_wasm_sandbox *sb)
     struct wasm_store_limits limits = {
         .max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1),
         .fuel = sb->policy->fuel,
+        .tier = (uint8_t)sb->policy->wasm_tier, /* enum sbx__wasm_tier = enum wasm_tier */
     };
     return sbx__wasm_store_create(&limits, &sb->store);
 }
