@@ -1,5 +1,5 @@
 # mk/spectest.mk: the WebAssembly spec-test runner over ../shared/wasm-testsuite (wast2json JSON).
-# `make spectest` runs every top-level script; SPECTEST_FILES picks others (e.g. simd/*.json) and
+# `make spectest` runs every top-level script in both tiers (interpreter, compiled); SPECTEST_FILES picks others (e.g. simd/*.json) and
 # SPECTEST_SUMMARY writes failures grouped by likely owner to a file.
 
 SPECTEST_DIR     ?= ../shared/wasm-testsuite
@@ -17,6 +17,8 @@ $(SPECTEST_OBJ): tests/wasm/spectest.h
 TEST_DEPS   += $(BUILD)/sbx-spectest
 # needs: a missing suite directory fails the suite with one line naming it (run-tests.sh).
 TEST_SUITES += wasm/spectest=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest
+# The same scripts in the compiled tier (LLVM, src/wasm/jit/): one compile per module.
+TEST_SUITES += wasm/spectest-compiled=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--tier,compiled
 # Fixed-width SIMD: its 58 scripts as a suite of their own.
 SPECTEST_SIMD := $(sort $(wildcard $(SPECTEST_DIR)/simd/*.json))
 spectest_empty :=
@@ -33,4 +35,4 @@ TEST_SUITES += wasm/regress=sh,tests/wasm/regress.sh
 .PHONY: spectest
 spectest: $(BUILD)/sbx-spectest
 	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
-		$(if $(SPECTEST_SUMMARY),--summary $(SPECTEST_SUMMARY)) $(SPECTEST_FILES)
+		--tier both $(if $(SPECTEST_SUMMARY),--summary $(SPECTEST_SUMMARY)) $(SPECTEST_FILES)

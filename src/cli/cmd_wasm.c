@@ -21,11 +21,12 @@ static void usage(FILE *out)
             "usage: sbx wasm [--policy FILE] [--dir [rw:]HOST[::GUEST]]... [--env K=V]...\n"
             "                [--allow-outbound HOST:PORT]... [--fuel N] [--timeout-ms N]\n"
             "                [--memory-bytes N] [--cpu-percent N] [--invoke NAME]\n"
-            "                MODULE.wasm [ARGS...]\n\n"
+            "                [--tier auto|interp|compiled] MODULE.wasm [ARGS...]\n\n"
             "Runs a WASI command's _start (ARGS become its argv after MODULE), or with --invoke\n"
             "calls the export NAME with ARGS as its typed arguments and prints each result.\n"
             "Options add to the policy: --dir grants a directory (read-only unless rw:),\n"
-            "--env sets a variable, --allow-outbound allows a connection pattern.\n"
+            "--env sets a variable, --allow-outbound allows a connection pattern, --tier picks\n"
+            "the engine (policy wasm.tier; compiled = LLVM native code, auto = interp for now).\n"
             "Exit status: the guest's exit code, 124 timeout, 134 trap, 125 sbx failed,\n"
             "2 usage error.\n");
     cli_print_defaults(out);
@@ -118,6 +119,7 @@ static int parse_opts(int argc, char **argv, struct wasm_opts *o)
         {"memory-bytes", required_argument, NULL, 'm'},
         {"cpu-percent", required_argument, NULL, 'c'},
         {"invoke", required_argument, NULL, 'i'},
+        {"tier", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -144,7 +146,10 @@ static int parse_opts(int argc, char **argv, struct wasm_opts *o)
         }
         if (c == 'i')
             o->invoke = optarg;
-        else if (c == 'e' ? apply_env(o, optarg) : c != 'p' && apply(o, c, optarg))
+        else if (c == 'T') {
+            if (set_json(o, "wasm.tier", cli_json_string(optarg)))
+                return -1;
+        } else if (c == 'e' ? apply_env(o, optarg) : c != 'p' && apply(o, c, optarg))
             return -1;
     }
     if (optind >= argc) {

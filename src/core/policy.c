@@ -321,6 +321,50 @@ static sbx_err parse_caps(const json_t *v, struct sbx_policy *p, struct diag *d)
     return SBX_OK;
 }
 
+static const char *const wasm_tiers[] = {
+    [SBX_WASM_TIER_AUTO] = "auto",
+    [SBX_WASM_TIER_INTERP] = "interp",
+    [SBX_WASM_TIER_COMPILED] = "compiled",
+};
+
+const char *sbx__policy_wasm_tier_name(enum sbx__wasm_tier tier)
+{
+    return (size_t)tier < sizeof(wasm_tiers) / sizeof(wasm_tiers[0]) ? wasm_tiers[tier] : "auto";
+}
+
+static sbx_err parse_wasm_tier(const json_t *v, struct sbx_policy *p, struct diag *d)
+{
+    const char *s = NULL;
+    sbx_err e = get_string(v, "wasm.tier", &s, d);
+    if (e)
+        return e;
+    for (size_t i = 0; i < sizeof(wasm_tiers) / sizeof(wasm_tiers[0]); i++) {
+        if (strcmp(s, wasm_tiers[i]) == 0) {
+            p->wasm_tier = (enum sbx__wasm_tier)i;
+            return SBX_OK;
+        }
+    }
+    return fail(d, "policy.wasm.tier: must be \"auto\", \"interp\" or \"compiled\", got \"%.100s\"",
+                s);
+}
+
+static sbx_err parse_wasm(const json_t *v, struct sbx_policy *p, struct diag *d)
+{
+    if (!json_is_object(v))
+        return fail(d, "policy.wasm: must be an object");
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (strcmp(key, "tier") != 0)
+            return fail(d, "policy.wasm.%.100s: unknown key", key);
+        sbx_err e = parse_wasm_tier(val, p, d);
+        if (e)
+            return e;
+    }
+    return SBX_OK;
+}
+
 struct scalar_field {
     const char *key;
     uint64_t lo, hi;
@@ -373,6 +417,8 @@ static sbx_err parse_key(const char *key, const json_t *val, struct sbx_policy *
         return parse_net(val, p, d);
     if (strcmp(key, "capabilities") == 0)
         return parse_caps(val, p, d);
+    if (strcmp(key, "wasm") == 0)
+        return parse_wasm(val, p, d);
     return fail(d, "policy.%.100s: unknown key", key);
 }
 

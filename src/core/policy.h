@@ -31,6 +31,9 @@ struct sbx__env_var {
 
 enum sbx__cap_mode { SBX_CAP_DENY = 0, SBX_CAP_ALLOW = 1 };
 
+/* policy.wasm.tier: which engine runs wasm code (docs/wasm.md, "The compiled tier"). */
+enum sbx__wasm_tier { SBX_WASM_TIER_AUTO = 0, SBX_WASM_TIER_INTERP, SBX_WASM_TIER_COMPILED };
+
 struct sbx__capability {
     char *name; /* "module.name" */
     enum sbx__cap_mode mode;
@@ -52,7 +55,11 @@ struct sbx_policy {
     size_t outbound_count;
     struct sbx__capability *caps;
     size_t cap_count;
+    enum sbx__wasm_tier wasm_tier; /* default auto */
 };
+
+/* Returns "auto", "interp" or "compiled". Static storage. */
+const char *sbx__policy_wasm_tier_name(enum sbx__wasm_tier tier);
 
 /* Returns a deep copy of p, or NULL on allocation failure. */
 struct sbx_policy *sbx__policy_clone(const struct sbx_policy *p);

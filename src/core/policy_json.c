@@ -56,6 +56,9 @@ static int add_lists(json_t *o, const struct sbx_policy *p)
     rc |= json_object_set_new(o, "fs", fs);
     rc |= json_object_set_new(o, "net", net);
     rc |= json_object_set_new(o, "capabilities", caps);
+    json_t *wasm = json_object();
+    rc |= json_object_set_new(wasm, "tier", json_string(sbx__policy_wasm_tier_name(p->wasm_tier)));
+    rc |= json_object_set_new(o, "wasm", wasm);
     return rc;
 }
 

@@ -53,6 +53,7 @@ static sbx_err make_store(struct sbx_wasm_sandbox *sb)
         .max_call_depth = (uint32_t)depth,
         .fuel = sb->policy->fuel,
         .max_bytes = budget,
+        .tier = (uint8_t)sb->policy->wasm_tier, /* enum sbx__wasm_tier = enum wasm_tier */
     };
     uint64_t pages = (budget - sbx__wasm_exec_bytes(&limits)) / WASM_PAGE_SIZE;
     limits.max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1);

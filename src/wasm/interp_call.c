@@ -8,6 +8,7 @@
 
 #include "util/alloc.h"
 #include "wasm/code.h"
+#include "wasm/jit/jit.h"
 
 #define MAX_NEST           200
 #define DEFAULT_DEPTH      10000
@@ -200,6 +201,8 @@ static void report_trap(const struct wasm_exec *ex, struct wasm_trap *trap)
 static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
                                       const wasm_value *args, wasm_value *results)
 {
+    if (f->jit_entry && !ex->store->is_metered) /* fuel is counted by the interpreter only */
+        return sbx__wasm_jit_call(ex, f, args, results);
     const struct wasm_functype *t = f->type;
     uint32_t ps = types_slots(t->types, t->param_count);
     uint32_t rs = types_slots(t->types + t->param_count, t->result_count);

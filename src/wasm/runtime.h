@@ -42,7 +42,8 @@ struct wasm_func {
     uint32_t def_index;         /* index into inst->module->funcs / module->compiled */
     wasm_host_fn host_fn;
     void *host_user;
-    struct wasm_functype host_type; /* owned copy for host functions */
+    void (*jit_entry)(uint64_t *slots); /* compiled code, slot ABI (jit/jit.h); NULL = interpret */
+    struct wasm_functype host_type;     /* owned copy for host functions */
 };
 
 struct wasm_instance {
@@ -74,6 +75,7 @@ struct wasm_store {
     struct wasm_instance *instances;
     struct wasm_store_object *objects; /* funcs, tables, memories, globals */
     struct wasm_exec *exec;            /* the interpreter's stacks, created on first call */
+    struct wasm_jit_store *jit;        /* compiled code (jit/jit.h), created on first use */
 };
 
 /* Registers an object for freeing with the store (free_fn(ptr) at destroy). false on NOMEM. */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "util/alloc.h"
+#include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
 
 #define DEFAULT_MAX_MEMORY_PAGES 65536u
@@ -124,6 +125,8 @@ void sbx__wasm_store_destroy(struct wasm_store *store)
     if (store->exec)
         sbx__wasm_exec_destroy(store->exec);
     store->exec = NULL;
+    sbx__wasm_jit_store_free(store->jit); /* after the objects' users, before their memory */
+    store->jit = NULL;
     while (store->instances) {
         struct wasm_instance *next = store->instances->next;
         instance_free(store->instances);

@@ -62,6 +62,10 @@ struct wasm_extern {
     } u;
 };
 
+/* Which engine runs a store's code (policy.wasm.tier). AUTO is the interpreter until
+ * background tier-up exists; COMPILED compiles each instance with LLVM (src/wasm/jit/). */
+enum wasm_tier { WASM_TIER_AUTO = 0, WASM_TIER_INTERP, WASM_TIER_COMPILED };
+
 struct wasm_store_limits {
     uint32_t max_memory_pages; /* no memory of this store grows past it; 0 = 65536 */
     uint32_t max_table_elems;  /* no table grows past it; 0 = 10,000,000 */
@@ -72,6 +76,7 @@ struct wasm_store_limits {
      * their growth, the interpreter's stacks (charged at creation), element segments and
      * per-function records of instances; 0 = unlimited. */
     uint64_t max_bytes;
+    uint8_t tier;              /* enum wasm_tier; metered calls always interpret */
 };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */
@@ -118,7 +123,9 @@ uint64_t sbx__wasm_store_fuel(const struct wasm_store *store); /* fuel left */
 typedef bool (*wasm_resolve_fn)(void *user, const struct wasm_import *imp, struct wasm_extern *out);
 
 /* Instantiates m in store: resolves imports, checks their types, creates tables, memories and
- * globals, applies active segments in order, runs the start function. Returns SBX_E_WASM_LINK
+ * globals, applies active segments in order, compiles the code when the store's tier is
+ * COMPILED, runs the start function. Returns SBX_E_UNAVAILABLE (the compiled tier cannot take
+ * this module: err names the feature, or libLLVM-16 is missing), SBX_E_WASM_LINK
  * (unknown import, incompatible import type), SBX_E_WASM_INSTANTIATE (a segment out of bounds;
  * writes of earlier segments stay, as the spec requires), SBX_E_WASM_TRAP (the start function
  * trapped; *trap says how, and the instance is still returned in *out), with a message in err.

@@ -206,4 +206,32 @@ expect_eq "$out" "$echo${nl}--${nl}K=$longv" "long --env value passed whole"
 # Leading zeros are a decimal number, not invalid policy JSON.
 expect_status 134 "$SBX" wasm --fuel 0100 --invoke spin "$calc"
 expect_contains "$err" "ran out of fuel (100)" "--fuel 0100 is 100"
+
+# ---- --tier: the compiled tier (LLVM) gives the interpreter's results, traps and limits
+expect_status 3 sh -c 'cd "$1" && exec "$0" wasm --tier compiled echo.wasm a "b c"' "$SBX" "$dir"
+expect_eq "$out" "echo.wasm${nl}a${nl}b c${nl}--" "compiled: argv, WASI, exit code"
+expect_status 0 "$SBX" wasm --tier compiled --invoke pair "$calc"
+expect_eq "$out" "-1${nl}9007199254740993" "compiled: multi-value results"
+expect_status 134 "$SBX" wasm --tier compiled --invoke boom "$calc"
+expect_eq "$err" "sbx: wasm: SAND_WASM_TRAP: unreachable" "compiled: trap message"
+expect_status 124 "$SBX" wasm --tier compiled --timeout-ms 300 --invoke spin "$calc"
+expect_contains "$err" "SANDBOX_TIMEOUT" "compiled: a call-free loop is interrupted"
+expect_status 134 "$SBX" wasm --tier compiled --fuel 1000 --invoke spin "$calc"
+expect_eq "$err" "sbx: wasm: SAND_WASM_FUEL_EXHAUSTED: guest ran out of fuel (1000)" \
+    "compiled: fuel runs in the interpreter, same count"
+expect_status 0 "$SBX" wasm --tier interp --invoke add "$calc" 2 40
+expect_eq "$out" "42" "--tier interp"
+expect_status 125 "$SBX" wasm --tier jit "$echo"
+expect_eq "$err" 'sbx: policy.wasm.tier: must be "auto", "interp" or "compiled", got "jit"' "bad tier"
+# A module the compiled tier does not compile yet fails there, naming the feature; the
+# interpreter runs it.
+cat >"$dir/simd.wat" <<'EOF'
+(module (func (export "lane") (result i32) (i32x4.extract_lane 1 (v128.const i32x4 1 2 3 4))))
+EOF
+timeout 20 wat2wasm "$dir/simd.wat" -o "$dir/simd.wasm" || bad "wat2wasm simd.wat failed"
+expect_status 125 "$SBX" wasm --tier compiled --invoke lane "$dir/simd.wasm"
+expect_contains "$err" "SANDBOX_UNAVAILABLE" "compiled: SIMD is unavailable, not run silently"
+expect_contains "$err" "SIMD (v128)" "compiled: the feature is named"
+expect_status 0 "$SBX" wasm --invoke lane "$dir/simd.wasm"
+expect_eq "$out" "2" "auto runs SIMD in the interpreter"
 finish

@@ -287,15 +287,48 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: sbx-spectest [-v] [-t SECONDS] [-d DIR] [--summary FILE] [--no-fork] "
-            "[FILE.json...]\n"
+            "[--tier interp|compiled|both] [FILE.json...]\n"
             "  Runs wast2json spec scripts (default: DIR/*.json, DIR from $SBX_WASM_TESTSUITE or\n"
-            "  ../shared/wasm-testsuite). -v lists each failure; -t is the per-command timeout.\n");
+            "  ../shared/wasm-testsuite). -v lists each failure; -t is the per-command timeout.\n"
+            "  --tier picks the engine (default interp); both runs every script in each.\n");
+}
+
+static const struct {
+    const char *name;
+    uint8_t tier;
+} tiers[] = {{"interp", WASM_TIER_INTERP}, {"compiled", WASM_TIER_COMPILED}};
+
+/* Parses --tier's value into a bit set over tiers[]; 0 if unknown. */
+static unsigned parse_tiers(const char *s)
+{
+    if (strcmp(s, "both") == 0)
+        return 3u;
+    for (unsigned t = 0; t < 2; t++) {
+        if (strcmp(s, tiers[t].name) == 0)
+            return 1u << t;
+    }
+    return 0;
+}
+
+/* Runs every file in one tier and prints that tier's totals. Returns the failures. */
+static unsigned run_tier(struct run *run, unsigned t, char **files, size_t count, bool is_both)
+{
+    run->opts.tier = tiers[t].tier;
+    run->passed = run->failed = run->skipped = run->files = run->files_failed = 0;
+    for (size_t k = 0; k < count; k++)
+        run_file(run, files[k]);
+    printf("(%u commands skipped: text-format modules)\n", run->skipped);
+    if (is_both)
+        printf("%s tier: ", tiers[t].name);
+    printf("%u passed, %u failed\n", run->passed, run->failed);
+    return run->failed;
 }
 
 int main(int argc, char **argv)
 {
     struct run run = {.opts = {.command_timeout_s = 30}};
     const char *dir = getenv("SBX_WASM_TESTSUITE");
+    unsigned tier_set = 1u; /* interp */
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-v") == 0)
@@ -308,6 +341,8 @@ int main(int argc, char **argv)
             dir = argv[++i];
         else if (strcmp(argv[i], "--summary") == 0 && i + 1 < argc)
             run.summary_path = argv[++i];
+        else if (strcmp(argv[i], "--tier") == 0 && i + 1 < argc && parse_tiers(argv[i + 1]))
+            tier_set = parse_tiers(argv[++i]);
         else {
             usage();
             return 2;
@@ -325,12 +360,13 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    for (size_t k = 0; k < count; k++)
-        run_file(&run, files[k]);
+    unsigned failed = 0;
+    for (unsigned t = 0; t < 2; t++) {
+        if (tier_set & (1u << t))
+            failed += run_tier(&run, t, files, count, tier_set == 3u);
+    }
     if (run.summary_path)
         write_summary(&run);
-    printf("(%u commands skipped: text-format modules)\n", run.skipped);
-    printf("%u passed, %u failed\n", run.passed, run.failed);
     for (size_t k = 0; listed && k < count; k++)
         free(listed[k]);
     free(listed);
@@ -339,5 +375,5 @@ int main(int argc, char **argv)
         free(run.fails[k].reason);
     }
     free(run.fails);
-    return run.failed ? 1 : 0;
+    return failed ? 1 : 0;
 }

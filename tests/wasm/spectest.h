@@ -56,6 +56,7 @@ struct script_sink {
 
 struct script_opts {
     unsigned command_timeout_s; /* per command; the store is interrupted when it passes */
+    uint8_t tier;               /* enum wasm_tier of the script's store */
 };
 
 /* Runs every command of one wast2json script. Returns false if the file cannot be read. */

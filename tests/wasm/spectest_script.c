@@ -521,14 +521,15 @@ static bool is_skipped(json_t *cmd)
     return mt && strcmp(mt, "text") == 0;
 }
 
-static bool script_init(struct script *sc, const char *path)
+static bool script_init(struct script *sc, const char *path, uint8_t tier)
 {
+    struct wasm_store_limits limits = {.tier = tier};
     const char *slash = strrchr(path, '/');
     if (slash)
         snprintf(sc->dir, sizeof(sc->dir), "%.*s", (int)(slash - path), path);
     else
         snprintf(sc->dir, sizeof(sc->dir), ".");
-    if (sbx__wasm_store_create(NULL, &sc->store) != SBX_OK)
+    if (sbx__wasm_store_create(&limits, &sc->store) != SBX_OK)
         return false;
     return spectest_host_init(&sc->host, sc->store);
 }
@@ -557,7 +558,7 @@ bool spectest_run_script(const char *path, const struct script_opts *opts,
     struct script sc = {.opts = opts, .sink = sink, .current_owner = OWNER_UNKNOWN};
     struct sigaction sa = {.sa_handler = on_alarm};
     sigaction(SIGALRM, &sa, NULL);
-    bool ok = json_is_array(cmds) && script_init(&sc, path);
+    bool ok = json_is_array(cmds) && script_init(&sc, path, opts->tier);
     for (size_t i = 0; ok && i < json_array_size(cmds); i++) {
         json_t *cmd = json_array_get(cmds, i);
         const char *type = json_string_value(json_object_get(cmd, "type"));

@@ -27,6 +27,7 @@ START_TEST(defaults_are_finite_and_deny)
     ck_assert(!p->net_loopback);
     ck_assert_uint_eq(p->outbound_count, 0);
     ck_assert_int_eq(sbx__policy_capability(p, "host.log"), SBX_CAP_DENY);
+    ck_assert_int_eq(p->wasm_tier, SBX_WASM_TIER_AUTO);
     sbx_policy_destroy(p);
 }
 END_TEST
@@ -72,6 +73,11 @@ static const struct bad_case bad[] = {
     {"{\"net\": {\"outbound\": [\"[::1:80\"]}}", "policy.net.outbound[0]: malformed IPv6"},
     {"{\"capabilities\": {\"log\": \"allow\"}}", "policy.capabilities.log: name must be"},
     {"{\"capabilities\": {\"host.log\": \"maybe\"}}", "policy.capabilities.host.log: must be"},
+    {"{\"wasm\": \"compiled\"}", "policy.wasm: must be an object"},
+    {"{\"wasm\": {\"tier\": \"jit\"}}",
+     "policy.wasm.tier: must be \"auto\", \"interp\" or \"compiled\", got \"jit\""},
+    {"{\"wasm\": {\"tier\": 1}}", "policy.wasm.tier: must be a string"},
+    {"{\"wasm\": {\"level\": 2}}", "policy.wasm.level: unknown key"},
     {"[1, 2]", "policy: must be a JSON object"},
     {"{\"timeoutMs\": }", "policy: syntax error at line 1, column"},
     {"{\n  \"a\": 1,\n  oops\n}", "policy: syntax error at line 3, column"},
@@ -107,7 +113,9 @@ START_TEST(parses_every_field)
                              "\"env\": {\"LANG\": \"C\"}, \"fs\": [\"/data\", \"rw:/out::/o\"],"
                              "\"net\": {\"loopback\": true, \"outbound\": [\"API.example.org:443\","
                              "\"*.cdn.org:*\", \"[::1]:8080\", \"10.0.0.5:*\"]},"
-                             "\"capabilities\": {\"host.log\": \"allow\", \"host.kv\": \"deny\"}}");
+                             "\"capabilities\": {\"host.log\": \"allow\", \"host.kv\": \"deny\"},"
+                             "\"wasm\": {\"tier\": \"compiled\"}}");
+    ck_assert_int_eq(p->wasm_tier, SBX_WASM_TIER_COMPILED);
     ck_assert_uint_eq(p->timeout_ms, 100);
     ck_assert_uint_eq(p->cpu_percent, 50);
     ck_assert_uint_eq(p->fuel, 1000);
@@ -161,6 +169,10 @@ START_TEST(with_appends_merges_replaces)
     ck_assert_int_eq(sbx_policy_with(r, "net.loopback", "true", &s, err, sizeof(err)), SBX_OK);
     ck_assert(s->net_loopback);
     sbx_policy *t = NULL;
+    ck_assert_int_eq(sbx_policy_with(s, "wasm.tier", "\"interp\"", &t, err, sizeof(err)), SBX_OK);
+    ck_assert_int_eq(t->wasm_tier, SBX_WASM_TIER_INTERP);
+    sbx_policy_destroy(t);
+    t = NULL;
     ck_assert_int_eq(sbx_policy_with(s, "timeoutMs", "0", &t, err, sizeof(err)),
                      SBX_E_INVALID_OPTIONS);
     ck_assert_ptr_nonnull(strstr(err, "policy.timeoutMs"));

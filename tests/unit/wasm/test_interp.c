@@ -1,15 +1,29 @@
 /* Interpreter tests: the fused forms the translator emits (address adds, constant addresses,
  * load-op, op-store, read-modify-write, compare-branch, deferred locals), traps with function
  * names, fuel, interrupts from another thread, call-depth and value-stack limits, host
- * functions (traps, exit, memory, re-entry) and call_indirect across modules. */
+ * functions (traps, exit, memory, re-entry) and call_indirect across modules. Every test also
+ * runs in the compiled tier (test case "compiled"), which must behave identically. */
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sbx_test.h"
+#include "wasm/runtime.h"
 #include "wasm/wasm.h"
 #include "test_interp_mods.h"
+
+static uint8_t test_tier; /* enum wasm_tier of every store; set per test case */
+
+static void tier_interp(void)
+{
+    test_tier = WASM_TIER_INTERP;
+}
+
+static void tier_compiled(void)
+{
+    test_tier = WASM_TIER_COMPILED;
+}
 
 struct env {
     struct wasm_module *m;
@@ -41,9 +55,12 @@ static void env_open(struct env *e, const uint8_t *bytes, size_t len,
                      const struct wasm_store_limits *limits)
 {
     char err[256] = "";
-    struct wasm_store_limits none = {0};
+    struct wasm_store_limits l = {0};
+    if (limits)
+        l = *limits;
+    l.tier = test_tier;
     ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
-    ck_assert_int_eq(sbx__wasm_store_create(limits ? limits : &none, &e->store), SBX_OK);
+    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
 }
 
 static void env_inst(struct env *e, wasm_resolve_fn resolve)
@@ -52,6 +69,10 @@ static void env_inst(struct env *e, wasm_resolve_fn resolve)
     sbx_err rc =
         sbx__wasm_instantiate(e->store, e->m, resolve, NULL, &e->inst, NULL, err, sizeof(err));
     ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+    /* Not vacuous: in the compiled case the code really is native. */
+    const struct wasm_module *m = e->inst->module;
+    for (uint32_t i = m->func_import_count; i < m->func_count; i++)
+        ck_assert((e->inst->funcs[i]->jit_entry != NULL) == (test_tier == WASM_TIER_COMPILED));
 }
 
 static void env_close(struct env *e)
@@ -505,11 +526,11 @@ START_TEST(trap_texts)
 }
 END_TEST
 
-int main(void)
+static TCase *tier_case(const char *name, void (*set_tier)(void))
 {
-    Suite *s = suite_create("wasm_interp");
-    TCase *tc = tcase_create("interp");
-    tcase_set_timeout(tc, 20);
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 30);
+    tcase_add_unchecked_fixture(tc, set_tier, NULL);
     tcase_add_test(tc, fused_address_add_wraps);
     tcase_add_test(tc, fused_memory_ops);
     tcase_add_test(tc, fused_multiply_accumulate);
@@ -526,6 +547,13 @@ int main(void)
     tcase_add_test(tc, host_exit_and_deep_reentry);
     tcase_add_test(tc, call_indirect_checks);
     tcase_add_test(tc, trap_texts);
-    suite_add_tcase(s, tc);
+    return tc;
+}
+
+int main(void)
+{
+    Suite *s = suite_create("wasm_interp");
+    suite_add_tcase(s, tier_case("interp", tier_interp));
+    suite_add_tcase(s, tier_case("compiled", tier_compiled));
     return sbx_test_main(s);
 }

@@ -1,0 +1,11 @@
+# mk/jit.mk: the compiled wasm tier (src/wasm/jit/) over LLVM 16's C API. Only the headers are
+# used at build time (as -isystem, so -Werror applies to our code only): libLLVM-16 is loaded
+# with dlopen on first use (src/wasm/jit/llvm_api.h says why), so nothing is linked.
+LLVM_CONFIG ?= llvm-config-16
+LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+JIT_SRC     := $(wildcard src/wasm/jit/*.c)
+JIT_OBJ     := $(JIT_SRC:%.c=$(BUILD)/%.o)
+LIB_EXTRA_OBJ += $(JIT_OBJ)
+$(JIT_OBJ): CPPFLAGS += -isystem $(LLVM_INCDIR) -D__STDC_CONSTANT_MACROS -D__STDC_FORMAT_MACROS \
+	-D__STDC_LIMIT_MACROS
+-include $(JIT_OBJ:.o=.d)

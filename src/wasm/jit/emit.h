@@ -1,0 +1,130 @@
+/* wasm/jit/emit.h: the state of translating one module to LLVM IR, shared by the emitters
+ * (one file per instruction family, as WAMR's compilation/ is laid out). Values on the wasm
+ * operand stack are LLVM SSA values; locals and block results are allocas that mem2reg lifts.
+ * Runtime objects of the instance are baked in as constant addresses: code is per instance. */
+#ifndef SBX_WASM_JIT_EMIT_H
+#define SBX_WASM_JIT_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wasm/decode.h"
+#include "wasm/jit/jit.h"
+#include "wasm/jit/llvm_api.h"
+#include "wasm/runtime.h"
+
+/* The module being translated: LLVM objects and the instance it is compiled for. */
+struct jit_mod {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
+    LLVMTypeRef *fn_types; /* per type index: the native signature */
+    LLVMValueRef *fns;     /* per defined function */
+    LLVMValueRef fn_table; /* [func_def_count x ptr] of fns, for call_indirect */
+    const struct wasm_module *m;
+    struct wasm_instance *inst;
+    struct wasm_jit_store *js;
+    uint32_t seq;        /* the store's module number, in symbol names */
+    const char *feature; /* set when the module uses something not compiled (e.g. "SIMD") */
+};
+
+/* One open block, loop, if, or the function body (kind WASM_OP_BLOCK at depth 0). */
+struct jit_ctl {
+    uint16_t kind;
+    bool has_else;
+    LLVMBasicBlockRef end_bb, loop_bb, else_bb;
+    LLVMValueRef *rvars; /* nr allocas: results (block, if, function) */
+    LLVMValueRef *pvars; /* np allocas: loop params (the branch target of a loop) */
+    LLVMValueRef *saved; /* if: the params, for an implicit else */
+    const uint8_t *ptypes, *rtypes;
+    uint32_t np, nr;
+    uint32_t height; /* operand stack height below the params */
+};
+
+/* One function being translated. */
+struct jit_func {
+    struct jit_mod *jm;
+    LLVMBuilderRef b;
+    const struct wasm_module *m;
+    uint32_t func_idx;
+    const struct wasm_functype *type;
+    LLVMValueRef fn;
+    LLVMTypeRef fn_type;
+    LLVMBasicBlockRef entry_bb;
+    LLVMValueRef *locals;
+    uint8_t *local_types;
+    uint32_t local_count;
+    LLVMValueRef *stack;
+    uint32_t sp, stack_cap;
+    struct jit_ctl *ctls;
+    uint32_t nctl, ctl_cap;
+    LLVMBasicBlockRef trap_bb[WASM_TRAP_EXIT + 1];
+    uint32_t skip; /* nesting depth inside dead code */
+    bool is_dead;  /* after br, br_table, return, unreachable: skip to the matching end/else */
+    bool is_nomem;
+};
+
+/* A family's emitter: returns true when it knows in->op, with *ok false only on NOMEM (the
+ * module is validated) or an unsupported feature (jm->feature set). */
+typedef bool (*jit_family_fn)(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+
+/* emit_func.c: the stack, locals, helpers shared by the emitters. */
+void sbx__jit_push(struct jit_func *f, LLVMValueRef v);
+LLVMValueRef sbx__jit_pop(struct jit_func *f);
+LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype);
+LLVMValueRef sbx__jit_const_ptr(struct jit_mod *jm, const void *p);
+LLVMValueRef sbx__jit_i32(struct jit_mod *jm, uint64_t v);
+LLVMValueRef sbx__jit_i64(struct jit_mod *jm, uint64_t v);
+/* Loads a field of type t at byte offset off from the constant object obj. */
+LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, const void *obj, size_t off);
+/* Loads a field of type t at byte offset off from a runtime pointer p. */
+LLVMValueRef sbx__jit_load_field(struct jit_func *f, LLVMTypeRef t, LLVMValueRef p, size_t off);
+/* Calls the C function at fn_addr with the given LLVM signature. */
+LLVMValueRef sbx__jit_call_c(struct jit_func *f, const void *fn_addr, LLVMTypeRef ret,
+                             LLVMTypeRef *params, LLVMValueRef *args, unsigned n);
+/* Calls an LLVM intrinsic by name, overloaded on the given types. */
+LLVMValueRef sbx__jit_intrinsic(struct jit_func *f, const char *name, LLVMTypeRef *over,
+                                size_t nover, LLVMValueRef *args, unsigned nargs);
+/* Branches to the function's trap block for kind when cond is true (marked unlikely). */
+void sbx__jit_trap_if(struct jit_func *f, LLVMValueRef cond, enum wasm_trap_kind kind);
+/* Traps if the C helper's returned kind (i32) is not WASM_TRAP_NONE. */
+void sbx__jit_trap_if_kind(struct jit_func *f, LLVMValueRef kind);
+/* Polls the store's interrupt flag (function entries and loop headers). */
+void sbx__jit_poll(struct jit_func *f);
+LLVMBasicBlockRef sbx__jit_block(struct jit_func *f, const char *name);
+/* An alloca in the entry block (so loops do not grow the stack). */
+LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
+/* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */
+LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n);
+
+/* emit_numeric.c: v through an empty asm (an SSE register in, the same out), hiding it from
+ * the optimiser's folds. */
+LLVMValueRef sbx__jit_opaque(struct jit_func *f, LLVMValueRef v);
+
+/* The families: each returns true when it knows in->op (setting *ok to the emit result). */
+bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+bool sbx__jit_emit_numeric(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+bool sbx__jit_emit_convert(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+bool sbx__jit_emit_memory(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+bool sbx__jit_emit_table(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+
+/* emit_call.c: direct and indirect calls and the slot-ABI wrapper of a function. */
+bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *name);
+/* Packs values into an [n x i64] slot array (alloca) / reads results back. */
+LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t *types, uint32_t n,
+                           uint32_t room);
+LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, uint8_t type);
+
+/* emit_func.c: translates defined function def_idx into jm->fns[def_idx]. */
+bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx);
+/* The branch to label depth (br, br_if taken, br_table): stores the label's values. */
+void sbx__jit_branch(struct jit_func *f, uint32_t depth);
+/* Returns the top values of the stack as the function's results. */
+void sbx__jit_return(struct jit_func *f);
+/* emit_control.c: opens the function body as the outermost block; its end returns. */
+bool sbx__jit_open_body(struct jit_func *f);
+
+#endif

@@ -1,0 +1,231 @@
+/* wasm/jit/emit_call.c: calls. A call to a function of this module is a direct native call;
+ * call_indirect checks bounds, null and signature as the interpreter does, then calls natively
+ * when the target belongs to this instance, else through sbx__jit_rt_call() with the values
+ * in 64-bit slots, the layout the interpreter's host calls use. Each function also gets a
+ * wrapper with that slot ABI (wasm_func.jit_entry) for the host's entry and foreign callers. */
+#include <stddef.h>
+
+#include "wasm/jit/emit.h"
+#include "wasm/jit/rt.h"
+
+static LLVMValueRef to_slot(struct jit_func *f, LLVMValueRef v, uint8_t type)
+{
+    struct jit_mod *jm = f->jm;
+    switch (type) {
+    case WASM_I32:
+        return L(BuildZExt)(f->b, v, jm->t_i64, "");
+    case WASM_F32:
+        return L(BuildZExt)(f->b, L(BuildBitCast)(f->b, v, jm->t_i32, ""), jm->t_i64, "");
+    case WASM_F64:
+        return L(BuildBitCast)(f->b, v, jm->t_i64, "");
+    case WASM_I64:
+        return v;
+    default:
+        return L(BuildPtrToInt)(f->b, v, jm->t_i64, "");
+    }
+}
+
+static LLVMValueRef from_slot(struct jit_func *f, LLVMValueRef s, uint8_t type)
+{
+    struct jit_mod *jm = f->jm;
+    switch (type) {
+    case WASM_I32:
+        return L(BuildTrunc)(f->b, s, jm->t_i32, "");
+    case WASM_F32:
+        return L(BuildBitCast)(f->b, L(BuildTrunc)(f->b, s, jm->t_i32, ""), jm->t_f32, "");
+    case WASM_F64:
+        return L(BuildBitCast)(f->b, s, jm->t_f64, "");
+    case WASM_I64:
+        return s;
+    default:
+        return L(BuildIntToPtr)(f->b, s, jm->t_ptr, "");
+    }
+}
+
+static LLVMValueRef slot_at(struct jit_func *f, LLVMValueRef slots, uint32_t i)
+{
+    LLVMValueRef idx = sbx__jit_i64(f->jm, i);
+    return L(BuildGEP2)(f->b, f->jm->t_i64, slots, &idx, 1, "");
+}
+
+LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t *types, uint32_t n,
+                           uint32_t room)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef slots = sbx__jit_alloca(f, L(ArrayType)(jm->t_i64, room ? room : 1));
+    for (uint32_t i = 0; i < n; i++)
+        L(BuildStore)(f->b, to_slot(f, vals[i], types[i]), slot_at(f, slots, i));
+    return slots;
+}
+
+LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, uint8_t type)
+{
+    LLVMValueRef s = L(BuildLoad2)(f->b, f->jm->t_i64, slot_at(f, slots, i), "");
+    return from_slot(f, s, type);
+}
+
+/* Pops a call's arguments into args (np values, in order). */
+static void pop_args(struct jit_func *f, LLVMValueRef *args, uint32_t np)
+{
+    for (uint32_t i = np; i > 0; i--)
+        args[i - 1] = sbx__jit_pop(f);
+}
+
+/* Pushes the results of a native call (void, one value, or a struct). */
+static void push_results(struct jit_func *f, LLVMValueRef ret, uint32_t nr)
+{
+    if (nr == 1) {
+        sbx__jit_push(f, ret);
+        return;
+    }
+    for (uint32_t i = 0; i < nr; i++)
+        sbx__jit_push(f, L(BuildExtractValue)(f->b, ret, i, ""));
+}
+
+/* The slow call: slots, sbx__jit_rt_call(js, func, caller, slots) (which unwinds itself on a
+ * trap), results. */
+static void call_slow(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
+                      LLVMValueRef *args, LLVMValueRef *res)
+{
+    struct jit_mod *jm = f->jm;
+    uint32_t room = t->param_count > t->result_count ? t->param_count : t->result_count;
+    LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, room);
+    LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
+    LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->js), fn, sbx__jit_const_ptr(jm, jm->inst),
+                        slots};
+    sbx__jit_call_c(f, (const void *)sbx__jit_rt_call, jm->t_void, p, a, 4);
+    for (uint32_t i = 0; i < t->result_count; i++)
+        res[i] = sbx__jit_unpack(f, slots, i, t->types[t->param_count + i]);
+}
+
+#define MAX_CALL_VALUES 1000 /* params or results of one type: the decoder's limit */
+
+static bool op_call(struct jit_func *f, uint32_t idx)
+{
+    struct jit_mod *jm = f->jm;
+    const struct wasm_functype *t = &f->m->types[f->m->func_type_idx[idx]];
+    LLVMValueRef args[MAX_CALL_VALUES], res[MAX_CALL_VALUES];
+    if (t->param_count > MAX_CALL_VALUES || t->result_count > MAX_CALL_VALUES) {
+        jm->feature = "functions with over 1000 params or results";
+        return false;
+    }
+    pop_args(f, args, t->param_count);
+    if (idx >= f->m->func_import_count) {
+        uint32_t def = idx - f->m->func_import_count;
+        LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[f->m->func_type_idx[idx]], jm->fns[def],
+                                         args, t->param_count, "");
+        push_results(f, ret, t->result_count);
+        return true;
+    }
+    call_slow(f, sbx__jit_const_ptr(jm, jm->inst->funcs[idx]), t, args, res);
+    for (uint32_t i = 0; i < t->result_count; i++)
+        sbx__jit_push(f, res[i]);
+    return true;
+}
+
+/* Bounds, null and signature checks of call_indirect; returns the struct wasm_func *. */
+static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint32_t table_idx)
+{
+    struct jit_mod *jm = f->jm;
+    struct wasm_table *tab = jm->inst->tables[table_idx];
+    LLVMValueRef i = sbx__jit_pop(f);
+    LLVMValueRef size = sbx__jit_load_at(f, jm->t_i32, tab, offsetof(struct wasm_table, size));
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, i, size, ""), WASM_TRAP_UNDEFINED_ELEMENT);
+    LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, tab, offsetof(struct wasm_table, elems));
+    LLVMValueRef i64 = L(BuildZExt)(f->b, i, jm->t_i64, "");
+    LLVMValueRef fn =
+        L(BuildLoad2)(f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, ""), "");
+    sbx__jit_trap_if(f, L(BuildIsNull)(f->b, fn, ""), WASM_TRAP_UNINITIALIZED_ELEMENT);
+    const struct wasm_functype *want = &f->m->types[type_idx];
+    LLVMValueRef have = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, type));
+    LLVMValueRef same = L(BuildICmp)(f->b, LLVMIntEQ, have, sbx__jit_const_ptr(jm, want), "");
+    LLVMBasicBlockRef slow = sbx__jit_block(f, "sig_cmp"), ok = sbx__jit_block(f, "sig_ok");
+    L(BuildCondBr)(f->b, same, ok, slow);
+    L(PositionBuilderAtEnd)(f->b, slow);
+    LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr};
+    LLVMValueRef a[] = {fn, sbx__jit_const_ptr(jm, want)};
+    LLVMValueRef eq = sbx__jit_call_c(f, (const void *)sbx__jit_rt_sig_eq, jm->t_i32, p, a, 2);
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntEQ, eq, sbx__jit_i32(jm, 0), ""),
+                     WASM_TRAP_INDIRECT_TYPE);
+    L(BuildBr)(f->b, ok);
+    L(PositionBuilderAtEnd)(f->b, ok);
+    return fn;
+}
+
+static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    const struct wasm_functype *t = &f->m->types[in->idx];
+    LLVMValueRef args[MAX_CALL_VALUES], fast[MAX_CALL_VALUES], slow[MAX_CALL_VALUES];
+    if (t->param_count > MAX_CALL_VALUES || t->result_count > MAX_CALL_VALUES) {
+        jm->feature = "functions with over 1000 params or results";
+        return false;
+    }
+    LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
+    pop_args(f, args, t->param_count);
+    LLVMValueRef finst = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, inst));
+    LLVMValueRef mine = L(BuildICmp)(f->b, LLVMIntEQ, finst, sbx__jit_const_ptr(jm, jm->inst), "");
+    LLVMBasicBlockRef fast_bb = sbx__jit_block(f, "ci_native"),
+                      slow_bb = sbx__jit_block(f, "ci_slow");
+    LLVMBasicBlockRef join = sbx__jit_block(f, "ci_join");
+    L(BuildCondBr)(f->b, mine, fast_bb, slow_bb);
+    L(PositionBuilderAtEnd)(f->b, fast_bb);
+    LLVMValueRef def = sbx__jit_load_field(f, jm->t_i32, fn, offsetof(struct wasm_func, def_index));
+    LLVMValueRef def64 = L(BuildZExt)(f->b, def, jm->t_i64, "");
+    LLVMValueRef native = L(BuildLoad2)(
+        f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, jm->fn_table, &def64, 1, ""), "");
+    LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[in->idx], native, args, t->param_count, "");
+    for (uint32_t i = 0; i < t->result_count; i++)
+        fast[i] = t->result_count == 1 ? ret : L(BuildExtractValue)(f->b, ret, i, "");
+    LLVMBasicBlockRef fast_end = L(GetInsertBlock)(f->b);
+    L(BuildBr)(f->b, join);
+    L(PositionBuilderAtEnd)(f->b, slow_bb);
+    call_slow(f, fn, t, args, slow);
+    LLVMBasicBlockRef slow_end = L(GetInsertBlock)(f->b);
+    L(BuildBr)(f->b, join);
+    L(PositionBuilderAtEnd)(f->b, join);
+    for (uint32_t i = 0; i < t->result_count; i++) {
+        LLVMValueRef phi = L(BuildPhi)(f->b, L(TypeOf)(fast[i]), "");
+        LLVMValueRef vals[] = {fast[i], slow[i]};
+        LLVMBasicBlockRef bbs[] = {fast_end, slow_end};
+        L(AddIncoming)(phi, vals, bbs, 2);
+        sbx__jit_push(f, phi);
+    }
+    return true;
+}
+
+bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok)
+{
+    if (in->op == WASM_OP_CALL)
+        *ok = op_call(f, in->idx);
+    else if (in->op == WASM_OP_CALL_INDIRECT)
+        *ok = op_call_indirect(f, in);
+    else
+        return false;
+    return true;
+}
+
+bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *name)
+{
+    const struct wasm_functype *t = &jm->m->types[jm->m->funcs[def_idx].type_index];
+    LLVMValueRef args[MAX_CALL_VALUES];
+    if (t->param_count > MAX_CALL_VALUES || t->result_count > MAX_CALL_VALUES) {
+        jm->feature = "functions with over 1000 params or results";
+        return false;
+    }
+    LLVMTypeRef wty = L(FunctionType)(jm->t_void, &jm->t_ptr, 1, 0);
+    struct jit_func f = {.jm = jm, .b = jm->b, .m = jm->m};
+    f.fn = L(AddFunction)(jm->mod, name, wty);
+    L(PositionBuilderAtEnd)(jm->b, sbx__jit_block(&f, "entry"));
+    LLVMValueRef slots = L(GetParam)(f.fn, 0);
+    for (uint32_t i = 0; i < t->param_count; i++)
+        args[i] = sbx__jit_unpack(&f, slots, i, t->types[i]);
+    LLVMValueRef ret = L(BuildCall2)(jm->b, jm->fn_types[jm->m->funcs[def_idx].type_index],
+                                     jm->fns[def_idx], args, t->param_count, "");
+    for (uint32_t i = 0; i < t->result_count; i++) {
+        LLVMValueRef v = t->result_count == 1 ? ret : L(BuildExtractValue)(jm->b, ret, i, "");
+        L(BuildStore)(jm->b, to_slot(&f, v, t->types[t->param_count + i]), slot_at(&f, slots, i));
+    }
+    L(BuildRetVoid)(jm->b);
+    return true;
+}

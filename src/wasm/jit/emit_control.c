@@ -1,0 +1,309 @@
+/* wasm/jit/emit_control.c: structured control (spec 4.4.8): block, loop, if/else, end, br,
+ * br_if, br_table, return, unreachable, plus nop, drop and select. A label's values travel
+ * through allocas (rvars for a block's end, pvars for a loop's header); a loop header polls
+ * the interrupt flag, so a call-free infinite loop still stops. */
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/jit/emit.h"
+#include "wasm/leb.h"
+
+static const uint8_t valtypes[] = {WASM_I32,  WASM_I64,     WASM_F32,      WASM_F64,
+                                   WASM_V128, WASM_FUNCREF, WASM_EXTERNREF};
+
+static const uint8_t *one_type(uint8_t t)
+{
+    for (size_t i = 0; i < sizeof(valtypes); i++) {
+        if (valtypes[i] == t)
+            return &valtypes[i];
+    }
+    return valtypes;
+}
+
+static void block_sig(struct jit_func *f, const struct wasm_instr *in, struct jit_ctl *c)
+{
+    c->np = c->nr = 0;
+    c->ptypes = c->rtypes = valtypes;
+    if (in->bt_kind == WASM_BT_VALTYPE) {
+        c->nr = 1;
+        c->rtypes = one_type(in->valtype);
+    } else if (in->bt_kind == WASM_BT_TYPEIDX) {
+        const struct wasm_functype *t = &f->m->types[in->idx];
+        c->np = t->param_count;
+        c->nr = t->result_count;
+        c->ptypes = t->types;
+        c->rtypes = t->types + t->param_count;
+    }
+}
+
+static struct jit_ctl *push_ctl(struct jit_func *f, uint16_t kind)
+{
+    if (f->nctl == f->ctl_cap) {
+        uint32_t cap = f->ctl_cap ? 2 * f->ctl_cap : 16;
+        struct jit_ctl *c = sbx__reallocn(f->ctls, cap, sizeof(*c));
+        if (!c) {
+            f->is_nomem = true;
+            return NULL;
+        }
+        memset(c + f->ctl_cap, 0, (cap - f->ctl_cap) * sizeof(*c));
+        f->ctls = c;
+        f->ctl_cap = cap;
+    }
+    struct jit_ctl *c = &f->ctls[f->nctl++];
+    sbx__free(c->rvars);
+    sbx__free(c->pvars);
+    sbx__free(c->saved);
+    memset(c, 0, sizeof(*c));
+    c->kind = kind;
+    return c;
+}
+
+/* Stores the top n values (kept on the stack) into vars. */
+static void store_top(struct jit_func *f, LLVMValueRef *vars, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && n <= f->sp; i++)
+        L(BuildStore)(f->b, f->stack[f->sp - n + i], vars[i]);
+}
+
+static void push_loads(struct jit_func *f, LLVMValueRef *vars, const uint8_t *types, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        sbx__jit_push(f, L(BuildLoad2)(f->b, sbx__jit_type(f->jm, types[i]), vars[i], ""));
+}
+
+bool sbx__jit_open_body(struct jit_func *f)
+{
+    struct jit_ctl *c = push_ctl(f, WASM_OP_BLOCK);
+    if (!c)
+        return false;
+    c->nr = f->type->result_count;
+    c->rtypes = f->type->types + f->type->param_count;
+    c->ptypes = c->rtypes;
+    c->end_bb = sbx__jit_block(f, "return");
+    c->rvars = sbx__jit_vars(f, c->rtypes, c->nr);
+    LLVMBasicBlockRef body = sbx__jit_block(f, "body");
+    L(BuildBr)(f->b, body);
+    L(PositionBuilderAtEnd)(f->b, body);
+    return c->rvars != NULL;
+}
+
+void sbx__jit_branch(struct jit_func *f, uint32_t depth)
+{
+    struct jit_ctl *c = &f->ctls[f->nctl - 1 - depth];
+    if (c->kind == WASM_OP_LOOP) {
+        store_top(f, c->pvars, c->np);
+        L(BuildBr)(f->b, c->loop_bb);
+    } else {
+        store_top(f, c->rvars, c->nr);
+        L(BuildBr)(f->b, c->end_bb);
+    }
+}
+
+void sbx__jit_return(struct jit_func *f)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef dp = sbx__jit_const_ptr(jm, &jm->js->depth);
+    LLVMValueRef d = L(BuildLoad2)(f->b, jm->t_i32, dp, "");
+    L(BuildStore)(f->b, L(BuildSub)(f->b, d, sbx__jit_i32(jm, 1), ""), dp);
+    uint32_t n = f->type->result_count;
+    if (n == 0) {
+        L(BuildRetVoid)(f->b);
+        return;
+    }
+    if (n == 1) {
+        L(BuildRet)(f->b, f->stack[f->sp - 1]);
+        return;
+    }
+    LLVMValueRef agg = L(GetUndef)(L(GetReturnType)(f->fn_type));
+    for (uint32_t i = 0; i < n; i++)
+        agg = L(BuildInsertValue)(f->b, agg, f->stack[f->sp - n + i], i, "");
+    L(BuildRet)(f->b, agg);
+}
+
+/* After an unconditional transfer: a fresh block with no predecessors takes any code the
+ * validator lets through until the matching end. */
+static void go_dead(struct jit_func *f)
+{
+    f->is_dead = true;
+    f->skip = 0;
+}
+
+static bool op_block(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_ctl *c = push_ctl(f, in->op);
+    if (!c)
+        return false;
+    block_sig(f, in, c);
+    c->height = f->sp - c->np;
+    c->end_bb = sbx__jit_block(f, "end");
+    c->rvars = sbx__jit_vars(f, c->rtypes, c->nr);
+    if (!c->rvars)
+        return false;
+    if (in->op == WASM_OP_LOOP) {
+        c->pvars = sbx__jit_vars(f, c->ptypes, c->np);
+        if (!c->pvars)
+            return false;
+        c->loop_bb = sbx__jit_block(f, "loop");
+        store_top(f, c->pvars, c->np);
+        L(BuildBr)(f->b, c->loop_bb);
+        L(PositionBuilderAtEnd)(f->b, c->loop_bb);
+        f->sp = c->height;
+        push_loads(f, c->pvars, c->ptypes, c->np);
+        sbx__jit_poll(f);
+    }
+    return true;
+}
+
+static bool op_if(struct jit_func *f, const struct wasm_instr *in)
+{
+    LLVMValueRef cond = sbx__jit_pop(f);
+    if (!op_block(f, in))
+        return false;
+    struct jit_ctl *c = &f->ctls[f->nctl - 1];
+    c->saved = sbx__calloc(c->np ? c->np : 1, sizeof(*c->saved));
+    if (!c->saved)
+        return false;
+    memcpy(c->saved, f->stack + c->height, c->np * sizeof(*c->saved));
+    LLVMBasicBlockRef then_bb = sbx__jit_block(f, "then");
+    c->else_bb = sbx__jit_block(f, "else");
+    LLVMValueRef is_true = L(BuildICmp)(f->b, LLVMIntNE, cond, sbx__jit_i32(f->jm, 0), "");
+    L(BuildCondBr)(f->b, is_true, then_bb, c->else_bb);
+    L(PositionBuilderAtEnd)(f->b, then_bb);
+    return true;
+}
+
+static bool op_else(struct jit_func *f)
+{
+    struct jit_ctl *c = &f->ctls[f->nctl - 1];
+    if (!f->is_dead) {
+        store_top(f, c->rvars, c->nr);
+        L(BuildBr)(f->b, c->end_bb);
+    }
+    f->is_dead = false;
+    c->has_else = true;
+    L(PositionBuilderAtEnd)(f->b, c->else_bb);
+    f->sp = c->height;
+    for (uint32_t i = 0; i < c->np; i++)
+        sbx__jit_push(f, c->saved[i]);
+    return true;
+}
+
+static bool op_end(struct jit_func *f)
+{
+    struct jit_ctl *c = &f->ctls[f->nctl - 1];
+    if (c->kind == WASM_OP_LOOP && !f->is_dead) {
+        f->nctl--; /* a loop's end falls through with its results on the stack */
+        return true;
+    }
+    if (!f->is_dead) {
+        store_top(f, c->rvars, c->nr);
+        L(BuildBr)(f->b, c->end_bb);
+    }
+    if (c->kind == WASM_OP_IF && !c->has_else) {
+        /* The implicit else passes the params through as the results (validated equal). */
+        L(PositionBuilderAtEnd)(f->b, c->else_bb);
+        for (uint32_t i = 0; i < c->np; i++)
+            L(BuildStore)(f->b, c->saved[i], c->rvars[i]);
+        L(BuildBr)(f->b, c->end_bb);
+    }
+    f->is_dead = false;
+    L(PositionBuilderAtEnd)(f->b, c->end_bb);
+    f->sp = c->height;
+    push_loads(f, c->rvars, c->rtypes, c->nr);
+    f->nctl--;
+    if (f->nctl == 0)
+        sbx__jit_return(f);
+    return true;
+}
+
+static bool op_br_if(struct jit_func *f, const struct wasm_instr *in)
+{
+    LLVMValueRef cond = sbx__jit_pop(f);
+    LLVMBasicBlockRef taken = sbx__jit_block(f, "br_if"), cont = sbx__jit_block(f, "cont");
+    LLVMValueRef is_true = L(BuildICmp)(f->b, LLVMIntNE, cond, sbx__jit_i32(f->jm, 0), "");
+    L(BuildCondBr)(f->b, is_true, taken, cont);
+    L(PositionBuilderAtEnd)(f->b, taken);
+    sbx__jit_branch(f, in->idx);
+    L(PositionBuilderAtEnd)(f->b, cont);
+    return true;
+}
+
+/* br_table: one switch; each distinct label gets a block that stores its values. */
+static bool op_br_table(struct jit_func *f, const struct wasm_instr *in)
+{
+    LLVMValueRef idx = sbx__jit_pop(f);
+    LLVMBasicBlockRef here = L(GetInsertBlock)(f->b);
+    LLVMBasicBlockRef dflt = sbx__jit_block(f, "br_default");
+    L(PositionBuilderAtEnd)(f->b, dflt);
+    sbx__jit_branch(f, in->idx);
+    L(PositionBuilderAtEnd)(f->b, here);
+    LLVMValueRef sw = L(BuildSwitch)(f->b, idx, dflt, in->count);
+    const uint8_t *p = in->targets, *end = f->m->bytes + f->m->len;
+    for (uint32_t i = 0; i < in->count; i++) {
+        uint32_t depth = 0;
+        sbx__wasm_leb_u32(&p, end, &depth);
+        LLVMBasicBlockRef bb = sbx__jit_block(f, "br_case");
+        L(PositionBuilderAtEnd)(f->b, bb);
+        sbx__jit_branch(f, depth);
+        L(AddCase)(sw, sbx__jit_i32(f->jm, i), bb);
+    }
+    go_dead(f);
+    return true;
+}
+
+static bool op_select(struct jit_func *f)
+{
+    LLVMValueRef cond = sbx__jit_pop(f), b = sbx__jit_pop(f), a = sbx__jit_pop(f);
+    LLVMValueRef is_true = L(BuildICmp)(f->b, LLVMIntNE, cond, sbx__jit_i32(f->jm, 0), "");
+    sbx__jit_push(f, L(BuildSelect)(f->b, is_true, a, b, ""));
+    return true;
+}
+
+bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool *ok)
+{
+    switch (in->op) {
+    case WASM_OP_NOP:
+        return true;
+    case WASM_OP_UNREACHABLE:
+        sbx__jit_trap_if(f, L(ConstInt)(f->jm->t_i1, 1, 0), WASM_TRAP_UNREACHABLE);
+        L(BuildUnreachable)(f->b); /* the continuation block cannot be reached */
+        go_dead(f);
+        return true;
+    case WASM_OP_BLOCK:
+    case WASM_OP_LOOP:
+        *ok = op_block(f, in);
+        return true;
+    case WASM_OP_IF:
+        *ok = op_if(f, in);
+        return true;
+    case WASM_OP_ELSE:
+        *ok = op_else(f);
+        return true;
+    case WASM_OP_END:
+        *ok = op_end(f);
+        return true;
+    case WASM_OP_BR:
+        sbx__jit_branch(f, in->idx);
+        go_dead(f);
+        return true;
+    case WASM_OP_BR_IF:
+        *ok = op_br_if(f, in);
+        return true;
+    case WASM_OP_BR_TABLE:
+        *ok = op_br_table(f, in);
+        return true;
+    case WASM_OP_RETURN:
+        sbx__jit_return(f);
+        go_dead(f);
+        return true;
+    case WASM_OP_DROP:
+        sbx__jit_pop(f);
+        return true;
+    case WASM_OP_SELECT:
+    case WASM_OP_SELECT_T:
+        *ok = op_select(f);
+        return true;
+    default:
+        return false;
+    }
+}

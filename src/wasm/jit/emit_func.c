@@ -1,0 +1,320 @@
+/* wasm/jit/emit_func.c: translating one function body: the operand stack, locals, trap blocks,
+ * and the instruction loop that hands each instruction to its family's emitter. Dead code
+ * (after br, return, unreachable) is skipped to its matching end or else, as the spec types it
+ * (any values) but it cannot run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/jit/emit.h"
+#include "wasm/jit/rt.h"
+
+void sbx__jit_push(struct jit_func *f, LLVMValueRef v)
+{
+    if (f->sp == f->stack_cap) {
+        uint32_t cap = f->stack_cap ? 2 * f->stack_cap : 64;
+        LLVMValueRef *s = sbx__reallocn(f->stack, cap, sizeof(*s));
+        if (!s) {
+            f->is_nomem = true;
+            return;
+        }
+        f->stack = s;
+        f->stack_cap = cap;
+    }
+    f->stack[f->sp++] = v;
+}
+
+LLVMValueRef sbx__jit_pop(struct jit_func *f)
+{
+    /* Validation guarantees the value; an empty stack only follows a NOMEM push. */
+    return f->sp ? f->stack[--f->sp] : L(GetUndef)(f->jm->t_i32);
+}
+
+LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype)
+{
+    switch (valtype) {
+    case WASM_I32:
+        return jm->t_i32;
+    case WASM_I64:
+        return jm->t_i64;
+    case WASM_F32:
+        return jm->t_f32;
+    case WASM_F64:
+        return jm->t_f64;
+    case WASM_V128:
+        jm->feature = "SIMD (v128)";
+        return jm->t_i64;
+    default:
+        return jm->t_ptr;
+    }
+}
+
+LLVMValueRef sbx__jit_i32(struct jit_mod *jm, uint64_t v)
+{
+    return L(ConstInt)(jm->t_i32, v, 0);
+}
+
+LLVMValueRef sbx__jit_i64(struct jit_mod *jm, uint64_t v)
+{
+    return L(ConstInt)(jm->t_i64, v, 0);
+}
+
+LLVMValueRef sbx__jit_const_ptr(struct jit_mod *jm, const void *p)
+{
+    return L(ConstIntToPtr)(sbx__jit_i64(jm, (uint64_t)(uintptr_t)p), jm->t_ptr);
+}
+
+LLVMValueRef sbx__jit_load_field(struct jit_func *f, LLVMTypeRef t, LLVMValueRef p, size_t off)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef idx = sbx__jit_i64(jm, off);
+    LLVMValueRef at = off ? L(BuildGEP2)(f->b, jm->t_i8, p, &idx, 1, "") : p;
+    return L(BuildLoad2)(f->b, t, at, "");
+}
+
+LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, const void *obj, size_t off)
+{
+    return L(BuildLoad2)(f->b, t, sbx__jit_const_ptr(f->jm, (const char *)obj + off), "");
+}
+
+LLVMValueRef sbx__jit_call_c(struct jit_func *f, const void *fn_addr, LLVMTypeRef ret,
+                             LLVMTypeRef *params, LLVMValueRef *args, unsigned n)
+{
+    LLVMTypeRef fty = L(FunctionType)(ret, params, n, 0);
+    return L(BuildCall2)(f->b, fty, sbx__jit_const_ptr(f->jm, fn_addr), args, n, "");
+}
+
+LLVMValueRef sbx__jit_intrinsic(struct jit_func *f, const char *name, LLVMTypeRef *over,
+                                size_t nover, LLVMValueRef *args, unsigned nargs)
+{
+    unsigned id = L(LookupIntrinsicID)(name, strlen(name));
+    LLVMValueRef decl = L(GetIntrinsicDeclaration)(f->jm->mod, id, over, nover);
+    LLVMTypeRef fty = L(IntrinsicGetType)(f->jm->ctx, id, over, nover);
+    return L(BuildCall2)(f->b, fty, decl, args, nargs, "");
+}
+
+LLVMBasicBlockRef sbx__jit_block(struct jit_func *f, const char *name)
+{
+    return L(AppendBasicBlockInContext)(f->jm->ctx, f->fn, name);
+}
+
+/* The trap call: sbx__jit_rt_trap(store state, kind, instance, function index), noreturn. */
+static void call_trap(struct jit_func *f, LLVMValueRef kind)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_ptr, jm->t_i32};
+    LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->js), kind, sbx__jit_const_ptr(jm, jm->inst),
+                        sbx__jit_i32(jm, f->func_idx)};
+    LLVMValueRef call = sbx__jit_call_c(f, (const void *)sbx__jit_rt_trap, jm->t_void, p, a, 4);
+    L(SetInstructionCallConv)(call, LLVMCCallConv);
+    L(BuildUnreachable)(f->b);
+}
+
+static LLVMValueRef unlikely(struct jit_func *f, LLVMValueRef cond)
+{
+    LLVMTypeRef t = f->jm->t_i1;
+    LLVMValueRef a[] = {cond, L(ConstInt)(t, 0, 0)};
+    return sbx__jit_intrinsic(f, "llvm.expect", &t, 1, a, 2);
+}
+
+void sbx__jit_trap_if(struct jit_func *f, LLVMValueRef cond, enum wasm_trap_kind kind)
+{
+    LLVMBasicBlockRef cont = sbx__jit_block(f, "ok");
+    if (!f->trap_bb[kind]) {
+        LLVMBasicBlockRef here = L(GetInsertBlock)(f->b);
+        f->trap_bb[kind] = sbx__jit_block(f, "trap");
+        L(PositionBuilderAtEnd)(f->b, f->trap_bb[kind]);
+        call_trap(f, sbx__jit_i32(f->jm, (uint64_t)kind));
+        L(PositionBuilderAtEnd)(f->b, here);
+    }
+    L(BuildCondBr)(f->b, unlikely(f, cond), f->trap_bb[kind], cont);
+    L(PositionBuilderAtEnd)(f->b, cont);
+}
+
+void sbx__jit_trap_if_kind(struct jit_func *f, LLVMValueRef kind)
+{
+    LLVMBasicBlockRef cont = sbx__jit_block(f, "ok"), trap = sbx__jit_block(f, "trapk");
+    LLVMValueRef cond = L(BuildICmp)(f->b, LLVMIntNE, kind, sbx__jit_i32(f->jm, 0), "");
+    L(BuildCondBr)(f->b, unlikely(f, cond), trap, cont);
+    L(PositionBuilderAtEnd)(f->b, trap);
+    call_trap(f, kind);
+    L(PositionBuilderAtEnd)(f->b, cont);
+}
+
+void sbx__jit_poll(struct jit_func *f)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef flag =
+        L(BuildLoad2)(f->b, jm->t_i8, sbx__jit_const_ptr(jm, &jm->inst->store->is_interrupted), "");
+    L(SetOrdering)(flag, LLVMAtomicOrderingMonotonic);
+    L(SetAlignment)(flag, 1);
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntNE, flag, L(ConstInt)(jm->t_i8, 0, 0), ""),
+                     WASM_TRAP_INTERRUPTED);
+}
+
+/* Deep recursion traps "call stack exhausted": at the interpreter's frame limit, counted in
+ * js->depth (a counter, not the stack pointer alone, since LLVM turns some recursion into
+ * loops, which must still trap), and before the native stack runs out: the stack pointer is
+ * compared with the limit set at the host's entry (rt.c), for frames larger than expected. */
+static void check_stack(struct jit_func *f)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef dp = sbx__jit_const_ptr(jm, &jm->js->depth);
+    LLVMValueRef d = L(BuildLoad2)(f->b, jm->t_i32, dp, "");
+    LLVMValueRef max = sbx__jit_i32(jm, jm->js->max_depth);
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, d, max, ""), WASM_TRAP_STACK_EXHAUSTED);
+    L(BuildStore)(f->b, L(BuildAdd)(f->b, d, sbx__jit_i32(jm, 1), ""), dp);
+    LLVMValueRef sp = sbx__jit_intrinsic(f, "llvm.stacksave", NULL, 0, NULL, 0);
+    LLVMValueRef spi = L(BuildPtrToInt)(f->b, sp, jm->t_i64, "");
+    LLVMValueRef lim = sbx__jit_load_at(f, jm->t_i64, &jm->js->stack_limit, 0);
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntULT, spi, lim, ""), WASM_TRAP_STACK_EXHAUSTED);
+}
+
+static LLVMValueRef zero_of(struct jit_mod *jm, uint8_t t)
+{
+    LLVMTypeRef ty = sbx__jit_type(jm, t);
+    return t == WASM_FUNCREF || t == WASM_EXTERNREF ? L(ConstPointerNull)(ty) : L(ConstNull)(ty);
+}
+
+LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t)
+{
+    LLVMBuilderRef eb = L(CreateBuilderInContext)(f->jm->ctx);
+    LLVMValueRef first = L(GetFirstInstruction)(f->entry_bb);
+    if (first)
+        L(PositionBuilderBefore)(eb, first);
+    else
+        L(PositionBuilderAtEnd)(eb, f->entry_bb);
+    LLVMValueRef a = L(BuildAlloca)(eb, t, "");
+    L(DisposeBuilder)(eb);
+    return a;
+}
+
+LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n)
+{
+    LLVMValueRef *v = sbx__calloc(n ? n : 1, sizeof(*v));
+    if (!v) {
+        f->is_nomem = true;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = sbx__jit_alloca(f, sbx__jit_type(f->jm, types[i]));
+    return v;
+}
+
+static bool setup_locals(struct jit_func *f, const struct wasm_func_def *def)
+{
+    const struct wasm_functype *t = f->type;
+    f->local_count = t->param_count + def->local_count;
+    f->locals = sbx__calloc(f->local_count ? f->local_count : 1, sizeof(*f->locals));
+    f->local_types = sbx__calloc(f->local_count ? f->local_count : 1, 1);
+    if (!f->locals || !f->local_types)
+        return false;
+    for (uint32_t i = 0; i < f->local_count; i++) {
+        uint8_t ty = i < t->param_count ? t->types[i] : def->local_types[i - t->param_count];
+        f->local_types[i] = ty;
+        f->locals[i] = sbx__jit_alloca(f, sbx__jit_type(f->jm, ty));
+        LLVMValueRef init = i < t->param_count ? L(GetParam)(f->fn, i) : zero_of(f->jm, ty);
+        L(BuildStore)(f->b, init, f->locals[i]);
+    }
+    return true;
+}
+
+static bool dispatch(struct jit_func *f, const struct wasm_instr *in)
+{
+    static const jit_family_fn families[] = {
+        sbx__jit_emit_control, sbx__jit_emit_call,    sbx__jit_emit_variable, sbx__jit_emit_memory,
+        sbx__jit_emit_table,   sbx__jit_emit_numeric, sbx__jit_emit_convert,
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+        if (families[i](f, in, &ok))
+            return ok && !f->is_nomem;
+    }
+    f->jm->feature = in->op >= 0x200 ? "SIMD (v128)" : sbx__wasm_opinfo[in->op].text;
+    return false;
+}
+
+/* In dead code only the nesting matters: the matching end or else resumes translation. */
+static bool skips(struct jit_func *f, uint16_t op)
+{
+    if (!f->is_dead)
+        return false;
+    if (op == WASM_OP_BLOCK || op == WASM_OP_LOOP || op == WASM_OP_IF) {
+        f->skip++;
+        return true;
+    }
+    if (op == WASM_OP_END && f->skip > 0) {
+        f->skip--;
+        return true;
+    }
+    return !(op == WASM_OP_END || (op == WASM_OP_ELSE && f->skip == 0));
+}
+
+static bool translate(struct jit_func *f, const struct wasm_func_def *def)
+{
+    struct wasm_reader r = {.base = f->m->bytes,
+                            .file_end = f->m->bytes + f->m->len,
+                            .p = def->code,
+                            .end = def->code + def->code_len};
+    struct wasm_instr in;
+    while (f->nctl > 0) {
+        if (!sbx__wasm_read_instr(&r, &in))
+            return false; /* validated: cannot happen */
+        if (skips(f, in.op))
+            continue;
+        if (!dispatch(f, &in))
+            return false;
+    }
+    return true;
+}
+
+/* Blocks left open by dead code (no predecessors) get an unreachable terminator. */
+static void close_blocks(struct jit_func *f)
+{
+    for (LLVMBasicBlockRef bb = L(GetFirstBasicBlock)(f->fn); bb; bb = L(GetNextBasicBlock)(bb)) {
+        if (!L(GetBasicBlockTerminator)(bb)) {
+            L(PositionBuilderAtEnd)(f->b, bb);
+            L(BuildUnreachable)(f->b);
+        }
+    }
+}
+
+static void func_free(struct jit_func *f)
+{
+    for (uint32_t i = 0; i < f->ctl_cap; i++) {
+        sbx__free(f->ctls[i].rvars);
+        sbx__free(f->ctls[i].pvars);
+        sbx__free(f->ctls[i].saved);
+    }
+    sbx__free(f->ctls);
+    sbx__free(f->stack);
+    sbx__free(f->locals);
+    sbx__free(f->local_types);
+}
+
+bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx)
+{
+    const struct wasm_module *m = jm->m;
+    const struct wasm_func_def *def = &m->funcs[def_idx];
+    struct jit_func f;
+    memset(&f, 0, sizeof(f));
+    f.jm = jm;
+    f.b = jm->b;
+    f.m = m;
+    f.func_idx = m->func_import_count + def_idx;
+    f.type = &m->types[def->type_index];
+    f.fn = jm->fns[def_idx];
+    f.fn_type = jm->fn_types[def->type_index];
+    f.entry_bb = sbx__jit_block(&f, "entry");
+    L(PositionBuilderAtEnd)(f.b, f.entry_bb);
+    bool ok = setup_locals(&f, def);
+    if (ok) {
+        check_stack(&f);
+        sbx__jit_poll(&f);
+        ok = sbx__jit_open_body(&f) && translate(&f, def) && !f.is_nomem && !jm->feature;
+    }
+    if (ok)
+        close_blocks(&f);
+    func_free(&f);
+    return ok;
+}

@@ -1,0 +1,156 @@
+/* wasm/jit/emit_memory.c: linear memory. Every access is bounds-checked explicitly against the
+ * memory's current size (docs/wasm.md, "Memory safety"): the effective address is computed in
+ * 64 bits (no wrap) and end > size traps "out of bounds memory access". The data pointer never
+ * moves (runtime.h), so it is a constant. Bulk operations call rt.c. */
+#include <stddef.h>
+
+#include "wasm/jit/emit.h"
+#include "wasm/jit/rt.h"
+
+static bool is_signed_load(uint16_t op)
+{
+    return op == WASM_OP_I32_LOAD8_S || op == WASM_OP_I32_LOAD16_S || op == WASM_OP_I64_LOAD8_S ||
+           op == WASM_OP_I64_LOAD16_S || op == WASM_OP_I64_LOAD32_S;
+}
+
+/* Returns the host address of [addr + offset, + bytes) after the bounds check. */
+static LLVMValueRef checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
+                                 uint32_t bytes)
+{
+    struct jit_mod *jm = f->jm;
+    struct wasm_memory *mem = jm->inst->mem0;
+    LLVMValueRef ea = L(BuildZExt)(f->b, addr, jm->t_i64, "");
+    if (offset)
+        ea = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
+    LLVMValueRef end = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, bytes), "");
+    LLVMValueRef size = sbx__jit_load_at(f, jm->t_i64, mem, offsetof(struct wasm_memory, size));
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGT, end, size, ""), WASM_TRAP_MEMORY_OOB);
+    return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_const_ptr(jm, mem->data), &ea, 1, "");
+}
+
+static LLVMTypeRef access_type(struct jit_mod *jm, uint8_t valtype, uint32_t bytes)
+{
+    if (valtype == WASM_F32 || valtype == WASM_F64)
+        return sbx__jit_type(jm, valtype);
+    switch (bytes) {
+    case 1:
+        return jm->t_i8;
+    case 2:
+        return jm->t_i16;
+    case 4:
+        return jm->t_i32;
+    default:
+        return jm->t_i64;
+    }
+}
+
+static bool op_load(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
+    uint8_t vt = sbx__wasm_siginfo[info->sig].result;
+    uint32_t bytes = 1u << info->arg;
+    LLVMValueRef p = checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMTypeRef at = access_type(jm, vt, bytes);
+    LLVMValueRef v = L(BuildLoad2)(f->b, at, p, "");
+    L(SetAlignment)(v, 1);
+    LLVMTypeRef rt = sbx__jit_type(jm, vt);
+    if (at != rt)
+        v = is_signed_load(in->op) ? L(BuildSExt)(f->b, v, rt, "") : L(BuildZExt)(f->b, v, rt, "");
+    sbx__jit_push(f, v);
+    return true;
+}
+
+static bool op_store(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
+    uint8_t vt = sbx__wasm_siginfo[info->sig].params[1];
+    uint32_t bytes = 1u << info->arg;
+    LLVMValueRef v = sbx__jit_pop(f);
+    LLVMValueRef p = checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMTypeRef at = access_type(jm, vt, bytes);
+    if (at != sbx__jit_type(jm, vt))
+        v = L(BuildTrunc)(f->b, v, at, "");
+    LLVMValueRef st = L(BuildStore)(f->b, v, p);
+    L(SetAlignment)(st, 1);
+    return true;
+}
+
+/* A C helper over three i32 operands popped from the stack; traps on a non-zero kind. */
+static void bulk3(struct jit_func *f, const void *fn, LLVMValueRef first, LLVMTypeRef first_type)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f), d = sbx__jit_pop(f);
+    LLVMTypeRef p[] = {first_type, jm->t_i32, jm->t_i32, jm->t_i32};
+    LLVMValueRef a[] = {first, d, s, n};
+    sbx__jit_trap_if_kind(f, sbx__jit_call_c(f, fn, jm->t_i32, p, a, 4));
+}
+
+static bool op_memory_init(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f), d = sbx__jit_pop(f);
+    LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32};
+    LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst), sbx__jit_i32(jm, in->idx), d, s, n};
+    sbx__jit_trap_if_kind(
+        f, sbx__jit_call_c(f, (const void *)sbx__jit_rt_memory_init, jm->t_i32, p, a, 5));
+    return true;
+}
+
+static bool op_memory_misc(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    struct wasm_memory *mem = jm->inst->mem0;
+    LLVMValueRef memp = sbx__jit_const_ptr(jm, mem);
+    switch (in->op) {
+    case WASM_OP_MEMORY_SIZE:
+        sbx__jit_push(f, sbx__jit_load_at(f, jm->t_i32, mem, offsetof(struct wasm_memory, pages)));
+        return true;
+    case WASM_OP_MEMORY_GROW: {
+        LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
+        LLVMValueRef a[] = {memp, sbx__jit_pop(f)};
+        sbx__jit_push(
+            f, sbx__jit_call_c(f, (const void *)sbx__jit_rt_memory_grow, jm->t_i32, p, a, 2));
+        return true;
+    }
+    case WASM_OP_MEMORY_FILL:
+        bulk3(f, (const void *)sbx__jit_rt_memory_fill, memp, jm->t_ptr);
+        return true;
+    case WASM_OP_MEMORY_COPY:
+        bulk3(f, (const void *)sbx__jit_rt_memory_copy, memp, jm->t_ptr);
+        return true;
+    case WASM_OP_MEMORY_INIT:
+        return op_memory_init(f, in);
+    default: { /* WASM_OP_DATA_DROP */
+        LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
+        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst), sbx__jit_i32(jm, in->idx)};
+        sbx__jit_call_c(f, (const void *)sbx__jit_rt_data_drop, jm->t_void, p, a, 2);
+        return true;
+    }
+    }
+}
+
+bool sbx__jit_emit_memory(struct jit_func *f, const struct wasm_instr *in, bool *ok)
+{
+    if (in->op >= WASM_OP_I32_LOAD && in->op <= WASM_OP_I64_LOAD32_U) {
+        *ok = op_load(f, in);
+        return true;
+    }
+    if (in->op >= WASM_OP_I32_STORE && in->op <= WASM_OP_I64_STORE32) {
+        *ok = op_store(f, in);
+        return true;
+    }
+    switch (in->op) {
+    case WASM_OP_MEMORY_SIZE:
+    case WASM_OP_MEMORY_GROW:
+    case WASM_OP_MEMORY_FILL:
+    case WASM_OP_MEMORY_COPY:
+    case WASM_OP_MEMORY_INIT:
+    case WASM_OP_DATA_DROP:
+        *ok = op_memory_misc(f, in);
+        return true;
+    default:
+        return false;
+    }
+}

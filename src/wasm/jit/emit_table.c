@@ -1,0 +1,128 @@
+/* wasm/jit/emit_table.c: tables and references (spec 4.4.5-4.4.6): table.get/set inline with
+ * their bounds check, the rest through rt.c; ref.null, ref.is_null, ref.func. A funcref is the
+ * struct wasm_func * of the instance, as in the interpreter. */
+#include <stddef.h>
+
+#include "wasm/jit/emit.h"
+#include "wasm/jit/rt.h"
+
+static LLVMValueRef elem_ptr(struct jit_func *f, struct wasm_table *t, LLVMValueRef i)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef size = sbx__jit_load_at(f, jm->t_i32, t, offsetof(struct wasm_table, size));
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, i, size, ""), WASM_TRAP_TABLE_OOB);
+    LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, t, offsetof(struct wasm_table, elems));
+    LLVMValueRef i64 = L(BuildZExt)(f->b, i, jm->t_i64, "");
+    return L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, "");
+}
+
+static bool op_get_set(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct wasm_table *t = f->jm->inst->tables[in->idx];
+    if (in->op == WASM_OP_TABLE_GET) {
+        LLVMValueRef p = elem_ptr(f, t, sbx__jit_pop(f));
+        sbx__jit_push(f, L(BuildLoad2)(f->b, f->jm->t_ptr, p, ""));
+    } else {
+        LLVMValueRef v = sbx__jit_pop(f);
+        L(BuildStore)(f->b, v, elem_ptr(f, t, sbx__jit_pop(f)));
+    }
+    return true;
+}
+
+static bool op_grow_fill(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef tp = sbx__jit_const_ptr(jm, jm->inst->tables[in->idx]);
+    if (in->op == WASM_OP_TABLE_GROW) {
+        LLVMValueRef delta = sbx__jit_pop(f), init = sbx__jit_pop(f);
+        LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32};
+        LLVMValueRef a[] = {tp, init, delta};
+        sbx__jit_push(f,
+                      sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_grow, jm->t_i32, p, a, 3));
+        return true;
+    }
+    LLVMValueRef n = sbx__jit_pop(f), v = sbx__jit_pop(f), i = sbx__jit_pop(f);
+    LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_ptr, jm->t_i32};
+    LLVMValueRef a[] = {tp, i, v, n};
+    sbx__jit_trap_if_kind(
+        f, sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_fill, jm->t_i32, p, a, 4));
+    return true;
+}
+
+static bool op_copy_init(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f), d = sbx__jit_pop(f);
+    LLVMValueRef kind;
+    if (in->op == WASM_OP_TABLE_COPY) {
+        LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32};
+        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst->tables[in->idx]),
+                            sbx__jit_const_ptr(jm, jm->inst->tables[in->idx2]), d, s, n};
+        kind = sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_copy, jm->t_i32, p, a, 5);
+    } else {
+        LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32};
+        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst),
+                            sbx__jit_i32(jm, in->idx2),
+                            sbx__jit_i32(jm, in->idx),
+                            d,
+                            s,
+                            n};
+        kind = sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_init, jm->t_i32, p, a, 6);
+    }
+    sbx__jit_trap_if_kind(f, kind);
+    return true;
+}
+
+static bool op_ref(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    switch (in->op) {
+    case WASM_OP_REF_NULL:
+        sbx__jit_push(f, L(ConstPointerNull)(jm->t_ptr));
+        return true;
+    case WASM_OP_REF_IS_NULL:
+        sbx__jit_push(f,
+                      L(BuildZExt)(f->b, L(BuildIsNull)(f->b, sbx__jit_pop(f), ""), jm->t_i32, ""));
+        return true;
+    case WASM_OP_REF_FUNC:
+        sbx__jit_push(f, sbx__jit_const_ptr(jm, jm->inst->funcs[in->idx]));
+        return true;
+    case WASM_OP_TABLE_SIZE:
+        sbx__jit_push(f, sbx__jit_load_at(f, jm->t_i32, jm->inst->tables[in->idx],
+                                          offsetof(struct wasm_table, size)));
+        return true;
+    default: { /* WASM_OP_ELEM_DROP */
+        LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
+        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst), sbx__jit_i32(jm, in->idx)};
+        sbx__jit_call_c(f, (const void *)sbx__jit_rt_elem_drop, jm->t_void, p, a, 2);
+        return true;
+    }
+    }
+}
+
+bool sbx__jit_emit_table(struct jit_func *f, const struct wasm_instr *in, bool *ok)
+{
+    switch (in->op) {
+    case WASM_OP_TABLE_GET:
+    case WASM_OP_TABLE_SET:
+        *ok = op_get_set(f, in);
+        return true;
+    case WASM_OP_TABLE_GROW:
+    case WASM_OP_TABLE_FILL:
+        *ok = op_grow_fill(f, in);
+        return true;
+    case WASM_OP_TABLE_COPY:
+    case WASM_OP_TABLE_INIT:
+        *ok = op_copy_init(f, in);
+        return true;
+    case WASM_OP_REF_NULL:
+    case WASM_OP_REF_IS_NULL:
+    case WASM_OP_REF_FUNC:
+    case WASM_OP_TABLE_SIZE:
+    case WASM_OP_ELEM_DROP:
+        *ok = op_ref(f, in);
+        return true;
+    default:
+        return false;
+    }
+}

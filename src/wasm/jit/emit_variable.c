@@ -1,0 +1,39 @@
+/* wasm/jit/emit_variable.c: locals (allocas, promoted to registers by the optimiser) and
+ * globals (the instance's struct wasm_global values, at constant addresses). */
+#include <stddef.h>
+
+#include "wasm/jit/emit.h"
+
+static LLVMValueRef global_addr(struct jit_func *f, uint32_t idx)
+{
+    struct wasm_global *g = f->jm->inst->globals[idx];
+    return sbx__jit_const_ptr(f->jm, &g->value);
+}
+
+bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, bool *ok)
+{
+    struct jit_mod *jm = f->jm;
+    (void)ok;
+    switch (in->op) {
+    case WASM_OP_LOCAL_GET:
+        sbx__jit_push(f, L(BuildLoad2)(f->b, sbx__jit_type(jm, f->local_types[in->idx]),
+                                       f->locals[in->idx], ""));
+        return true;
+    case WASM_OP_LOCAL_SET:
+        L(BuildStore)(f->b, sbx__jit_pop(f), f->locals[in->idx]);
+        return true;
+    case WASM_OP_LOCAL_TEE:
+        L(BuildStore)(f->b, f->stack[f->sp - 1], f->locals[in->idx]);
+        return true;
+    case WASM_OP_GLOBAL_GET: {
+        uint8_t t = f->m->globals[in->idx].type;
+        sbx__jit_push(f, L(BuildLoad2)(f->b, sbx__jit_type(jm, t), global_addr(f, in->idx), ""));
+        return true;
+    }
+    case WASM_OP_GLOBAL_SET:
+        L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx));
+        return true;
+    default:
+        return false;
+    }
+}

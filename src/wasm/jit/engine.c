@@ -1,0 +1,252 @@
+/* wasm/jit/engine.c: compiling an instance: LLVM module set-up (types, declarations), the
+ * per-function emitters, verification, the optimisation pipeline and the ORC LLJIT that owns
+ * the code. One LLJIT per store; its code lives until the store is destroyed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/jit/emit.h"
+
+#define OPT_PIPELINE "default<O2>"
+
+static void set_err(char *err, size_t errlen, const char *what, const char *detail)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "compiled tier: %s%s%s", what, detail ? ": " : "",
+                 detail ? detail : "");
+}
+
+/* Consumes e; writes its message to err. */
+static sbx_err llvm_fail(LLVMErrorRef e, char *err, size_t errlen, const char *what)
+{
+    char *msg = L(GetErrorMessage)(e);
+    set_err(err, errlen, what, msg);
+    L(DisposeErrorMessage)(msg);
+    return SBX_E_UNAVAILABLE;
+}
+
+/* The host's target machine (CPU name and features), or NULL: the optimiser then runs without
+ * target costs. */
+static LLVMTargetMachineRef host_machine(void)
+{
+    char *triple = L(GetDefaultTargetTriple)();
+    char *cpu = L(GetHostCPUName)(), *features = L(GetHostCPUFeatures)();
+    LLVMTargetRef target = NULL;
+    char *msg = NULL;
+    LLVMTargetMachineRef tm = NULL;
+    if (!L(GetTargetFromTriple)(triple, &target, &msg))
+        tm = L(CreateTargetMachine)(target, triple, cpu, features, LLVMCodeGenLevelDefault,
+                                    LLVMRelocDefault, LLVMCodeModelJITDefault);
+    L(DisposeMessage)(msg);
+    L(DisposeMessage)(triple);
+    L(DisposeMessage)(cpu);
+    L(DisposeMessage)(features);
+    return tm;
+}
+
+static sbx_err store_jit(struct wasm_store *store, struct wasm_jit_store **out, char *err,
+                         size_t errlen)
+{
+    if (store->jit) {
+        *out = store->jit;
+        return SBX_OK;
+    }
+    struct wasm_jit_store *js = sbx__calloc(1, sizeof(*js));
+    if (!js)
+        return SBX_E_NOMEM;
+    LLVMOrcLLJITRef jit = NULL;
+    LLVMErrorRef e = L(OrcCreateLLJIT)(&jit, L(OrcCreateLLJITBuilder)());
+    if (e) {
+        sbx__free(js);
+        return llvm_fail(e, err, errlen, "cannot create the JIT");
+    }
+    /* Compiled code calls libc/libm (memcpy, roundeven) the way LLVM lowers some operations. */
+    LLVMOrcDefinitionGeneratorRef gen = NULL;
+    e = L(OrcCreateDynamicLibrarySearchGeneratorForProcess)(&gen, L(OrcLLJITGetGlobalPrefix)(jit),
+                                                            NULL, NULL);
+    if (e) {
+        L(OrcDisposeLLJIT)(jit);
+        sbx__free(js);
+        return llvm_fail(e, err, errlen, "cannot resolve process symbols");
+    }
+    L(OrcJITDylibAddGenerator)(L(OrcLLJITGetMainJITDylib)(jit), gen);
+    js->tm = host_machine();
+    js->store = store;
+    js->max_depth = store->limits.max_call_depth;
+    js->lljit = jit;
+    store->jit = js;
+    *out = js;
+    return SBX_OK;
+}
+
+void sbx__wasm_jit_store_free(struct wasm_jit_store *js)
+{
+    if (!js)
+        return;
+    if (js->lljit)
+        L(OrcDisposeLLJIT)((LLVMOrcLLJITRef)js->lljit);
+    if (js->tm)
+        L(DisposeTargetMachine)((LLVMTargetMachineRef)js->tm);
+    sbx__free(js);
+}
+
+static void init_types(struct jit_mod *jm)
+{
+    LLVMContextRef c = jm->ctx;
+    jm->t_void = L(VoidTypeInContext)(c);
+    jm->t_i1 = L(Int1TypeInContext)(c);
+    jm->t_i8 = L(Int8TypeInContext)(c);
+    jm->t_i16 = L(Int16TypeInContext)(c);
+    jm->t_i32 = L(Int32TypeInContext)(c);
+    jm->t_i64 = L(Int64TypeInContext)(c);
+    jm->t_f32 = L(FloatTypeInContext)(c);
+    jm->t_f64 = L(DoubleTypeInContext)(c);
+    jm->t_ptr = L(PointerTypeInContext)(c, 0);
+}
+
+/* The native signature of a wasm type: params as themselves; no result, one, or a struct. */
+static LLVMTypeRef native_type(struct jit_mod *jm, const struct wasm_functype *t)
+{
+    LLVMTypeRef p[1000], r[1000];
+    uint32_t np = t->param_count > 1000 ? 1000 : t->param_count;
+    uint32_t nr = t->result_count > 1000 ? 1000 : t->result_count;
+    for (uint32_t i = 0; i < np; i++)
+        p[i] = sbx__jit_type(jm, t->types[i]);
+    for (uint32_t i = 0; i < nr; i++)
+        r[i] = sbx__jit_type(jm, t->types[t->param_count + i]);
+    LLVMTypeRef ret = nr == 0   ? jm->t_void
+                      : nr == 1 ? r[0]
+                                : L(StructTypeInContext)(jm->ctx, r, nr, 0);
+    return L(FunctionType)(ret, p, np, 0);
+}
+
+/* Declares every defined function (internal: LLVM may inline and specialise) and the table of
+ * their addresses that call_indirect reads. */
+static bool declare(struct jit_mod *jm)
+{
+    const struct wasm_module *m = jm->m;
+    jm->fn_types = sbx__calloc(m->type_count ? m->type_count : 1, sizeof(*jm->fn_types));
+    jm->fns = sbx__calloc(m->func_def_count ? m->func_def_count : 1, sizeof(*jm->fns));
+    if (!jm->fn_types || !jm->fns)
+        return false;
+    for (uint32_t i = 0; i < m->type_count; i++)
+        jm->fn_types[i] = native_type(jm, &m->types[i]);
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "f%u", m->func_import_count + i);
+        jm->fns[i] = L(AddFunction)(jm->mod, name, jm->fn_types[m->funcs[i].type_index]);
+        L(SetLinkage)(jm->fns[i], LLVMInternalLinkage);
+    }
+    LLVMTypeRef arr = L(ArrayType)(jm->t_ptr, m->func_def_count);
+    jm->fn_table = L(AddGlobal)(jm->mod, arr, "fn_table");
+    L(SetInitializer)(jm->fn_table, L(ConstArray)(jm->t_ptr, jm->fns, m->func_def_count));
+    L(SetGlobalConstant)(jm->fn_table, 1);
+    L(SetLinkage)(jm->fn_table, LLVMInternalLinkage);
+    return true;
+}
+
+static void wrapper_name(char *buf, size_t len, uint32_t seq, uint32_t def_idx)
+{
+    snprintf(buf, len, "sbx_m%u_w%u", seq, def_idx);
+}
+
+static bool emit_all(struct jit_mod *jm)
+{
+    for (uint32_t i = 0; i < jm->m->func_def_count; i++) {
+        if (!sbx__jit_emit_func(jm, i))
+            return false;
+    }
+    for (uint32_t i = 0; i < jm->m->func_def_count; i++) {
+        char name[48];
+        wrapper_name(name, sizeof(name), jm->seq, i);
+        if (!sbx__jit_emit_wrapper(jm, i, name))
+            return false;
+    }
+    return true;
+}
+
+static sbx_err optimise(struct jit_mod *jm, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (L(VerifyModule)(jm->mod, LLVMReturnStatusAction, &msg)) {
+        set_err(err, errlen, "internal error: invalid IR", msg);
+        L(DisposeMessage)(msg);
+        return SBX_E_UNAVAILABLE;
+    }
+    L(DisposeMessage)(msg);
+    LLVMPassBuilderOptionsRef po = L(CreatePassBuilderOptions)();
+    LLVMErrorRef e = L(RunPasses)(jm->mod, OPT_PIPELINE, (LLVMTargetMachineRef)jm->js->tm, po);
+    L(DisposePassBuilderOptions)(po);
+    return e ? llvm_fail(e, err, errlen, "optimisation failed") : SBX_OK;
+}
+
+/* Hands the module to the JIT and points every function at its compiled wrapper. */
+static sbx_err link_code(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *err,
+                         size_t errlen)
+{
+    LLVMOrcLLJITRef jit = jm->js->lljit;
+    LLVMOrcThreadSafeModuleRef tsm = L(OrcCreateNewThreadSafeModule)(jm->mod, tsc);
+    jm->mod = NULL; /* owned by tsm now */
+    LLVMErrorRef e = L(OrcLLJITAddLLVMIRModule)(jit, L(OrcLLJITGetMainJITDylib)(jit), tsm);
+    if (e) {
+        L(OrcDisposeThreadSafeModule)(tsm);
+        return llvm_fail(e, err, errlen, "cannot add the module");
+    }
+    const struct wasm_module *m = jm->m;
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        char name[48];
+        wrapper_name(name, sizeof(name), jm->seq, i);
+        LLVMOrcExecutorAddress addr = 0;
+        e = L(OrcLLJITLookup)(jit, &addr, name);
+        if (e)
+            return llvm_fail(e, err, errlen, "code generation failed");
+        struct wasm_func *fn = jm->inst->funcs[m->func_import_count + i];
+        fn->jit_entry = (void (*)(uint64_t *))(uintptr_t)addr;
+    }
+    return SBX_OK;
+}
+
+static sbx_err build(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *err, size_t errlen)
+{
+    LLVMOrcLLJITRef jit = jm->js->lljit;
+    L(SetTarget)(jm->mod, L(OrcLLJITGetTripleString)(jit));
+    L(SetDataLayout)(jm->mod, L(OrcLLJITGetDataLayoutStr)(jit));
+    init_types(jm);
+    if (!declare(jm))
+        return SBX_E_NOMEM;
+    if (!emit_all(jm)) {
+        if (!jm->feature)
+            return SBX_E_NOMEM;
+        set_err(err, errlen, "the module uses a feature this tier does not compile yet",
+                jm->feature);
+        return SBX_E_UNAVAILABLE;
+    }
+    sbx_err rc = optimise(jm, err, errlen);
+    return rc == SBX_OK ? link_code(jm, tsc, err, errlen) : rc;
+}
+
+sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
+{
+    if (!sbx__jit_llvm_load(err, errlen))
+        return SBX_E_UNAVAILABLE;
+    struct jit_mod jm;
+    memset(&jm, 0, sizeof(jm));
+    sbx_err rc = store_jit(inst->store, &jm.js, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    jm.m = inst->module;
+    jm.inst = inst;
+    jm.seq = jm.js->module_seq++;
+    LLVMOrcThreadSafeContextRef tsc = L(OrcCreateNewThreadSafeContext)();
+    jm.ctx = L(OrcThreadSafeContextGetContext)(tsc);
+    jm.mod = L(ModuleCreateWithNameInContext)("wasm", jm.ctx);
+    jm.b = L(CreateBuilderInContext)(jm.ctx);
+    rc = build(&jm, tsc, err, errlen);
+    L(DisposeBuilder)(jm.b);
+    if (jm.mod)
+        L(DisposeModule)(jm.mod);
+    L(OrcDisposeThreadSafeContext)(tsc);
+    sbx__free(jm.fn_types);
+    sbx__free(jm.fns);
+    return rc;
+}

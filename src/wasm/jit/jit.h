@@ -1,0 +1,41 @@
+/* wasm/jit/jit.h: the compiled tier as the rest of src/wasm sees it. An instance of a store
+ * whose tier is compiled gets native code for every defined function at instantiation
+ * (wasm_func.jit_entry); sbx__wasm_func_call() then enters it instead of the interpreter,
+ * unless the store is metered (fuel runs stay in the interpreter, which counts fuel). */
+#ifndef SBX_WASM_JIT_JIT_H
+#define SBX_WASM_JIT_JIT_H
+
+#include <setjmp.h>
+#include <stdint.h>
+
+#include "wasm/wasm.h"
+
+struct wasm_exec;
+
+/* A store's compiled-tier state: the LLVM JIT that holds its code, and the current entry from
+ * the host (traps longjmp there; compiled code has no cleanups to skip). */
+struct wasm_jit_store {
+    struct wasm_store *store;
+    void *lljit;           /* LLVMOrcLLJITRef */
+    void *tm;              /* LLVMTargetMachineRef of the host, for the optimiser's cost model */
+    uint32_t module_seq;   /* modules added, for unique symbol names */
+    jmp_buf *top;          /* innermost entry, NULL outside compiled code */
+    uintptr_t stack_limit; /* compiled code traps "call stack exhausted" below it */
+    uint32_t depth;        /* compiled frames live now */
+    uint32_t max_depth;    /* the store's max_call_depth, as the interpreter counts frames */
+};
+
+/* Compiles inst's module for inst (code bakes in the instance's addresses) and sets the
+ * jit_entry of its functions. Returns SBX_OK, SBX_E_UNAVAILABLE (libLLVM-16 missing, or the
+ * module uses a feature this tier does not compile yet: err names it), or SBX_E_NOMEM. */
+sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen);
+
+/* Runs f's native code with args; results written on success. Returns WASM_TRAP_NONE or the
+ * trap kind with ex->trap (and its "in <func>" facts) filled as the interpreter fills them. */
+enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f,
+                                       const wasm_value *args, wasm_value *results);
+
+/* Frees the store's compiled code. Accepts NULL. */
+void sbx__wasm_jit_store_free(struct wasm_jit_store *js);
+
+#endif

@@ -1,0 +1,57 @@
+/* wasm/jit/llvm_api.c: loading libLLVM-16 on first use of the compiled tier. The library
+ * stays loaded for the life of the process (compiled code and LLVM's globals live in it). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "wasm/jit/llvm_api.h"
+
+#define LLVM_LIB "libLLVM-16.so.1"
+
+struct sbx__llvm_api sbx__llvm;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[200];
+static bool is_loaded;
+
+static void load(void)
+{
+    void *lib = dlopen(LLVM_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(load_error, sizeof(load_error),
+                 "compiled tier: cannot load %s (llvm-16 is not "
+                 "installed?)",
+                 LLVM_LIB);
+        return;
+    }
+    static const struct {
+        const char *name;
+        size_t offset;
+    } syms[] = {
+#define SBX_LLVM_ROW(name) {"LLVM" #name, offsetof(struct sbx__llvm_api, name)},
+        SBX_LLVM_FUNCS(SBX_LLVM_ROW)
+#undef SBX_LLVM_ROW
+    };
+    for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+        void *p = dlsym(lib, syms[i].name);
+        if (!p) {
+            snprintf(load_error, sizeof(load_error), "compiled tier: %s lacks %s", LLVM_LIB,
+                     syms[i].name);
+            return;
+        }
+        *(void **)((char *)&sbx__llvm + syms[i].offset) = p;
+    }
+    L(InitializeX86TargetInfo)();
+    L(InitializeX86Target)();
+    L(InitializeX86TargetMC)();
+    L(InitializeX86AsmPrinter)();
+    is_loaded = true;
+}
+
+bool sbx__jit_llvm_load(char *err, size_t errlen)
+{
+    pthread_once(&load_once, load);
+    if (!is_loaded && err && errlen)
+        snprintf(err, errlen, "%s", load_error);
+    return is_loaded;
+}

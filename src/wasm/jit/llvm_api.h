@@ -1,0 +1,163 @@
+/* wasm/jit/llvm_api.h: libLLVM-16 as the compiled tier uses it, loaded with dlopen on first use
+ * (as telemetry/curl.c loads libcurl): linking it would cost every sbx process about 20 ms of
+ * start-up (relocations and static constructors of a 120 MB library), whichever tier it runs.
+ * Each function is one row; L(Name) calls LLVMName through the loaded table. */
+#ifndef SBX_WASM_JIT_LLVM_API_H
+#define SBX_WASM_JIT_LLVM_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+/* clang-format off */
+#define SBX_LLVM_FUNCS(X) \
+    X(AddCase) \
+    X(AddFunction) \
+    X(AddGlobal) \
+    X(AddIncoming) \
+    X(AppendBasicBlockInContext) \
+    X(ArrayType) \
+    X(BuildAdd) \
+    X(BuildAlloca) \
+    X(BuildAnd) \
+    X(BuildBinOp) \
+    X(BuildBitCast) \
+    X(BuildBr) \
+    X(BuildCall2) \
+    X(BuildCast) \
+    X(BuildCondBr) \
+    X(BuildExtractValue) \
+    X(BuildFAdd) \
+    X(BuildFCmp) \
+    X(BuildFNeg) \
+    X(BuildFPExt) \
+    X(BuildGEP2) \
+    X(BuildICmp) \
+    X(BuildInsertValue) \
+    X(BuildIntToPtr) \
+    X(BuildIsNull) \
+    X(BuildLoad2) \
+    X(BuildNot) \
+    X(BuildOr) \
+    X(BuildPhi) \
+    X(BuildPtrToInt) \
+    X(BuildRet) \
+    X(BuildRetVoid) \
+    X(BuildSExt) \
+    X(BuildSRem) \
+    X(BuildSelect) \
+    X(BuildStore) \
+    X(BuildSub) \
+    X(BuildSwitch) \
+    X(BuildTrunc) \
+    X(BuildUnreachable) \
+    X(BuildZExt) \
+    X(ConstAllOnes) \
+    X(ConstArray) \
+    X(ConstBitCast) \
+    X(ConstInt) \
+    X(ConstIntToPtr) \
+    X(ConstNull) \
+    X(ConstPointerNull) \
+    X(ConstReal) \
+    X(ConstRealGetDouble) \
+    X(CreateBuilderInContext) \
+    X(CreatePassBuilderOptions) \
+    X(CreateTargetMachine) \
+    X(DisposeBuilder) \
+    X(DisposeErrorMessage) \
+    X(DisposeMessage) \
+    X(DisposeModule) \
+    X(DisposePassBuilderOptions) \
+    X(DisposeTargetMachine) \
+    X(DoubleTypeInContext) \
+    X(FloatTypeInContext) \
+    X(FunctionType) \
+    X(GetBasicBlockTerminator) \
+    X(GetDefaultTargetTriple) \
+    X(GetErrorMessage) \
+    X(GetFirstBasicBlock) \
+    X(GetFirstInstruction) \
+    X(GetHostCPUFeatures) \
+    X(GetHostCPUName) \
+    X(GetInlineAsm) \
+    X(GetInsertBlock) \
+    X(GetIntrinsicDeclaration) \
+    X(GetNextBasicBlock) \
+    X(GetParam) \
+    X(GetReturnType) \
+    X(GetTargetFromTriple) \
+    X(GetUndef) \
+    X(InitializeX86AsmPrinter) \
+    X(InitializeX86Target) \
+    X(InitializeX86TargetInfo) \
+    X(InitializeX86TargetMC) \
+    X(Int16TypeInContext) \
+    X(Int1TypeInContext) \
+    X(Int32TypeInContext) \
+    X(Int64TypeInContext) \
+    X(Int8TypeInContext) \
+    X(IntTypeInContext) \
+    X(IntrinsicGetType) \
+    X(IsAConstantFP) \
+    X(IsAFPExtInst) \
+    X(LookupIntrinsicID) \
+    X(ModuleCreateWithNameInContext) \
+    X(OrcCreateDynamicLibrarySearchGeneratorForProcess) \
+    X(OrcCreateLLJIT) \
+    X(OrcCreateLLJITBuilder) \
+    X(OrcCreateNewThreadSafeContext) \
+    X(OrcCreateNewThreadSafeModule) \
+    X(OrcDisposeLLJIT) \
+    X(OrcDisposeThreadSafeContext) \
+    X(OrcDisposeThreadSafeModule) \
+    X(OrcJITDylibAddGenerator) \
+    X(OrcLLJITAddLLVMIRModule) \
+    X(OrcLLJITGetDataLayoutStr) \
+    X(OrcLLJITGetGlobalPrefix) \
+    X(OrcLLJITGetMainJITDylib) \
+    X(OrcLLJITGetTripleString) \
+    X(OrcLLJITLookup) \
+    X(OrcThreadSafeContextGetContext) \
+    X(PointerTypeInContext) \
+    X(PositionBuilderAtEnd) \
+    X(PositionBuilderBefore) \
+    X(RunPasses) \
+    X(SetAlignment) \
+    X(SetDataLayout) \
+    X(SetGlobalConstant) \
+    X(SetInitializer) \
+    X(SetInstructionCallConv) \
+    X(SetLinkage) \
+    X(SetOrdering) \
+    X(SetTarget) \
+    X(StructTypeInContext) \
+    X(TypeOf) \
+    X(VerifyModule) \
+    X(VoidTypeInContext)
+
+/* clang-format on */
+
+struct sbx__llvm_api {
+#define SBX_LLVM_SLOT(name) __typeof__(LLVM##name) *name;
+    SBX_LLVM_FUNCS(SBX_LLVM_SLOT)
+#undef SBX_LLVM_SLOT
+};
+
+extern struct sbx__llvm_api sbx__llvm;
+
+#define L(name) (sbx__llvm.name)
+
+/* Loads libLLVM-16 and initialises the native target, once per process. Returns false with
+ * "compiled tier: ..." in err when the library or a symbol is missing. Thread-safe. */
+bool sbx__jit_llvm_load(char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,261 @@
+/* wasm/jit/rt.c: the compiled tier's runtime: the host's entry (setjmp; traps longjmp back,
+ * skipping only compiled frames, which hold no resources), the native stack limit, and the
+ * helpers compiled code calls for traps, foreign calls and bulk memory and table operations,
+ * with the interpreter's semantics (interp.c). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/code.h"
+#include "wasm/jit/rt.h"
+
+#define STACK_MARGIN    (256u << 10) /* left for host functions, helpers and the trap path */
+#define STACK_MAX_BYTES (64u << 20)  /* no entry uses more, whatever the thread has */
+#define INLINE_SLOTS    32
+
+_Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
+                                const struct wasm_instance *inst, uint32_t func_idx)
+{
+    struct wasm_exec *ex = js->store->exec;
+    ex->trap.kind = (enum wasm_trap_kind)kind;
+    ex->trap.exit_code = 0;
+    ex->trap.message[0] = '\0';
+    ex->trap_inst = inst;
+    ex->trap_func = func_idx;
+    ex->has_trap_func = true;
+    longjmp(*js->top, 1);
+}
+
+/* The trap record is complete (a host function or a nested entry filled it). */
+static _Noreturn void rethrow(struct wasm_jit_store *js)
+{
+    js->store->exec->has_trap_func = false;
+    longjmp(*js->top, 1);
+}
+
+static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        memset(&vals[i], 0, sizeof(vals[i]));
+        if (types[i] == WASM_I32 || types[i] == WASM_F32)
+            vals[i].i32 = (uint32_t)slots[i];
+        else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
+            vals[i].ref = (void *)(uintptr_t)slots[i];
+        else
+            vals[i].i64 = slots[i];
+    }
+}
+
+static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (types[i] == WASM_I32 || types[i] == WASM_F32)
+            slots[i] = vals[i].i32;
+        else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
+            slots[i] = (uint64_t)(uintptr_t)vals[i].ref;
+        else
+            slots[i] = vals[i].i64;
+    }
+}
+
+/* An interpreted function of another instance: a nested entry through the public call. */
+static void call_interp(struct wasm_jit_store *js, struct wasm_func *fn, uint64_t *slots)
+{
+    const struct wasm_functype *t = fn->type;
+    uint32_t n = t->param_count > t->result_count ? t->param_count : t->result_count;
+    wasm_value inline_vals[2 * INLINE_SLOTS];
+    wasm_value *vals = n <= INLINE_SLOTS ? inline_vals : sbx__calloc(2 * (size_t)n, sizeof(*vals));
+    struct wasm_exec *ex = js->store->exec;
+    if (!vals) {
+        ex->trap.kind = WASM_TRAP_HOST;
+        snprintf(ex->trap.message, sizeof(ex->trap.message), "host function failed: out of memory");
+        rethrow(js);
+    }
+    unpack(vals, slots, t->types, t->param_count);
+    struct wasm_trap trap;
+    sbx_err rc = sbx__wasm_func_call(js->store, fn, vals, vals + n, &trap);
+    if (rc == SBX_OK)
+        pack(slots, vals + n, t->types + t->param_count, t->result_count);
+    if (vals != inline_vals)
+        sbx__free(vals);
+    if (rc != SBX_OK) {
+        if (rc != SBX_E_WASM_TRAP) {
+            trap.kind = WASM_TRAP_HOST;
+            snprintf(trap.message, sizeof(trap.message), "host function failed: out of memory");
+        }
+        ex->trap = trap;
+        rethrow(js);
+    }
+}
+
+void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wasm_instance *caller,
+                      uint64_t *slots)
+{
+    if (fn->jit_entry && fn->inst->store == js->store) {
+        fn->jit_entry(slots);
+        return;
+    }
+    if (fn->inst) {
+        call_interp(js, fn, slots);
+        return;
+    }
+    if (sbx__wasm_call_host(js->store->exec, fn, caller, slots) != WASM_TRAP_NONE)
+        rethrow(js);
+}
+
+uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_functype *want)
+{
+    return sbx__wasm_functype_eq(fn->type, want) ? 1u : 0u;
+}
+
+static bool in_range(uint32_t a, uint32_t n, uint64_t size)
+{
+    return (uint64_t)a + n <= size;
+}
+
+uint32_t sbx__jit_rt_memory_grow(struct wasm_memory *mem, uint32_t delta)
+{
+    return (uint32_t)sbx__wasm_memory_grow(mem, delta);
+}
+
+uint32_t sbx__jit_rt_memory_fill(struct wasm_memory *mem, uint32_t d, uint32_t val, uint32_t n)
+{
+    if (!in_range(d, n, mem->size))
+        return WASM_TRAP_MEMORY_OOB;
+    memset(mem->data + d, (int)(uint8_t)val, n);
+    return WASM_TRAP_NONE;
+}
+
+uint32_t sbx__jit_rt_memory_copy(struct wasm_memory *mem, uint32_t d, uint32_t s, uint32_t n)
+{
+    if (!in_range(d, n, mem->size) || !in_range(s, n, mem->size))
+        return WASM_TRAP_MEMORY_OOB;
+    memmove(mem->data + d, mem->data + s, n);
+    return WASM_TRAP_NONE;
+}
+
+uint32_t sbx__jit_rt_memory_init(struct wasm_instance *inst, uint32_t seg, uint32_t d, uint32_t s,
+                                 uint32_t n)
+{
+    const struct wasm_data_seg *ds = &inst->module->datas[seg];
+    uint32_t len = inst->data_dropped[seg] ? 0 : ds->len;
+    struct wasm_memory *mem = inst->mem0;
+    if (!in_range(s, n, len) || !in_range(d, n, mem->size))
+        return WASM_TRAP_MEMORY_OOB;
+    if (n)
+        memcpy(mem->data + d, ds->bytes + s, n);
+    return WASM_TRAP_NONE;
+}
+
+void sbx__jit_rt_data_drop(struct wasm_instance *inst, uint32_t seg)
+{
+    inst->data_dropped[seg] = true;
+}
+
+uint32_t sbx__jit_rt_table_grow(struct wasm_table *t, void *init, uint32_t delta)
+{
+    wasm_value v = {.ref = init};
+    return (uint32_t)sbx__wasm_table_grow(t, delta, v);
+}
+
+uint32_t sbx__jit_rt_table_fill(struct wasm_table *t, uint32_t i, void *val, uint32_t n)
+{
+    if (!in_range(i, n, t->size))
+        return WASM_TRAP_TABLE_OOB;
+    for (uint32_t k = 0; k < n; k++)
+        t->elems[i + k] = val;
+    return WASM_TRAP_NONE;
+}
+
+uint32_t sbx__jit_rt_table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
+                                uint32_t s, uint32_t n)
+{
+    if (!in_range(d, n, dt->size) || !in_range(s, n, st->size))
+        return WASM_TRAP_TABLE_OOB;
+    memmove(dt->elems + d, st->elems + s, (size_t)n * sizeof(void *));
+    return WASM_TRAP_NONE;
+}
+
+uint32_t sbx__jit_rt_table_init(struct wasm_instance *inst, uint32_t table, uint32_t seg,
+                                uint32_t d, uint32_t s, uint32_t n)
+{
+    struct wasm_table *t = inst->tables[table];
+    if (!in_range(s, n, inst->elem_sizes[seg]) || !in_range(d, n, t->size))
+        return WASM_TRAP_TABLE_OOB;
+    if (n)
+        memcpy(t->elems + d, inst->elem_refs[seg] + s, (size_t)n * sizeof(void *));
+    return WASM_TRAP_NONE;
+}
+
+void sbx__jit_rt_elem_drop(struct wasm_instance *inst, uint32_t seg)
+{
+    inst->elem_sizes[seg] = 0;
+}
+
+/* The lowest stack address compiled code may reach on this thread: STACK_MARGIN above the
+ * thread's stack end, and no more than STACK_MAX_BYTES below the entry. */
+static uintptr_t stack_limit(void)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t floor = here > STACK_MAX_BYTES ? here - STACK_MAX_BYTES : 0;
+    pthread_attr_t a;
+    void *lo = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        pthread_attr_getstack(&a, &lo, &size);
+        pthread_attr_destroy(&a);
+    }
+    uintptr_t low = (uintptr_t)lo + STACK_MARGIN;
+    if (!lo || low >= here)
+        low = here > (1u << 20) ? here - (1u << 20) : 0; /* unknown: assume 1 MiB is there */
+    return low > floor ? low : floor;
+}
+
+/* Runs the entry with a jmp_buf of its own; kept out of line so setjmp's frame holds only what
+ * survives a longjmp unchanged. */
+static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store *js,
+                                                           struct wasm_func *f, uint64_t *slots)
+{
+    jmp_buf jb;
+    jmp_buf *prev = js->top;
+    uintptr_t prev_limit = js->stack_limit;
+    uint32_t prev_depth = js->depth; /* a trap leaves the unwound frames counted */
+    if (!prev)
+        js->stack_limit = stack_limit();
+    js->top = &jb;
+    enum wasm_trap_kind tk = WASM_TRAP_NONE;
+    if (setjmp(jb) == 0)
+        f->jit_entry(slots);
+    else
+        tk = js->store->exec->trap.kind;
+    js->top = prev;
+    js->stack_limit = prev_limit;
+    js->depth = prev_depth;
+    return tk;
+}
+
+enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f,
+                                       const wasm_value *args, wasm_value *results)
+{
+    const struct wasm_functype *t = f->type;
+    uint32_t n = t->param_count > t->result_count ? t->param_count : t->result_count;
+    uint64_t inline_slots[INLINE_SLOTS];
+    uint64_t *slots = n <= INLINE_SLOTS ? inline_slots : sbx__mallocn(n, sizeof(uint64_t));
+    if (!slots) {
+        ex->trap.kind = WASM_TRAP_HOST;
+        snprintf(ex->trap.message, sizeof(ex->trap.message), "host function failed: out of memory");
+        ex->has_trap_func = false;
+        return WASM_TRAP_HOST;
+    }
+    pack(slots, args, t->types, t->param_count);
+    ex->nest++;
+    enum wasm_trap_kind tk = enter(ex->store->jit, f, slots);
+    ex->nest--;
+    if (tk == WASM_TRAP_NONE)
+        unpack(results, slots, t->types + t->param_count, t->result_count);
+    if (slots != inline_slots)
+        sbx__free(slots);
+    return tk;
+}

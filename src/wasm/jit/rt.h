@@ -1,0 +1,36 @@
+/* wasm/jit/rt.h: the C functions compiled code calls (by constant address). Helpers that may
+ * trap either return a wasm_trap_kind for the code to raise with its function's name, or, when
+ * the trap record is already filled (host calls), longjmp to the entry themselves. */
+#ifndef SBX_WASM_JIT_RT_H
+#define SBX_WASM_JIT_RT_H
+
+#include <stdint.h>
+
+#include "wasm/jit/jit.h"
+#include "wasm/runtime.h"
+
+/* Records a trap of kind in function func_idx of inst, as the interpreter does, and unwinds
+ * to the innermost entry. */
+_Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
+                                const struct wasm_instance *inst, uint32_t func_idx);
+/* Calls fn (host, interpreted or compiled) with params in slots; results replace them. */
+void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wasm_instance *caller,
+                      uint64_t *slots);
+/* 1 when fn's type equals want structurally (call_indirect across type indices). */
+uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_functype *want);
+
+uint32_t sbx__jit_rt_memory_grow(struct wasm_memory *mem, uint32_t delta);
+uint32_t sbx__jit_rt_memory_fill(struct wasm_memory *mem, uint32_t d, uint32_t val, uint32_t n);
+uint32_t sbx__jit_rt_memory_copy(struct wasm_memory *mem, uint32_t d, uint32_t s, uint32_t n);
+uint32_t sbx__jit_rt_memory_init(struct wasm_instance *inst, uint32_t seg, uint32_t d, uint32_t s,
+                                 uint32_t n);
+void sbx__jit_rt_data_drop(struct wasm_instance *inst, uint32_t seg);
+uint32_t sbx__jit_rt_table_grow(struct wasm_table *t, void *init, uint32_t delta);
+uint32_t sbx__jit_rt_table_fill(struct wasm_table *t, uint32_t i, void *val, uint32_t n);
+uint32_t sbx__jit_rt_table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
+                                uint32_t s, uint32_t n);
+uint32_t sbx__jit_rt_table_init(struct wasm_instance *inst, uint32_t table, uint32_t seg,
+                                uint32_t d, uint32_t s, uint32_t n);
+void sbx__jit_rt_elem_drop(struct wasm_instance *inst, uint32_t seg);
+
+#endif
