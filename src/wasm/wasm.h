@@ -76,7 +76,7 @@ struct wasm_store_limits {
      * their growth, the interpreter's stacks (charged at creation), element segments and
      * per-function records of instances; 0 = unlimited. */
     uint64_t max_bytes;
-    uint8_t tier;              /* enum wasm_tier; metered calls always interpret */
+    uint8_t tier; /* enum wasm_tier; metered calls always interpret */
 };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */
