@@ -121,7 +121,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
 		sbx.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sbx.pc
 
-FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cpp' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check: $(DEPS_STAMP)

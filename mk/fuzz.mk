@@ -5,6 +5,7 @@
 
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
+FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 60
 # A fixed seed makes a smoke run repeatable: CI replays the mutations a local run has already
 # tried. FUZZ_SEED=0 lets libFuzzer pick one (for long runs that should explore).
@@ -12,7 +13,7 @@ FUZZ_SEED    ?= 1
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # The library tree: the ordinary rules, re-run with clang; warnings stay on but not fatal, so a
 # clang-only warning elsewhere cannot stop the fuzzers from building.
-FUZZ_MAKE    := $(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN=0 \
+FUZZ_MAKE    := $(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) SAN=0 \
                 SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
                 WARN="-Wall -Wextra -Wno-error" OPT="-O1 -g"
 # clang -O1 with ASan+UBSan spends tens of minutes on the interpreter's threaded dispatch loop

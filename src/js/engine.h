@@ -1,60 +1,68 @@
-/* js/engine.h: one JavaScript evaluation on the calling thread, in a fresh Duktape heap that is
- * freed before the call returns. The only interface to engine.c, the one file that sees Duktape.
- * Never blocks except in guest code; stops soon after *stop is set or deadline_ns passes. */
+/* js/engine.h: one JavaScript evaluation on the calling thread, in a fresh SpiderMonkey global
+ * (realm) on the thread's own context. The C seam in front of the C++ adapter (engine.cpp,
+ * runtime.cpp, console.cpp). Never blocks except in guest code; stops soon after *stop is set
+ * or deadline_ns passes. */
 #ifndef SBX_JS_ENGINE_H
 #define SBX_JS_ENGINE_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+#include <atomic>
+typedef std::atomic<int> sbx__js_atomic_int; /* the same object as C's _Atomic int */
+extern "C" {
 #include <sbx/sandbox.h>
 
 #include "util/buf.h"
+#else
+#include <sbx/sandbox.h>
+
+#include "util/buf.h"
+
+#include <stdatomic.h>
+typedef _Atomic int sbx__js_atomic_int;
+#endif
 
 struct sbx__js_eval_in {
     const char *code; /* body of function (context); UTF-8 */
     size_t code_len;
     const char *context_json; /* JSON text, NULL for null */
     size_t context_len;
-    uint64_t memory_bytes;     /* cap on the engine heap */
+    uint64_t memory_bytes;     /* cap on what the guest allocates (GC heap, buffers) */
     uint64_t max_output_bytes; /* per console stream */
     uint64_t deadline_ns;      /* sbx__now_ns() clock; 0 = none */
-    _Atomic int *stop;         /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
-    /* Called once *out is final, before the heap is freed (which takes a while for a big heap),
-     * so a waiter can take the result early; sbx__js_eval touches *out no more after it. */
+    sbx__js_atomic_int *stop;  /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
+    /* Called once *out is final, before the realm is collected (which takes a while for a big
+     * heap), so a waiter can take the result early; sbx__js_eval touches *out no more after it. */
     void (*on_done)(void *arg);
     void *on_done_arg;
 };
 
 struct sbx__js_eval_out {
-    sbx_err error;       /* SBX_OK if the code returned and its value encoded */
-    sbx_limit limit;     /* SBX_LIMIT_TIMEOUT / _MEMORY when one ended the run */
-    char *message;       /* one line (UTF-8) when error != SBX_OK */
-    char *value_json;    /* UTF-8 JSON of the return value when error == SBX_OK */
-    struct sbx__buf out; /* console.log/info/debug */
-    struct sbx__buf err; /* console.error/warn */
-    size_t heap_peak_bytes;
+    sbx_err error;          /* SBX_OK if the code returned and its value encoded */
+    sbx_limit limit;        /* SBX_LIMIT_TIMEOUT / _MEMORY when one ended the run */
+    char *message;          /* one line (UTF-8) when error != SBX_OK */
+    char *value_json;       /* UTF-8 JSON of the return value when error == SBX_OK */
+    struct sbx__buf out;    /* console.log/info/debug */
+    struct sbx__buf err;    /* console.error/warn */
+    size_t heap_peak_bytes; /* the context's GC heap when the run ended */
 };
 
 /* For tests only: engines started from now on ignore stops and deadlines for their first ms
  * milliseconds, like an engine stuck in a native call; 0 turns it off. */
 void sbx__js_test_deaf_ms(unsigned ms);
 
-/* For tests only: while on, console.log raises an engine fatal error (as an internal Duktape
- * failure would), to exercise containment. */
-void sbx__js_test_fatal_on_console(bool on);
-
 /* Zeroes out and sets the console caps. */
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);
 void sbx__js_eval_out_free(struct sbx__js_eval_out *out);
 
-/* A fresh engine heap that has run nothing yet, tied to the thread that created it. */
+/* A ticket for one run on the thread that created it (whose context then exists). */
 struct sbx__js_engine;
 
-/* Builds an engine ahead of its run (uncapped: the run's cap applies when it starts). Returns
- * NULL on NOMEM. */
+/* Starts the calling thread's engine context ahead of a run, so the run does not wait for it.
+ * Returns NULL when the engine cannot start. */
 struct sbx__js_engine *sbx__js_engine_create(void);
 
 /* Frees an engine that will not run. Accepts NULL. */
@@ -69,5 +77,9 @@ void sbx__js_engine_run(struct sbx__js_engine *e, const struct sbx__js_eval_in *
  * by the caller). Guest failures, limits and engine fatal errors all end up in out->error; the
  * host is never aborted. An invalid context gives SBX_E_INVALID_ARGUMENT. */
 void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

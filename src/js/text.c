@@ -1,4 +1,4 @@
-/* js/text.c: UTF-8 <-> CESU-8 at the engine boundary. Both directions are total: ill-formed
+/* js/text.c: UTF-8 <-> UTF-16 at the engine boundary. Both directions are total: ill-formed
  * input becomes U+FFFD, so nothing a guest prints can make the host emit invalid UTF-8. */
 #include "js/text.h"
 
@@ -76,84 +76,82 @@ static bool is_low(uint32_t cp)
     return cp >= 0xDC00 && cp <= 0xDFFF;
 }
 
-/* One pass of the UTF-8 -> CESU-8 conversion; writes only when dst is non-NULL. */
-static size_t to_cesu(const unsigned char *s, size_t len, char *dst)
+/* One pass of UTF-8 -> UTF-16; writes only when dst is non-NULL. Surrogates encoded in UTF-8
+ * are ill-formed there and become U+FFFD, like any other bad byte. */
+static size_t to_utf16(const unsigned char *s, size_t len, uint16_t *dst)
 {
-    size_t out = 0;
-    for (size_t i = 0; i < len;) {
+    size_t i = 0, n = 0;
+    while (i < len) {
         uint32_t cp;
-        size_t n = decode(s + i, len - i, &cp);
-        if (n == 0 || is_high(cp) || is_low(cp)) {
-            out += encode(REPLACEMENT, dst ? dst + out : NULL);
-            i += n ? n : 1;
-        } else if (cp >= 0x10000) {
-            cp -= 0x10000;
-            out += encode(0xD800 | (cp >> 10), dst ? dst + out : NULL);
-            out += encode(0xDC00 | (cp & 0x3FF), dst ? dst + out : NULL);
-            i += n;
+        size_t k = decode(s + i, len - i, &cp);
+        if (k == 0 || is_high(cp) || is_low(cp)) {
+            cp = REPLACEMENT;
+            k = k ? k : 1;
+        }
+        i += k;
+        if (cp >= 0x10000) {
+            if (dst) {
+                dst[n] = (uint16_t)(0xD800 + ((cp - 0x10000) >> 10));
+                dst[n + 1] = (uint16_t)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+            }
+            n += 2;
         } else {
             if (dst)
-                memcpy(dst + out, s + i, n);
-            out += n;
-            i += n;
+                dst[n] = (uint16_t)cp;
+            n++;
         }
     }
-    return out;
+    return n;
 }
 
-char *sbx__js_to_cesu(const char *s, size_t len, size_t *out_len)
+uint16_t *sbx__js_utf8_to_utf16(const char *s, size_t len, size_t *out_count)
 {
-    size_t n = to_cesu((const unsigned char *)s, len, NULL);
-    char *dst = sbx__mallocn(n + 1, 1);
+    size_t n = to_utf16((const unsigned char *)s, len, NULL);
+    uint16_t *dst = sbx__mallocn(n + 1, sizeof(*dst));
     if (!dst)
         return NULL;
-    to_cesu((const unsigned char *)s, len, dst);
-    dst[n] = '\0';
-    if (out_len)
-        *out_len = n;
+    to_utf16((const unsigned char *)s, len, dst);
+    dst[n] = 0;
+    *out_count = n;
     return dst;
 }
 
 static size_t lone(uint32_t cp, enum sbx__js_lone mode, char *dst)
 {
-    static const char hex[] = "0123456789abcdef";
     if (mode == SBX_JS_LONE_REPLACE)
         return encode(REPLACEMENT, dst);
-    if (dst) {
-        char esc[6] = {
-            '\\',        'u', hex[(cp >> 12) & 15], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15],
-            hex[cp & 15]};
-        memcpy(dst, esc, sizeof(esc));
-    }
-    return 6;
+    static const char hex[] = "0123456789abcdef";
+    char b[6] = {'\\',        'u', hex[(cp >> 12) & 15], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15],
+                 hex[cp & 15]};
+    if (dst)
+        memcpy(dst, b, sizeof(b));
+    return sizeof(b);
 }
 
-size_t sbx__js_from_cesu(const char *str, size_t len, enum sbx__js_lone mode, char *dst)
+size_t sbx__js_utf16_to_utf8(const uint16_t *s, size_t count, enum sbx__js_lone mode, char *dst)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t out = 0;
-    for (size_t i = 0; i < len;) {
-        uint32_t cp, lo;
-        size_t n = decode(s + i, len - i, &cp);
-        char *at = dst ? dst + out : NULL;
-        if (n == 0) {
-            out += encode(REPLACEMENT, at);
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t cp = s[i];
+        char *at = dst ? dst + n : NULL;
+        if (is_high(cp) && i + 1 < count && is_low(s[i + 1])) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (s[i + 1] - 0xDC00u);
             i++;
-        } else if (is_high(cp) && i + n < len && decode(s + i + n, len - i - n, &lo) == 3 &&
-                   is_low(lo)) {
-            out += encode(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), at);
-            i += n + 3;
         } else if (is_high(cp) || is_low(cp)) {
-            out += lone(cp, mode, at);
-            i += n;
-        } else {
-            if (at)
-                memcpy(at, s + i, n);
-            out += n;
-            i += n;
+            n += lone(cp, mode, at);
+            continue;
         }
+        n += encode(cp, at);
     }
-    return out;
+    return n;
+}
+
+size_t sbx__js_latin1_to_utf8(const uint8_t *s, size_t count, char *dst)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        n += encode(s[i], dst ? dst + n : NULL);
+    return n;
 }
 
 size_t sbx__js_utf8_cut(const char *str, size_t len, size_t max)

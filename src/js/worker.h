@@ -9,8 +9,10 @@
 
 #include "js/engine.h"
 
-/* At most this many abandoned jobs may still be running; beyond it new jobs are refused. */
-#define SBX_JS_MAX_ABANDONED 16
+/* At most this many abandoned jobs may still be running; beyond it new jobs are refused. Each
+ * uses about no CPU once throttled (js/runtime.cpp) but keeps its memory (at most its
+ * memoryBytes twice, plus its stack) until its engine stops. */
+#define SBX_JS_MAX_ABANDONED 64
 
 struct sbx__js_job;
 

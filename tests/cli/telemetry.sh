@@ -47,7 +47,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 # After "--", --metrics belongs to the command: here it is the snippet (a ReferenceError).
 expect_status 1 "$SBX" eval -- --metrics
-expect_contains "$out" "identifier 'metrics' undefined" "--metrics after -- is the snippet's"
+expect_contains "$out" "metrics is not defined" "--metrics after -- is the snippet's"
 
 # OTLP configuration errors: exit 2, the rejected variable named, the command not run, no file
 # left.

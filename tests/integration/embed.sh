@@ -20,10 +20,11 @@ expect_status 0 env LD_LIBRARY_PATH="$prefix/lib" "$prefix/embed"
 expect_contains "$out" 'worker: {"ok":true,"value":{"sum":3},"stdout":"adding\n"' "worker via .so"
 expect_contains "$out" 'hello from the jail' "process via .so"
 expect_contains "$out" 'hello from wasm' "wasm via .so"
-# The static library works for embedders too (`make coverage` puts --coverage in LDFLAGS: an
-# instrumented archive needs libgcov in the embedder's link).
+# The static library works for embedders too, linked with what sbx.pc says it needs (its
+# Libs.private: SpiderMonkey and the C++ runtime) minus -lsbx itself (`make coverage` puts
+# --coverage in LDFLAGS: an instrumented archive needs libgcov in the embedder's link).
 expect_status 0 sh -c "cc -std=c11 $san -o '$prefix/embed-static' '$here/examples/embed/embed.c' \
-    \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \$(pkg-config --libs jansson libseccomp) \
-    -lpthread -lm ${LDFLAGS:-}"
+    \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \
+    \$(pkg-config --static --libs sbx | sed 's/ -lsbx / /') ${LDFLAGS:-}"
 expect_status 0 "$prefix/embed-static"
 finish

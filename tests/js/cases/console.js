@@ -1,4 +1,4 @@
-//! stdout: "log 1 {\"k\":[true]}\ninfo\ndebug\n"
+//! stdout: "log 1 { k: [ true ] }\ninfo\ndebug\n"
 //! stderr: "error Error: e\nwarn\n"
 //! value: "done"
 console.log('log', 1, {k: [true]});

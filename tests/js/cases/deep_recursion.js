@@ -1,4 +1,4 @@
 //! error: SANDBOX_EXECUTION_FAILED
-//! message: RangeError
+//! message: InternalError: too much recursion
 function down(n) { return down(n + 1) + 1; }
 return down(0);

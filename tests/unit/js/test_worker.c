@@ -4,7 +4,6 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +122,7 @@ START_TEST(console_capture)
          "console.error('e', new Error('boom')); console.warn('w'); return 0",
          NULL, &x);
     ck_assert(x.r.ok);
-    ck_assert_str_eq(x.r.stdout_data, "a 1 {\"b\":[2]} null undefined\ni\nd\n");
+    ck_assert_str_eq(x.r.stdout_data, "a 1 { b: [ 2 ] } null undefined\ni\nd\n");
     ck_assert_str_eq(x.r.stderr_data, "e Error: boom\nw\n");
     ck_assert_uint_eq(x.r.stdout_len, strlen(x.r.stdout_data));
     ck_assert(!x.r.stdout_truncated && !x.r.stderr_truncated);
@@ -163,24 +162,50 @@ START_TEST(timeout_regexp)
 }
 END_TEST
 
-/* One long native call: a default (string) sort of 300k numbers and a scan of a 2^32-1 long
- * array-like never return to the bytecode loop, yet the caller is back in time. */
+/* One long native call: a default (string) sort of 300k numbers or 2M strings never returns
+ * to the bytecode loop, yet the caller is back in time. (SpiderMonkey scans huge sparse
+ * array-likes such as {length: 2**31 - 1} by their few real keys, so those are quick there.) */
 START_TEST(timeout_native_call)
 {
     expect_timeout("var a = []; for (var i = 0; i < 300000; i++) a.push((i * 7919) % 300000);"
                    "a.sort(); return a.length",
                    150);
     expect_reaped(); /* a worker still stopping would compete for the 2 cores */
-    expect_timeout("return Array.prototype.indexOf.call({length: 2147483647}, 1)", 100);
-    expect_timeout("return Array.prototype.lastIndexOf.call({length: 2147483647}, 1)", 100);
-    expect_timeout("Array.prototype.reverse.call({length: 2147483647})", 100);
+    /* Building takes about 1 s here and sorting 1.5 s: the deadline falls inside the sort. */
+    expect_timeout("var a = []; for (var i = 0; i < 2e6; i++) a.push('s' + (i * 7919) % 2e6);"
+                   "a.sort(); return a.length",
+                   1800);
     expect_reaped();
-    /* Naive substring searches: 8 MB haystack, 256 KiB needle, no hit (about 2 * 10^12 byte
-     * comparisons). The timeout leaves time to build the strings, so it fires in the search. */
-    expect_timeout("var h = 'a'.repeat(8e6); return h.indexOf('a'.repeat(262144) + 'b')", 300);
-    expect_timeout("var h = 'a'.repeat(8e6); return h.split('a'.repeat(262144) + 'b')", 300);
-    expect_timeout("var h = 'a'.repeat(8e6); return h.replace('a'.repeat(262144) + 'b', '')", 300);
-    expect_reaped();
+}
+END_TEST
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Issue 10, item 4: naive substring searches (8 MB haystack, 256 KiB needle, no hit: about
+ * 2 * 10^12 byte comparisons) run inside one native call SpiderMonkey never interrupts. Each
+ * caller is back in time; 16 such stuck runs then use almost no CPU (their threads are
+ * throttled from 100 ms after the stop) and the tier still serves the next run. */
+START_TEST(stuck_runs_throttled)
+{
+    static const char *const stuck[] = {
+        "var h = 'a'.repeat(8e6); return h.indexOf('a'.repeat(262144) + 'b')",
+        "var h = 'a'.repeat(8e6); return h.split('a'.repeat(262144) + 'b')",
+        "var h = 'a'.repeat(8e6); return h.replace('a'.repeat(262144) + 'b', '')",
+    };
+    for (int i = 0; i < 16; i++)
+        expect_timeout(stuck[i % 3], 300);
+    ck_assert_int_ge(sbx__js_abandoned_count(), 16); /* still stuck: the control */
+    usleep(300 * 1000);
+    double t0 = cpu_ms();
+    usleep(1000 * 1000);
+    double used = cpu_ms() - t0;
+    ck_assert_msg(used < 150, "16 stuck runs used %.0f ms of CPU in 1 s", used);
+    expect_value("return [1, 2].map(x => x * 2)", NULL, "[2,4]");
 }
 END_TEST
 
@@ -198,7 +223,7 @@ START_TEST(abandoned_workers)
     sbx_result_free(&y.r);
     ck_assert_int_eq(sbx__js_abandoned_count(), 1);
     expect_reaped();
-    sbx__js_test_deaf_ms(3000);
+    sbx__js_test_deaf_ms(8000);
     sbx_sandbox *sb = sandbox("{\"timeoutMs\":20}");
     struct run x;
     for (int i = 0; i < SBX_JS_MAX_ABANDONED; i++) {
@@ -237,7 +262,7 @@ START_TEST(runtime_error)
     expect_error(NULL, "null.x", SBX_E_EXECUTION_FAILED, "TypeError");
     expect_error(NULL, "throw new RangeError('custom')", SBX_E_EXECUTION_FAILED, "custom");
     expect_error(NULL, "throw 42", SBX_E_EXECUTION_FAILED, "42");
-    expect_error(NULL, "throw {code: 7}", SBX_E_EXECUTION_FAILED, "uncaught {\"code\":7}");
+    expect_error(NULL, "throw {code: 7}", SBX_E_EXECUTION_FAILED, "uncaught { code: 7 }");
     expect_error(NULL, "return function () {}", SBX_E_EXECUTION_FAILED, "function");
     expect_error(NULL, "var a = {}; a.a = a; return a", SBX_E_EXECUTION_FAILED, "JSON");
 }
@@ -291,7 +316,8 @@ START_TEST(abort_other_thread)
 {
     expect_abort("while (true) {}");
     expect_abort("try { while (true) {} } catch (e) { while (true) {} }");
-    expect_abort("var a = []; for (var i = 0; i < 300000; i++) a.push(i % 1000); a.sort()");
+    expect_abort("var a = []; for (var i = 0; i < 300000; i++) a.push((i * 7919) % 300000);"
+                 "a.sort(); a.reverse(); a.sort()");
     expect_reaped();
 }
 END_TEST
@@ -304,10 +330,14 @@ START_TEST(memory_cap)
     ck_assert_int_eq(x.r.error, SBX_E_MEMORY_LIMIT);
     ck_assert_int_eq(x.r.limit, SBX_LIMIT_MEMORY);
     sbx_result_free(&x.r);
-    expect_error(policy, "var s = 'x'; while (true) s = s + s;", SBX_E_MEMORY_LIMIT, "memory");
+    /* Flat strings: their characters are malloc memory, counted like buffers. (s = s + s alone
+     * builds ropes, which hit the engine's string length limit at almost no memory.) */
+    expect_error(policy, "var s = 'x'; while (true) { s = s + s; s.indexOf('y'); }",
+                 SBX_E_MEMORY_LIMIT, "memory");
     expect_error(policy, "return new ArrayBuffer(16 * 1024 * 1024)", SBX_E_MEMORY_LIMIT, NULL);
     /* A guest that survives its own allocation failure is fine. */
-    expect_value("try { 'x'.repeat(1 << 29); } catch (e) { return 'caught'; }", NULL, "\"caught\"");
+    expect_value("try { 'x'.repeat(1 << 29).indexOf('y'); } catch (e) { return 'caught'; }", NULL,
+                 "\"caught\"");
     /* The smallest heap a policy allows still runs small code. */
     struct run y;
     run1("{\"memoryBytes\":262144}", "return [1, 2].length", NULL, &y);
@@ -368,18 +398,19 @@ END_TEST
 
 START_TEST(deep_recursion)
 {
+    /* SpiderMonkey names these InternalError; its JSON parser is iterative (no recursion). */
     expect_error(NULL, "function f() { return f() + 1; } return f()", SBX_E_EXECUTION_FAILED,
-                 "RangeError");
+                 "InternalError: too much recursion");
     expect_error(NULL, "function f() { return [1].map(f); } return f()", SBX_E_EXECUTION_FAILED,
-                 "RangeError");
+                 "too much recursion");
     expect_error(NULL, "return eval('('.repeat(100000) + '1' + ')'.repeat(100000))",
-                 SBX_E_EXECUTION_FAILED, "RangeError");
+                 SBX_E_EXECUTION_FAILED, "too much recursion");
     expect_error(NULL, "return new RegExp('('.repeat(50000) + 'a' + ')'.repeat(50000))",
-                 SBX_E_EXECUTION_FAILED, "RangeError");
+                 SBX_E_EXECUTION_FAILED, "too many parentheses");
     expect_error(NULL, "return JSON.parse('['.repeat(100000))", SBX_E_EXECUTION_FAILED,
-                 "RangeError");
+                 "SyntaxError");
     expect_error(NULL, "var a = []; for (var i = 0; i < 100000; i++) a = [a]; return a",
-                 SBX_E_EXECUTION_FAILED, "RangeError");
+                 SBX_E_EXECUTION_FAILED, "too much recursion");
 }
 END_TEST
 
@@ -420,7 +451,7 @@ START_TEST(emoji_round_trip)
                                      "\"t\":\"\xf0\x9f\x8e\x89\",\"u\":\"\xf0\x9f\x98\x80\","
                                      "\"k\":\"\xf0\x9f\x98\x80\"}");
     ck_assert_str_eq(x.r.stdout_data, "\xf0\x9f\x98\x80 \xf0\x9f\x8e\x89\n");
-    ck_assert_str_eq(x.r.stderr_data, "{\"e\":\"\xf0\x9f\x98\x80\"}\n");
+    ck_assert_str_eq(x.r.stderr_data, "{ e: '\xf0\x9f\x98\x80' }\n");
     sbx_result_free(&x.r);
     /* A lone surrogate stays representable: escaped in JSON, U+FFFD on the console. */
     run1(NULL, "console.log('\\ud800'); return '\\ud800'", NULL, &x);
@@ -462,56 +493,36 @@ START_TEST(dispose)
 }
 END_TEST
 
-/* In a child that may not create threads (seccomp makes clone/clone3 fail, as a strict jail
- * might), runs go inline on the caller's thread and the deadline still holds. Exit codes name
- * the first check that failed. */
-static void *noop_thread(void *arg)
+/* A child forked after the engine started has none of its threads (SpiderMonkey's GC helpers
+ * among them): its runs fail at once with a clear error instead of hanging. */
+static int child_after_fork(void)
 {
-    return arg;
-}
-
-static int child_without_threads(void)
-{
-    scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
-    if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone3), 0) != 0 ||
-        seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 0) != 0 || seccomp_load(f) != 0)
-        return 10;
-    seccomp_release(f);
-    pthread_t t;
-    if (pthread_create(&t, NULL, noop_thread, NULL) == 0)
-        return 15; /* the filter must really deny threads */
     sbx_policy *p = NULL;
     sbx_sandbox *sb = NULL;
     if (sbx_policy_parse("{\"timeoutMs\":100}", 17, &p, NULL, 0) != SBX_OK ||
         sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb) != SBX_OK)
         return 11;
-    sbx_run_input in = {
-        .code = "return context.a * 2", .code_len = 20, .context_json = "{\"a\":21}"};
+    sbx_run_input in = {.code = "return 1", .code_len = 8};
     sbx_result r;
-    if (sbx_sandbox_run(sb, &in, &r) != SBX_OK || !r.ok || strcmp(r.value_json, "42") != 0)
+    if (sbx_sandbox_run(sb, &in, &r) != SBX_OK || r.ok || r.error != SBX_E_UNAVAILABLE ||
+        !strstr(r.error_message, "forked"))
         return 12;
-    sbx_result_free(&r);
-    in = (sbx_run_input){.code = "while (true) {}", .code_len = 15};
-    uint64_t t0 = sbx__now_ns();
-    if (sbx_sandbox_run(sb, &in, &r) != SBX_OK || r.error != SBX_E_TIMEOUT)
-        return 13;
-    if ((double)(sbx__now_ns() - t0) / 1e6 > 100 + 5 * BOUND_MS)
-        return 14; /* inline runs stop at the engine's next poll; no abandonment possible */
     sbx_result_free(&r);
     sbx_sandbox_destroy(sb);
     sbx_policy_destroy(p);
     return 0;
 }
 
-START_TEST(no_threads_inline)
+START_TEST(forked_child)
 {
-    struct run x; /* a run first, so the child inherits a pool it must forget */
+    struct run x; /* a run first, so the engine has started */
     run1(NULL, "return 1", NULL, &x);
+    ck_assert(x.r.ok);
     sbx_result_free(&x.r);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0)
-        _exit(child_without_threads());
+        _exit(child_after_fork());
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
@@ -584,7 +595,8 @@ int main(void)
     add(s, "timeout_loops", timeout_loops, 20);
     add(s, "timeout_regexp", timeout_regexp, 20);
     add(s, "timeout_native_call", timeout_native_call, 30);
-    add(s, "abandoned_workers", abandoned_workers, 30);
+    add(s, "stuck_runs_throttled", stuck_runs_throttled, 60);
+    add(s, "abandoned_workers", abandoned_workers, 60);
     add(s, "syntax_error", syntax_error, 10);
     add(s, "runtime_error", runtime_error, 10);
     add(s, "abort_other_thread", abort_other_thread, 30);
@@ -597,7 +609,7 @@ int main(void)
     add(s, "thousand_runs", thousand_runs, 120);
     add(s, "dispose", dispose, 10);
     add(s, "concurrent_runs", concurrent_runs, 60);
-    add(s, "no_threads_inline", no_threads_inline, 20);
+    add(s, "forked_child", forked_child, 20);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

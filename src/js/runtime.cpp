@@ -1,0 +1,506 @@
+/* js/runtime.cpp: SpiderMonkey's process and thread state. JS_Init runs once per process; each
+ * thread that runs guests owns one JSContext (contexts are single-threaded) with its own promise
+ * job queue, kept until the thread exits. One watchdog thread interrupts runs whose deadline has
+ * passed or whose stop flag is set, through JS_RequestInterruptCallback. */
+#include "js/sm.h" /* first: see there */
+
+#include <js/BuildId.h>
+#include <js/ContextOptions.h>
+#include <js/GCVector.h>
+#include <js/Initialization.h>
+#include <js/Promise.h>
+#include <js/MemoryCallbacks.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Room left below the native stack limit for the engine's own unwinding and error objects. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STACK_MARGIN (2u * 1024u * 1024u)
+#else
+#define STACK_MARGIN (256u * 1024u)
+#endif
+/* While a watched run has a stop flag, the watchdog looks at it this often. */
+#define STOP_POLL_NS (2u * 1000000u)
+/* A run still going this long after it was told to stop is stuck in a native call the engine
+ * cannot interrupt (a naive substring search over megabytes): from then on its thread sleeps
+ * THROTTLE_NS in a signal handler, then runs for RUN_WINDOW_NS before the next signal, so it
+ * uses at most about 0.5% of a core (issue 10, item 4) yet still reaches its next interrupt
+ * check eventually and is reaped. */
+#define THROTTLE_AFTER_NS (100u * 1000000u)
+#define THROTTLE_NS       (200u * 1000000u)
+#define RUN_WINDOW_NS     (1u * 1000000u)
+
+namespace
+{
+
+/* The promise job queue of one context: jobs are plain function objects run in FIFO order. */
+class Jobs : public JS::JobQueue
+{
+  public:
+    explicit Jobs(JSContext *cx) : queue_(cx)
+    {
+    }
+
+    JSObject *getIncumbentGlobal(JSContext *cx) override
+    {
+        return JS::CurrentGlobalOrNull(cx);
+    }
+
+    bool enqueuePromiseJob(JSContext *cx, JS::HandleObject, JS::HandleObject job, JS::HandleObject,
+                           JS::HandleObject) override
+    {
+        if (!queue_.append(job)) {
+            JS_ReportOutOfMemory(cx);
+            return false;
+        }
+        return true;
+    }
+
+    void runJobs(JSContext *cx) override
+    {
+        (void)drain(cx);
+    }
+
+    bool empty() const override
+    {
+        return queue_.empty();
+    }
+
+    /* Runs jobs until none is left; a job that fails with an exception reports nothing (the
+     * promise machinery already turned guest throws into rejections), one that fails without
+     * (an interrupt) ends the drain. */
+    bool drain(JSContext *cx)
+    {
+        JS::RootedObject job(cx);
+        JS::RootedValue rval(cx);
+        for (size_t i = 0; i < queue_.length(); i++) {
+            job = queue_[i];
+            queue_[i].set(nullptr);
+            JSAutoRealm ar(cx, job);
+            if (!JS::Call(cx, JS::UndefinedHandleValue, job, JS::HandleValueArray::empty(),
+                          &rval)) {
+                if (!JS_IsExceptionPending(cx)) {
+                    queue_.clear();
+                    return false;
+                }
+                JS_ClearPendingException(cx);
+            }
+        }
+        queue_.clear();
+        return true;
+    }
+
+    void drop()
+    {
+        queue_.clear();
+    }
+
+  private:
+    class Saved : public JobQueue::SavedJobQueue
+    {
+    };
+
+    js::UniquePtr<SavedJobQueue> saveJobQueue(JSContext *) override
+    {
+        return js::UniquePtr<SavedJobQueue>(js_new<Saved>());
+    }
+
+    JS::PersistentRooted<JS::GCVector<JSObject *, 0, js::SystemAllocPolicy>> queue_;
+};
+
+} // namespace
+
+struct sm_thread {
+    JSContext *cx;
+    Jobs *jobs;
+    struct sm_run *current;
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static bool is_engine_ok;
+static bool is_forked; /* this process is a fork of one whose engine had started */
+static pthread_key_t thread_key;
+static int throttle_signal; /* 0 when the host uses the chosen signal: no throttling */
+static thread_local struct sm_thread *self;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* CLOCK_MONOTONIC: a run was added */
+    struct sm_run *runs;
+    bool is_started;
+    int inside;     /* threads inside the engine (sm_enter) */
+    bool is_closed; /* the process is exiting and has shut the engine down */
+} wd = {PTHREAD_MUTEX_INITIALIZER, {}, nullptr, false, 0, false};
+
+bool sm_enter(void)
+{
+    pthread_mutex_lock(&wd.lock);
+    bool ok = !wd.is_closed;
+    wd.inside += ok;
+    pthread_mutex_unlock(&wd.lock);
+    return ok;
+}
+
+void sm_leave(void)
+{
+    pthread_mutex_lock(&wd.lock);
+    wd.inside--;
+    pthread_mutex_unlock(&wd.lock);
+}
+
+/* The self-hosted code (the engine's builtins written in JS), parsed by the first context and
+ * kept in memory as a stencil for every later one: about 4 ms per context instead of 16. It is
+ * code the engine trusts, so it never leaves the process (no file a guest could write). */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t ready; /* the first context finished parsing */
+    bool is_building;
+    uint8_t *data;
+    size_t len;
+} self_hosted = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, nullptr, 0};
+
+static bool keep_self_hosted(JSContext *, JS::SelfHostedCache cache)
+{
+    uint8_t *copy = static_cast<uint8_t *>(malloc(cache.size()));
+    if (copy)
+        memcpy(copy, cache.data(), cache.size());
+    pthread_mutex_lock(&self_hosted.lock);
+    self_hosted.data = copy;
+    self_hosted.len = copy ? cache.size() : 0;
+    pthread_mutex_unlock(&self_hosted.lock);
+    return true;
+}
+
+/* The first context parses and keeps the stencil; contexts created meanwhile (64 runs at once
+ * in a new process) wait for it rather than all parsing at once. */
+static bool init_self_hosted(JSContext *cx)
+{
+    pthread_mutex_lock(&self_hosted.lock);
+    while (self_hosted.is_building)
+        pthread_cond_wait(&self_hosted.ready, &self_hosted.lock);
+    bool is_first = !self_hosted.data;
+    self_hosted.is_building = is_first;
+    JS::SelfHostedCache cache(self_hosted.data, self_hosted.len);
+    pthread_mutex_unlock(&self_hosted.lock);
+    bool ok = JS::InitSelfHostedCode(cx, cache, is_first ? keep_self_hosted : nullptr);
+    if (is_first) {
+        pthread_mutex_lock(&self_hosted.lock);
+        self_hosted.is_building = false;
+        pthread_cond_broadcast(&self_hosted.ready);
+        pthread_mutex_unlock(&self_hosted.lock);
+    }
+    return ok;
+}
+
+/* Encoding the stencil needs a build id (the notes measured a crash without one). The cache
+ * lives only in this process, so any fixed string is exact. */
+static bool build_id(JS::BuildIdCharVector *id)
+{
+    static const char text[] = "sbx-" SBX_VERSION "-mozjs-102";
+    return id->append(text, sizeof(text) - 1);
+}
+
+static void thread_exit(void *arg)
+{
+    struct sm_thread *t = static_cast<struct sm_thread *>(arg);
+    if (!sm_enter())
+        return; /* the engine is gone with the process */
+    JS::SetJobQueue(t->cx, nullptr);
+    js_delete(t->jobs);
+    JS_DestroyContext(t->cx);
+    sbx__js_account_detach();
+    free(t);
+    sm_leave();
+}
+
+/* libmozjs's static destructors abort on a mutex its helper threads still hold; JS_ShutDown
+ * stops those threads first. It cannot while a guest is still stuck in the engine (an abandoned
+ * run at exit): then the process leaves at once with its status, skipping the destructors (and
+ * atexit handlers registered before the engine started; stdio is flushed). */
+static void process_exit(int status, void *)
+{
+    pthread_mutex_lock(&wd.lock);
+    bool is_idle = !wd.inside;
+    wd.is_closed = is_idle;
+    pthread_mutex_unlock(&wd.lock);
+    if (is_idle) {
+        JS_ShutDown();
+        return;
+    }
+    fflush(nullptr);
+    _exit(status);
+}
+
+/* Sleeps until the run's throttle window ends (async-signal-safe: a clock read and nanosleep;
+ * a lock the thread holds waits that long). */
+static void on_throttle(int)
+{
+    if (sbx__js_account_in_alloc())
+        return; /* never sleep holding a malloc arena lock: the next signal comes soon */
+    int saved = errno;
+    struct sm_run *run = sm_current();
+    uint64_t until = run ? __atomic_load_n(&run->throttle_until_ns, __ATOMIC_RELAXED) : 0;
+    for (uint64_t now = sbx__now_ns(); now < until; now = sbx__now_ns()) {
+        struct timespec ts = {0, static_cast<long>(until - now)};
+        nanosleep(&ts, nullptr);
+    }
+    errno = saved;
+}
+
+/* Takes a real-time signal for throttling if nobody else handles it. */
+static void install_throttle(void)
+{
+    int sig = SIGRTMAX - 3;
+    struct sigaction old, act = {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
+        (old.sa_flags & SA_SIGINFO))
+        return;
+    act.sa_handler = on_throttle;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_RESTART;
+    if (sigaction(sig, &act, nullptr) == 0)
+        throttle_signal = sig;
+}
+
+/* A forked child has none of the engine's helper threads (a GC would wait for them forever) and
+ * none of its pool threads: the engine is off there. */
+static void forked_child(void)
+{
+    is_forked = true;
+}
+
+bool sm_is_forked(void)
+{
+    return is_forked;
+}
+
+static void process_init(void)
+{
+    /* No executable memory: the JIT tiers are where most engine CVEs live (docs/worker.md). */
+    JS::DisableJitBackend();
+    JS::SetProcessBuildIdOp(build_id);
+    is_engine_ok =
+        sbx__js_account_install() && JS_Init() && pthread_key_create(&thread_key, thread_exit) == 0;
+    if (is_engine_ok) {
+        on_exit(process_exit, nullptr);
+        install_throttle();
+    }
+    pthread_atfork(nullptr, nullptr, forked_child);
+}
+
+/* The usable size of this thread's stack, for the engine's native stack limit. */
+static size_t stack_bytes(void)
+{
+    pthread_attr_t attr;
+    void *lo;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &size) != 0)
+            size = 0;
+        pthread_attr_destroy(&attr);
+    }
+    struct rlimit rl;
+    if (size == 0 && getrlimit(RLIMIT_STACK, &rl) == 0)
+        size = rl.rlim_cur == RLIM_INFINITY ? (8u << 20) : (size_t)rl.rlim_cur;
+    if (size > (64u << 20))
+        size = 64u << 20; /* the main thread reports its rlimit, which may be huge */
+    return size > 2 * STACK_MARGIN ? size - STACK_MARGIN : size / 2;
+}
+
+static bool on_interrupt(JSContext *)
+{
+    struct sm_run *run = sm_current();
+    return !(run && (sm_should_stop(run) || sbx__js_account_is_over()));
+}
+
+static void on_oom(JSContext *, void *)
+{
+    struct sm_run *run = sm_current();
+    if (run)
+        run->is_oom = true;
+}
+
+static JSContext *new_context(Jobs **jobs)
+{
+    if (!sbx__js_account_attach())
+        return nullptr; /* an engine whose memory is not counted must not run guests */
+    JSContext *cx = JS_NewContext(JS::DefaultHeapMaxBytes);
+    if (!cx) {
+        sbx__js_account_detach();
+        return nullptr;
+    }
+    JS::ContextOptionsRef(cx).setWasm(false).setAsmJS(false);
+    JS_SetNativeStackQuota(cx, stack_bytes());
+    JS_SetGCParameter(cx, JSGC_INCREMENTAL_GC_ENABLED, 0);
+    *jobs = js_new<Jobs>(cx);
+    if (!*jobs || !init_self_hosted(cx) || !JS_AddInterruptCallback(cx, on_interrupt)) {
+        js_delete(*jobs);
+        JS_DestroyContext(cx);
+        sbx__js_account_detach();
+        return nullptr;
+    }
+    JS::SetJobQueue(cx, *jobs);
+    JS::SetOutOfMemoryCallback(cx, on_oom, nullptr);
+    if (throttle_signal) { /* pool threads block every signal but this one */
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, throttle_signal);
+        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    }
+    return cx;
+}
+
+JSContext *sm_thread_cx(void)
+{
+    if (self)
+        return self->cx;
+    pthread_once(&init_once, process_init);
+    if (!is_engine_ok || is_forked)
+        return nullptr;
+    struct sm_thread *t = static_cast<struct sm_thread *>(calloc(1, sizeof(*t)));
+    if (!t)
+        return nullptr;
+    t->cx = new_context(&t->jobs);
+    if (!t->cx || pthread_setspecific(thread_key, t) != 0) {
+        if (t->cx)
+            thread_exit(t);
+        else
+            free(t);
+        return nullptr;
+    }
+    self = t;
+    return t->cx;
+}
+
+struct sm_run *sm_current(void)
+{
+    return self ? self->current : nullptr;
+}
+
+void sm_set_current(struct sm_run *run)
+{
+    if (self)
+        self->current = run;
+}
+
+bool sm_drain_jobs(JSContext *)
+{
+    return self->jobs->drain(self->cx);
+}
+
+void sm_drop_jobs(JSContext *)
+{
+    self->jobs->drop();
+}
+
+bool sm_should_stop(const struct sm_run *run)
+{
+    const struct sbx__js_eval_in *in = run->in;
+    uint64_t now = 0;
+    if (run->deaf_until_ns && (now = sbx__now_ns()) < run->deaf_until_ns)
+        return false;
+    if (in->stop && in->stop->load(std::memory_order_relaxed) != SBX_OK)
+        return true;
+    return in->deadline_ns && (now ? now : sbx__now_ns()) >= in->deadline_ns;
+}
+
+static struct timespec to_timespec(uint64_t ns)
+{
+    struct timespec ts = {static_cast<time_t>(ns / 1000000000u),
+                          static_cast<long>(ns % 1000000000u)};
+    return ts;
+}
+
+/* Pokes every run that must stop (again each millisecond: a deaf engine, or an interrupt the
+ * engine spent on its own GC, must not be missed) and sleeps until the next deadline. */
+static void *watchdog_main(void *)
+{
+    pthread_mutex_lock(&wd.lock);
+    for (;;) {
+        uint64_t now = sbx__now_ns(), next = UINT64_MAX;
+        for (struct sm_run *r = wd.runs; r; r = r->watch_next) {
+            uint64_t at = UINT64_MAX;
+            if (sm_should_stop(r)) {
+                JS_RequestInterruptCallback(r->cx);
+                at = now + 1000000u;
+                if (!r->stop_seen_ns)
+                    r->stop_seen_ns = now;
+                if (throttle_signal && now - r->stop_seen_ns >= THROTTLE_AFTER_NS &&
+                    now >= r->throttle_until_ns + RUN_WINDOW_NS) {
+                    __atomic_store_n(&r->throttle_until_ns, now + THROTTLE_NS, __ATOMIC_RELAXED);
+                    pthread_kill(r->thread, throttle_signal);
+                }
+                if (r->throttle_until_ns)
+                    at = r->throttle_until_ns + RUN_WINDOW_NS;
+            } else if (r->in->stop || r->deaf_until_ns) {
+                at = now + STOP_POLL_NS;
+            }
+            if (r->in->deadline_ns && r->in->deadline_ns < at)
+                at = r->in->deadline_ns > now ? r->in->deadline_ns : now + 1000000u;
+            next = at < next ? at : next;
+        }
+        if (next == UINT64_MAX) {
+            pthread_cond_wait(&wd.cond, &wd.lock);
+        } else {
+            struct timespec ts = to_timespec(next);
+            pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
+        }
+    }
+    return nullptr;
+}
+
+static bool start_watchdog(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    bool ok = pthread_cond_init(&wd.cond, &attr) == 0;
+    pthread_condattr_destroy(&attr);
+    pthread_attr_t tattr;
+    pthread_attr_init(&tattr);
+    pthread_attr_setdetachstate(&tattr, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t tid;
+    ok = ok && pthread_create(&tid, &tattr, watchdog_main, nullptr) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    pthread_attr_destroy(&tattr);
+    return ok;
+}
+
+void sm_watch(struct sm_run *run)
+{
+    pthread_mutex_lock(&wd.lock);
+    if (!wd.is_started)
+        wd.is_started = start_watchdog();
+    run->thread = pthread_self();
+    run->stop_seen_ns = 0;
+    run->throttle_until_ns = 0;
+    run->watch_next = wd.runs;
+    wd.runs = run;
+    run->is_watched = true;
+    if (run->in->deadline_ns || run->in->stop)
+        pthread_cond_signal(&wd.cond);
+    pthread_mutex_unlock(&wd.lock);
+}
+
+void sm_unwatch(struct sm_run *run)
+{
+    if (!run->is_watched)
+        return;
+    pthread_mutex_lock(&wd.lock);
+    for (struct sm_run **p = &wd.runs; *p; p = &(*p)->watch_next) {
+        if (*p == run) {
+            *p = run->watch_next;
+            break;
+        }
+    }
+    run->is_watched = false;
+    pthread_mutex_unlock(&wd.lock);
+}
