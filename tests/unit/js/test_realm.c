@@ -49,8 +49,8 @@ static void expect_error_on(sbx_sandbox *sb, const char *code, sbx_err err, cons
     ck_assert_msg(!r.ok && r.error == err, "%s: got %s (%s)", code, sbx_err_name(r.error),
                   r.error_message ? r.error_message : "");
     if (needle)
-        ck_assert_msg(strstr(r.error_message, needle), "%s: '%s' lacks '%s'", code,
-                      r.error_message, needle);
+        ck_assert_msg(strstr(r.error_message, needle), "%s: '%s' lacks '%s'", code, r.error_message,
+                      needle);
     if (err == SBX_E_TIMEOUT) {
         ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
         ck_assert_msg(ms < 200 + 50 + 100, "%s: back after %.1f ms", code, ms); /* slack: CI */
@@ -60,22 +60,22 @@ static void expect_error_on(sbx_sandbox *sb, const char *code, sbx_err err, cons
 
 /* Every constructor on the global, its prototype, and the prototypes reachable only through
  * instances (%TypedArray%, iterators, generators, async functions). */
-#define TARGETS                                                                                \
-    "var t = [globalThis, Object.getPrototypeOf(Int8Array),"                                  \
-    " Object.getPrototypeOf(Int8Array.prototype), Object.getPrototypeOf(function* () {}),"    \
-    " Object.getPrototypeOf(function* () {}).prototype,"                                      \
-    " Object.getPrototypeOf(async function () {}),"                                           \
-    " Object.getPrototypeOf(async function* () {}).prototype,"                                \
-    " Object.getPrototypeOf([][Symbol.iterator]()),"                                          \
-    " Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())),"                   \
-    " Object.getPrototypeOf(new Map().entries()), Object.getPrototypeOf(new Set().values()),"  \
-    " Object.getPrototypeOf(''[Symbol.iterator]()),"                                          \
-    " Object.getPrototypeOf(/x/[Symbol.matchAll]('x'))];"                                     \
-    "for (const k of Object.getOwnPropertyNames(globalThis)) {"                               \
-    "  const v = globalThis[k];"                                                              \
-    "  if (typeof v === 'function' || (typeof v === 'object' && v !== null)) t.push(v);"      \
-    "  if (typeof v === 'function' && v.prototype && typeof v.prototype === 'object')"        \
-    "    t.push(v.prototype);"                                                                \
+#define TARGETS                                                                                    \
+    "var t = [globalThis, Object.getPrototypeOf(Int8Array),"                                       \
+    " Object.getPrototypeOf(Int8Array.prototype), Object.getPrototypeOf(function* () {}),"         \
+    " Object.getPrototypeOf(function* () {}).prototype,"                                           \
+    " Object.getPrototypeOf(async function () {}),"                                                \
+    " Object.getPrototypeOf(async function* () {}).prototype,"                                     \
+    " Object.getPrototypeOf([][Symbol.iterator]()),"                                               \
+    " Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())),"                        \
+    " Object.getPrototypeOf(new Map().entries()), Object.getPrototypeOf(new Set().values()),"      \
+    " Object.getPrototypeOf(''[Symbol.iterator]()),"                                               \
+    " Object.getPrototypeOf(/x/[Symbol.matchAll]('x'))];"                                          \
+    "for (const k of Object.getOwnPropertyNames(globalThis)) {"                                    \
+    "  const v = globalThis[k];"                                                                   \
+    "  if (typeof v === 'function' || (typeof v === 'object' && v !== null)) t.push(v);"           \
+    "  if (typeof v === 'function' && v.prototype && typeof v.prototype === 'object')"             \
+    "    t.push(v.prototype);"                                                                     \
     "}"
 
 START_TEST(builtins_and_globals)
@@ -146,8 +146,7 @@ START_TEST(promises_settle)
 {
     sbx_sandbox *sb = sandbox("{\"timeoutMs\":200}");
     expect_value_on(sb, "return await new Promise(r => r(context === null))", "true");
-    expect_value_on(sb, "const x = await 1; const y = await Promise.resolve(2); return x + y",
-                    "3");
+    expect_value_on(sb, "const x = await 1; const y = await Promise.resolve(2); return x + y", "3");
     expect_value_on(sb, "return {then(r) { r([4]); }}", "[4]");
     expect_value_on(sb, "async function f() { return 5; } return f()", "5");
     expect_error_on(sb, "return Promise.reject(new TypeError('nope'))", SBX_E_EXECUTION_FAILED,
