@@ -70,6 +70,66 @@ static int set_attr(const char *path, uint64_t attr, unsigned flags)
     return 0;
 }
 
+/* After a failed open of name in dir: ELOOP when name is a symlink, else err. */
+static int link_or(int dir, const char *name, int err)
+{
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        return -ELOOP;
+    return -err;
+}
+
+/* One component of a grant's mount point: made if missing, then opened without following it. */
+static int open_step(int dir, const char *name, bool is_dir)
+{
+    if (is_dir) {
+        if (mkdirat(dir, name, 0755) != 0 && errno != EEXIST)
+            return link_or(dir, name, errno);
+        int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return fd >= 0 ? fd : link_or(dir, name, errno);
+    }
+    int fd = openat(dir, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+    else if (errno != EEXIST)
+        return link_or(dir, name, errno);
+    fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+        return fd;
+    close(fd);
+    return -ELOOP;
+}
+
+/* A grant's mount point may lie inside another (rw:) grant, where an earlier guest could have
+ * planted a symlink: walks below the root one component at a time, never following one, so
+ * neither the mkdir of a missing parent nor the mount lands on the host's target. */
+static int open_mountpoint(const struct sbx__jail_spec *spec, const struct sbx__jail_mount *m)
+{
+    char buf[PATH_MAX];
+    size_t skip = strlen(spec->root_dir), len = strlen(m->dst);
+    if (len <= skip || len >= sizeof(buf) || strncmp(m->dst, spec->root_dir, skip) != 0)
+        return -EINVAL;
+    memcpy(buf, m->dst + skip, len - skip + 1);
+    int dir = open(spec->root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    for (char *p = buf; dir >= 0;) {
+        while (*p == '/')
+            p++;
+        char *end = p + strcspn(p, "/");
+        bool is_last = end[strspn(end, "/")] == '\0';
+        *end = '\0';
+        int fd = open_step(dir, p, !is_last || m->is_dir);
+        close(dir);
+        if (fd < 0 || is_last)
+            return fd;
+        dir = fd;
+        p = end + 1;
+    }
+    return -errno;
+}
+
 /* A policy grant: its host path opened once, refusing a symlink in any component (one a guest
  * planted in an rw: grant of an earlier run would otherwise redirect it, say to /etc), then that
  * fd's tree cloned, made read-only or not, and attached. Landlock gets the same fd. */
@@ -82,16 +142,19 @@ static int bind_grant(const struct sbx__jail_spec *spec, const struct sbx__jail_
     if (fd < 0)
         return fd;
     spec->grant_fds[m->grant] = fd;
+    int at = open_mountpoint(spec, m);
+    if (at < 0)
+        return at;
     int tree =
         open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-    if (tree < 0)
-        return -errno;
     struct mount_attr ma = {.attr_set = attr};
     int rc = 0;
-    if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof(ma)) != 0 ||
-        move_mount(tree, "", AT_FDCWD, m->dst, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+    if (tree < 0 || mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof(ma)) != 0 ||
+        move_mount(tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
         rc = -errno;
-    close(tree);
+    if (tree >= 0)
+        close(tree);
+    close(at);
     return rc;
 }
 
@@ -99,7 +162,7 @@ static int apply_bind(const struct sbx__jail_spec *spec, const struct sbx__jail_
 {
     if (m->is_optional && access(m->src, F_OK) != 0)
         return 0;
-    int rc = make_mountpoint(m);
+    int rc = m->is_grant ? 0 : make_mountpoint(m);
     if (rc)
         return rc;
     uint64_t attr = MOUNT_ATTR_NOSUID;

@@ -35,6 +35,13 @@ static sbx_err setup_failed(const struct sbx__jail_run *r, const struct sbx__jai
         (size_t)rep->detail < r->spec.mount_count) {
         const struct sbx__jail_mount *m = &r->spec.mounts[rep->detail];
         what = m->dst + skip;
+        if (m->is_grant && rep->err == ELOOP) {
+            /* The host path, or the grant's place inside another grant, became a symlink. */
+            sbx__result_fail(out, SBX_E_INVALID_OPTIONS,
+                             "policy.fs grant %s -> %s: a symlink on its way is never followed",
+                             m->src, what);
+            return SBX_E_INVALID_OPTIONS;
+        }
         if (m->is_grant && (rep->err == EACCES || rep->err == EPERM || rep->err == ENOTDIR)) {
             /* The grant's host path is unreachable for the jail's host id: a policy error. */
             sbx__result_fail(out, SBX_E_INVALID_OPTIONS,

@@ -434,6 +434,58 @@ START_TEST(test_grant_through_planted_symlink)
 }
 END_TEST
 
+/* A grant nested in an rw: grant lands on a path the guest could prepare: a symlink planted at
+ * its mount point (or above it) must not carry the mount, or the mkdir of its missing parents,
+ * onto the host's target. The run is refused as a policy error; a real directory there works. */
+START_TEST(test_nested_grant_through_planted_symlink)
+{
+    char dir[PATH_MAX], json[4 * PATH_MAX], p[PATH_MAX + 32];
+    jt_tempdir(dir, "nest");
+    static const char *const subs[] = {"job", "other", "target"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, subs[i]);
+        ck_assert_int_eq(mkdir(p, 0777), 0);
+        ck_assert_int_eq(chmod(p, 0777), 0);
+    }
+    snprintf(p, sizeof(p), "%s/other/f", dir);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("other\n", f);
+    fclose(f);
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s/job::/a\"]}", dir);
+    sbx_sandbox *sb = jt_sandbox(json);
+    sbx_result r;
+    char script[PATH_MAX + 64];
+    snprintf(script, sizeof(script), "ln -s %s/target /a/b && mkdir /a/real", dir);
+    ck_assert_int_eq(jt_sh(sb, script, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    static const char *const at[] = {"/a/b", "/a/b/c"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s/job::/a\",\"%s/other::%s\"]}", dir, dir,
+                 at[i]);
+        sb = jt_sandbox(json);
+        ck_assert_int_eq(jt_sh(sb, "cat /a/b/f /a/b/c/f", &r), SBX_E_INVALID_OPTIONS);
+        ck_assert_msg(strstr(r.error_message, "policy.fs grant") &&
+                          strstr(r.error_message, "symlink"),
+                      "%s: %s", at[i], r.error_message);
+        sbx_result_free(&r);
+        sbx_sandbox_destroy(sb);
+    }
+    snprintf(p, sizeof(p), "%s/target/c", dir);
+    ck_assert_int_ne(access(p, F_OK), 0); /* nothing was made through the link */
+    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s/job::/a\",\"%s/other::/a/real/c\"]}", dir, dir);
+    sb = jt_sandbox(json);
+    ck_assert_int_eq(jt_sh(sb, "cat /a/real/c/f", &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s %s", r.error_message, r.stderr_data);
+    ck_assert_str_eq(jt_out(&r), "other\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    jt_rmrf(dir);
+}
+END_TEST
+
 static Suite *jail_suite(void)
 {
     Suite *s = suite_create("jail");
@@ -456,6 +508,7 @@ static Suite *jail_suite(void)
     tcase_add_test(tc, test_outbound_unavailable);
     tcase_add_test(tc, test_init_argv_neutral);
     tcase_add_test(tc, test_grant_through_planted_symlink);
+    tcase_add_test(tc, test_nested_grant_through_planted_symlink);
     suite_add_tcase(s, tc);
     return s;
 }
