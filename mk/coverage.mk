@@ -6,10 +6,11 @@ COV_BUILD := build-cov
 CLEAN_EXTRA += $(COV_BUILD)
 # LDFLAGS goes through the environment so the Makefile's own += still applies. Duktape is
 # third-party and outside src/: it stays optimised and uninstrumented.
-# Counters are updated atomically: pool and watchdog threads run the same functions at once, and
-# racing increments make gcov print negative counts, which gcovr rejects (issue 15). The driver
-# picks prefer-atomic by itself only where -pthread is given; COV_FLAGS is what every compile rule
-# that instruments (C and C++) takes through OPT.
+# Counters are updated atomically: pool and watchdog threads run the same functions at once
+# (issue 15). GCC already picks prefer-atomic wherever -pthread is given (all of CFLAGS); the flag
+# makes it explicit for any rule without it. COV_FLAGS reaches every compile rule that instruments
+# (C and C++) through OPT. Atomic increments do not stop the other source of negative counts: a
+# dump taken while a pool thread is mid-function (at exit) breaks gcov's flow equations.
 COV_FLAGS := --coverage -fprofile-update=atomic
 COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
             OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE" DUK_CFLAGS="-std=gnu17 -O2 -g -fPIC -fvisibility=hidden -pthread -w"

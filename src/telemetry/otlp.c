@@ -253,6 +253,22 @@ static void encode_metrics(sbx_otlp *o, struct batch *m, bool is_final)
     sbx__free(series);
 }
 
+/* Records a request's outcome: the message, spans dropped (failed or rejected), and which
+ * metric totals need not be sent again. */
+static void settle(sbx_otlp *o, const struct sbx__otlp_request *q, const struct batch *b,
+                   bool is_traces)
+{
+    if (q->message[0])
+        note(o, q->sig->name, q->message);
+    if (is_traces) {
+        atomic_fetch_add(&o->dropped, q->result != SBX_OK ? span_count(b->spans) : q->rejected);
+        return;
+    }
+    o->tried_updates = b->updates;
+    if (q->result == SBX_OK || q->is_permanent)
+        o->sent_updates = b->updates;
+}
+
 static sbx_err export_all(sbx_otlp *o, bool is_final)
 {
     o->last_error[0] = '\0';
@@ -277,20 +293,9 @@ static sbx_err export_all(sbx_otlp *o, bool is_final)
     }
     sbx__otlp_send(reqs, n);
     for (size_t i = 0; i < n; i++) {
-        struct sbx__otlp_request *q = &reqs[i];
-        if (q->message[0])
-            note(o, q->sig->name, q->message);
-        if (which[i] == &b[0] && q->result != SBX_OK)
-            atomic_fetch_add(&o->dropped, span_count(b[0].spans));
-        else if (which[i] == &b[0])
-            atomic_fetch_add(&o->dropped, q->rejected);
-        if (which[i] == &b[1]) {
-            o->tried_updates = b[1].updates;
-            if (q->result == SBX_OK || q->is_permanent)
-                o->sent_updates = b[1].updates;
-        }
-        if (q->result != SBX_OK)
-            e = e == SBX_OK || e == SBX_E_NOMEM ? q->result : e;
+        settle(o, &reqs[i], which[i], which[i] == &b[0]);
+        if (reqs[i].result != SBX_OK)
+            e = e == SBX_OK || e == SBX_E_NOMEM ? reqs[i].result : e;
     }
     span_list_free(b[0].spans);
     sbx__buf_free(&b[0].body);
