@@ -95,7 +95,8 @@ static void snap(struct snapshot *s)
     s->threads = status_field("Threads:");
     s->children = children();
     s->rss_kb = status_field("VmRSS:");
-    s->tmp_entries = count_dir("/tmp", "sbx");
+    /* The process tier's temp roots are on a tmpfs: /tmp when it is one, else /dev/shm. */
+    s->tmp_entries = count_dir("/tmp", "sbx") + count_dir("/dev/shm", "sbx");
     s->cgroups = count_dir("/sys/fs/cgroup/memory", "sbx") + count_dir("/sys/fs/cgroup", "sbx") +
                  count_dir("/sys/fs/cgroup/pids", "sbx");
 }
