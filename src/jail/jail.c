@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -252,6 +253,19 @@ static void await(char want)
         _exit(1);
 }
 
+/* The jail dies with the thread that supervises it (a host killed mid-run leaves no jail
+ * running unwatched). Set after the id change, which clears it (prctl(2)); a parent gone before
+ * shows as a status pipe without a reader. */
+static int die_with_parent(int status_fd)
+{
+    struct pollfd p = {.fd = status_fd, .events = POLLOUT};
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || poll(&p, 1, 0) < 0)
+        return -errno;
+    if (p.revents & POLLERR)
+        _exit(1);
+    return 0;
+}
+
 static void step(int status_fd, int stage, int rc)
 {
     if (rc < 0)
@@ -288,6 +302,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     else
         await('m');
     step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_apply(spec));
+    step(sfd, SBX__STAGE_USERNS, die_with_parent(sfd));
     int failed_step = -1;
     int rc = sbx__jail_mount_apply(spec, &failed_step);
     if (rc)

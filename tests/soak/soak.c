@@ -95,9 +95,15 @@ static void snap(struct snapshot *s)
     s->threads = status_field("Threads:");
     s->children = children();
     s->rss_kb = status_field("VmRSS:");
-    s->tmp_entries = count_dir("/tmp", "sbx");
-    s->cgroups = count_dir("/sys/fs/cgroup/memory", "sbx") + count_dir("/sys/fs/cgroup", "sbx") +
-                 count_dir("/sys/fs/cgroup/pids", "sbx");
+    /* Only this process's own: other hosts on the machine create and remove theirs meanwhile.
+     * The process tier's temp roots are on a tmpfs: /tmp when it is one, else /dev/shm. */
+    char root[64], cg[64];
+    snprintf(root, sizeof(root), "sbx-jail-%d-", (int)getpid());
+    snprintf(cg, sizeof(cg), "sbx-%d-", (int)getpid());
+    s->tmp_entries = count_dir("/tmp", root) + count_dir("/dev/shm", root) +
+                     count_dir("/tmp", "sbx-conformance-");
+    s->cgroups = count_dir("/sys/fs/cgroup/memory", cg) + count_dir("/sys/fs/cgroup", cg) +
+                 count_dir("/sys/fs/cgroup/pids", cg);
 }
 
 static void classify(const sbx_result *r, int expect)
