@@ -576,8 +576,9 @@ static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out
         return;
     }
     open_func_block(c);
+    uint32_t left = GUARD_PERIOD; /* sbx__wasm_compile checks the guard per function too */
     while (!c->has_failed && !step(c)) {
-        if (sbx__wasm_guard_poll(c->m->guard, &c->guard_ticks))
+        if (sbx__wasm_guard_poll(c->m->guard, &left))
             sbx__wasm_c_fail(c, sbx__wasm_guard_check(c->m->guard), "loading stopped");
     }
     if (!c->has_failed && c->max_slot > MAX_SLOTS)

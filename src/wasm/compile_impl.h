@@ -83,7 +83,6 @@ struct compiler {
     enum wasm_iop older_op; /* and the one before that (restored by unemit) */
     uint32_t older_start;
     bool last_cmp_imm;
-    uint32_t guard_ticks; /* for polling the load guard */
     bool has_failed;
     sbx_err rc;
     char *err;

@@ -451,6 +451,7 @@ sbx_err sbx__wasm_decode(struct wasm_module *m, char *err, size_t errlen)
     d.r.err = err;
     d.r.errlen = errlen;
     d.r.guard = m->guard;
+    d.r.ticks = GUARD_PERIOD;
     bool ok = decode_all(&d);
     sbx__wasm_dec_release(&d);
     if (ok && d.has_invalid) {

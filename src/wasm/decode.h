@@ -25,15 +25,23 @@ struct wasm_reader {
     bool is_failed;
     bool is_in_section; /* running out of bytes is then "unexpected end of section ..." */
     const struct wasm_load_guard *guard; /* polled by sbx__wasm_rd_room; NULL = none */
-    uint32_t ticks;
+    uint32_t ticks; /* work left before the guard's next poll (sbx__wasm_guard_poll) */
 };
 
 /* guard.c: work between two looks at the clock and the stop flag (a power of two). */
 #define GUARD_PERIOD 4096u
 /* Returns SBX_OK, SBX_E_TIMEOUT past the deadline, or the stop flag's code. g may be NULL. */
 sbx_err sbx__wasm_guard_check(const struct wasm_load_guard *g);
-/* Counts one unit of work in *ticks; every GUARD_PERIOD units, true if the load must stop. */
-bool sbx__wasm_guard_poll(const struct wasm_load_guard *g, uint32_t *ticks);
+/* Counts one unit of work down in *left (start it at GUARD_PERIOD); when a period is used up,
+ * true if the load must stop. Inline, and *left best a local: the validator and compiler call
+ * it once per instruction, where it costs a decrement and a branch. */
+static inline bool sbx__wasm_guard_poll(const struct wasm_load_guard *g, uint32_t *left)
+{
+    if (__builtin_expect(--*left != 0, 1))
+        return false;
+    *left = GUARD_PERIOD;
+    return g != NULL && sbx__wasm_guard_check(g) != SBX_OK;
+}
 
 /* Records "malformed: <fmt> at offset <at - base>" unless an error is already recorded.
  * Returns false so callers can `return sbx__wasm_rd_fail(...)`. */

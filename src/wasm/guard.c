@@ -24,10 +24,3 @@ sbx_err sbx__wasm_guard_check(const struct wasm_load_guard *g)
         return SBX_E_TIMEOUT;
     return SBX_OK;
 }
-
-bool sbx__wasm_guard_poll(const struct wasm_load_guard *g, uint32_t *ticks)
-{
-    if (g == NULL || (++*ticks & (GUARD_PERIOD - 1)) != 0)
-        return false;
-    return sbx__wasm_guard_check(g) != SBX_OK;
-}

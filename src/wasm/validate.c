@@ -227,7 +227,8 @@ sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen)
                             .end = m->bytes + m->len,
                             .err = err,
                             .errlen = errlen,
-                            .guard = m->guard};
+                            .guard = m->guard,
+                            .ticks = GUARD_PERIOD};
     bool nomem = false;
     bool ok = check_imports_and_types(&r, m) && check_globals(&r, m) && check_segments(&r, m) &&
               check_start(&r, m) && check_exports(&r, m, &nomem) && fill_declared(&r, m, &nomem);

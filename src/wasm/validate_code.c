@@ -606,11 +606,12 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
                   v->type->types + v->type->param_count))
         return false;
     struct wasm_instr in;
+    uint32_t left = r->ticks; /* in a register: the poll is on every instruction */
     while (v->nctls > 0) {
         v->at = r->p;
         if (r->p >= r->end)
             return sbx__wasm_rd_fail(r, r->p, "END opcode expected");
-        if (sbx__wasm_guard_poll(r->guard, &r->ticks))
+        if (sbx__wasm_guard_poll(r->guard, &left))
             return sbx__wasm_rd_fail(r, r->p, "loading stopped");
         int fast = fast_step(v, &in);
         if (fast > 0)
@@ -618,6 +619,7 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
         if (fast < 0 || !sbx__wasm_read_instr(r, &in) || !step(v, &in))
             return false;
     }
+    r->ticks = left;
     if (r->p != r->end)
         return sbx__wasm_rd_fail(r, r->p, "section size mismatch");
     return true;
