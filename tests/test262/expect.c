@@ -82,7 +82,8 @@ int t262_expect_load(const char *file, struct t262_expect *x, char *err, size_t 
         }
     }
     fclose(f);
-    qsort(x->entries, x->count, sizeof(*x->entries), by_path);
+    if (x->count) /* qsort's base must not be NULL, even for no elements */
+        qsort(x->entries, x->count, sizeof(*x->entries), by_path);
     for (size_t i = 1; rc == 0 && i < x->count; i++)
         if (strcmp(x->entries[i - 1].path, x->entries[i].path) == 0) {
             snprintf(err, errlen, "%s: %s listed twice", file, x->entries[i].path);
@@ -180,7 +181,8 @@ static int merge(struct t262_expect *out, const struct t262_expect *old,
         if (add_entry(out, &cap, t->path, reason))
             return -1;
     }
-    qsort(out->entries, out->count, sizeof(*out->entries), by_path);
+    if (out->count)
+        qsort(out->entries, out->count, sizeof(*out->entries), by_path);
     return 0;
 }
 
