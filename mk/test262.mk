@@ -5,9 +5,10 @@
 # the process tier, `make test262-node` the sample under Node. `make test` runs the list checks
 # and the ES2015+ cross-tier snippets.
 
-# The worker tier's engine: duktape (ES5.1) or spidermonkey. It picks the expected-failures list
-# and turns the ES2015+ snippets (tests/integration/es2015/) from skipped-on-ES5 to required.
-SBX_JS_ENGINE ?= duktape
+# The worker tier's engine: duktape (ES5.1) or spidermonkey, read from mk/js.mk (included before
+# this file), which names DUK_SRC only while it builds Duktape. It picks the expected-failures
+# list and turns the ES2015+ snippets (tests/integration/es2015/) from skipped-on-ES5 to required.
+SBX_JS_ENGINE ?= $(if $(DUK_SRC),duktape,spidermonkey)
 # Suite entries separate arguments with commas (scripts/run-tests.sh).
 t262_empty :=
 t262_sp    := $(t262_empty) $(t262_empty)
