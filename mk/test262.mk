@@ -5,9 +5,10 @@
 # the process tier, `make test262-node` the sample under Node. `make test` runs the list checks
 # and the ES2015+ cross-tier snippets.
 
-# The worker tier's engine: duktape (ES5.1) or spidermonkey. It picks the expected-failures list
-# and turns the ES2015+ snippets (tests/integration/es2015/) from skipped-on-ES5 to required.
-SBX_JS_ENGINE ?= duktape
+# The worker tier's engine: duktape (ES5.1) or spidermonkey, read from mk/js.mk (included before
+# this file), which names DUK_SRC only while it builds Duktape. It picks the expected-failures
+# list and turns the ES2015+ snippets (tests/integration/es2015/) from skipped-on-ES5 to required.
+SBX_JS_ENGINE ?= $(if $(DUK_SRC),duktape,spidermonkey)
 # Suite entries separate arguments with commas (scripts/run-tests.sh).
 t262_empty :=
 t262_sp    := $(t262_empty) $(t262_empty)
@@ -18,7 +19,10 @@ TEST262_ARGS     ?=
 # Per test. The slowest passing tests take 2.5 s on an idle machine (decodeURI's full code-point
 # walks), 3x that under the sanitizers; the margin is for a loaded CI host.
 TEST262_TIMEOUT_MS ?= $(if $(filter 1,$(SAN)),30000,10000)
-TEST262_PROCESS_EVERY ?= 20
+# The sanitizer build is 3-5x slower: it runs every 5th test of the worker tier (all areas still),
+# every 60th of the process tier.
+TEST262_EVERY ?= $(if $(filter 1,$(SAN)),5,1)
+TEST262_PROCESS_EVERY ?= $(if $(filter 1,$(SAN)),60,20)
 TEST262_SRC := $(wildcard tests/test262/*.c)
 TEST262_BIN := $(BUILD)/tests/test262/test262
 TEST262_RUN := $(TEST262_BIN) --root $(TEST262_DIR) --expected $(TEST262_EXPECTED) \
@@ -29,7 +33,7 @@ $(TEST262_BIN): $(TEST262_SRC) tests/test262/test262.h $(BUILD)/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(TEST262_SRC) $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 
 TEST_DEPS   += $(TEST262_BIN)
-TEST_SUITES += js/test262=$(subst $(t262_sp),$(t262_comma),$(strip $(TEST262_RUN)))
+TEST_SUITES += js/test262=$(subst $(t262_sp),$(t262_comma),$(strip $(TEST262_RUN) --every $(TEST262_EVERY)))
 # The runner itself: a mini sample of tests built to pass and to fail, judged as expected.
 TEST_SUITES += js/test262-selftest=env,TEST262=$(TEST262_BIN),sh,tests/test262/selftest.sh
 

@@ -82,7 +82,8 @@ int t262_expect_load(const char *file, struct t262_expect *x, char *err, size_t 
         }
     }
     fclose(f);
-    qsort(x->entries, x->count, sizeof(*x->entries), by_path);
+    if (x->count) /* qsort's base must not be NULL, even for no elements */
+        qsort(x->entries, x->count, sizeof(*x->entries), by_path);
     for (size_t i = 1; rc == 0 && i < x->count; i++)
         if (strcmp(x->entries[i - 1].path, x->entries[i].path) == 0) {
             snprintf(err, errlen, "%s: %s listed twice", file, x->entries[i].path);
@@ -159,28 +160,48 @@ static void derive_reason(const struct t262_test *t, char *dst, size_t cap)
         snprintf(dst, cap, "%s", text[0] ? text : "failed");
 }
 
-/* The merged list: failing tests that ran, and old entries of tests that did not. */
+static int by_test_path(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct t262_test *)elem)->path);
+}
+
+/* The reason a failing test gets: its old entry's, but a "NAME not implemented" one, a fact
+ * about the engine, is derived again. */
+static void entry_reason(const struct t262_test *t, const struct t262_expect_entry *was, char *dst,
+                         size_t cap)
+{
+    size_t n = was ? strlen(was->reason) : 0;
+    if (was && (n <= 16 || strcmp(was->reason + n - 16, " not implemented") != 0))
+        snprintf(dst, cap, "%s", was->reason);
+    else
+        derive_reason(t, dst, cap);
+}
+
+/* The merged list: the failing tests, and the old entries of tests not run (another --filter or
+ * --every). tests is sorted by path. */
 static int merge(struct t262_expect *out, const struct t262_expect *old,
                  const struct t262_test *tests, size_t count)
 {
     size_t cap = 0;
+    char reason[T262_REASON_MAX * 2];
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < count; i++) {
         const struct t262_test *t = &tests[i];
-        const struct t262_expect_entry *was = t262_expect_find(old, t->path);
-        char reason[T262_REASON_MAX * 2];
-        if (t->ran && t->passed)
+        if (!t->ran || t->passed)
             continue;
-        if (!t->ran && !was)
-            continue;
-        if (was)
-            snprintf(reason, sizeof(reason), "%s", was->reason);
-        else
-            derive_reason(t, reason, sizeof(reason));
+        entry_reason(t, t262_expect_find(old, t->path), reason, sizeof(reason));
         if (add_entry(out, &cap, t->path, reason))
             return -1;
     }
-    qsort(out->entries, out->count, sizeof(*out->entries), by_path);
+    for (size_t i = 0; i < old->count; i++) {
+        const struct t262_expect_entry *e = &old->entries[i];
+        const struct t262_test *t =
+            count ? bsearch(e->path, tests, count, sizeof(*tests), by_test_path) : NULL;
+        if ((!t || !t->ran) && add_entry(out, &cap, e->path, e->reason))
+            return -1;
+    }
+    if (out->count)
+        qsort(out->entries, out->count, sizeof(*out->entries), by_path);
     return 0;
 }
 

@@ -154,7 +154,8 @@ static int collect_tests(void)
     snprintf(dir, sizeof(dir), "%s/test", opt.root);
     if (nftw(dir, collect, 32, FTW_PHYS) != 0)
         return -1;
-    qsort(tests, test_count, sizeof(*tests), by_path);
+    if (test_count)
+        qsort(tests, test_count, sizeof(*tests), by_path);
     size_t kept = 0;
     for (size_t i = 0; i < test_count; i++) {
         if (i % opt.every == 0)

@@ -98,6 +98,15 @@ sed 's|^test/fail/assert.js  # .*|test/fail/assert.js  # a reason kept by hand|'
 run kept "$out/kept.txt" --update
 grep -q '^test/fail/assert.js  # a reason kept by hand$' "$out/kept.txt"
 check kept $? "--update dropped a hand-written reason"
+cp "$out/list.txt" "$out/subset.txt"
+run subset "$out/subset.txt" --update --filter pass/
+cmp -s "$out/list.txt" "$out/subset.txt"
+check subset $? "--update --filter pass/ changed the entries of tests it did not run"
+sed 's|^test/fail/missing-builtin.js  # .*|test/fail/missing-builtin.js  # Stale not implemented|' \
+    "$out/list.txt" >"$out/rederived.txt"
+run rederived "$out/rederived.txt" --update
+grep -q '^test/fail/missing-builtin.js  # NoSuchBuiltin not implemented$' "$out/rederived.txt"
+check rederived $? "--update kept a 'not implemented' reason instead of deriving it again"
 echo 'test/fail/assert.js' >"$out/bad.txt"
 run bad "$out/bad.txt"
 [ $? -ne 0 ] && grep -q "bad.txt:1: want 'PATH  # REASON'" "$out/bad.log"

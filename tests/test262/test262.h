@@ -59,9 +59,9 @@ int t262_expect_load(const char *file, struct t262_expect *x, char *err, size_t 
 /* Returns the entry for path, or NULL. */
 const struct t262_expect_entry *t262_expect_find(const struct t262_expect *x, const char *path);
 
-/* Rewrites file from the tests: every failing test that ran is listed, keeping the reason of
- * an existing entry and deriving one from the failure otherwise; entries of tests that did not
- * run are kept. Returns 0 or -1 (errno). */
+/* Rewrites file from the tests (sorted by path): every failing test that ran is listed, with
+ * the reason of its old entry (but "NAME not implemented", derived again) or a derived one;
+ * entries of tests that did not run are kept. Returns 0 or -1 (errno). */
 int t262_expect_write(const char *file, const char *engine, const struct t262_expect *old,
                       const struct t262_test *tests, size_t count);
 
