@@ -101,10 +101,6 @@ void sbx__jit_branch(struct jit_func *f, uint32_t depth)
 
 void sbx__jit_return(struct jit_func *f)
 {
-    struct jit_mod *jm = f->jm;
-    LLVMValueRef dp = sbx__jit_const_ptr(jm, &jm->js->depth);
-    LLVMValueRef d = L(BuildLoad2)(f->b, jm->t_i32, dp, "");
-    L(BuildStore)(f->b, L(BuildSub)(f->b, d, sbx__jit_i32(jm, 1), ""), dp);
     uint32_t n = f->type->result_count;
     if (n == 0) {
         L(BuildRetVoid)(f->b);
