@@ -9,3 +9,9 @@ LIB_EXTRA_OBJ += $(JIT_OBJ)
 $(JIT_OBJ): CPPFLAGS += -isystem $(LLVM_INCDIR) -D__STDC_CONSTANT_MACROS -D__STDC_FORMAT_MACROS \
 	-D__STDC_LIMIT_MACROS
 -include $(JIT_OBJ:.o=.d)
+
+# The WASI suites (wasi-testsuite and tests/wasi/guest) in the compiled tier. Not part of
+# `make test`: every test compiles its whole module (about 45 s of CPU for the 38 tests).
+.PHONY: wasi-test-compiled
+wasi-test-compiled: $(BUILD)/sbx-wasi-run $(WASI_GUEST_BIN)
+	SBX_WASI_RUN_TIER=compiled python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)

@@ -31,6 +31,7 @@ TEST_SUITES := $(patsubst unit.wasm.test_validate=%,unit.wasm.test_validate=env$
 TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
 # The engine's own regression scripts, for paths the spec suite does not reach.
 TEST_SUITES += wasm/regress=sh,tests/wasm/regress.sh
+TEST_SUITES += wasm/regress-compiled=env,SPECTEST_TIER=compiled,sh,tests/wasm/regress.sh
 
 .PHONY: spectest
 spectest: $(BUILD)/sbx-spectest

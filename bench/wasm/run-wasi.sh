@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/wasm/run-wasi.sh: WASI programs (each kernel of bench/wasm/kernels, and wasi/mixed.c,
-# linked with wasi/main.c) end to end under sbx, node's WASI (V8), wabt's wasm-interp (reduced
-# sizes, time scaled up) and natively, interleaved round-robin REPS times (median kept); then
+# linked with wasi/main.c) end to end under sbx (interpreter: sbx; compiled tier: sbxc, its time
+# including LLVM's compile, which is also reported alone), node's WASI (V8), wabt's wasm-interp
+# (reduced sizes, time scaled up) and natively, interleaved round-robin REPS times (median kept); then
 # start-up (hello world) and load/instantiate of a ~1 MB module. Prints, never asserts.
 # `make bench-wasm [BENCH_WASM_REPS=N]`.
 set -eu
@@ -54,7 +55,8 @@ ${CC:-gcc} -O2 -D_GNU_SOURCE -Iinclude -Isrc -o "$OUT/instantiate" "$DIR/instant
 run() { # run RUNNER PROGRAM: one timed run, appends "prog runner cpu_s wall_s" to results
     case $1 in
     native) set -- "$2" "$OUT/$2.native" ;;
-    sbx) set -- "$2" "$SBX" wasm --timeout-ms 3600000 "$OUT/$2.wasm" ;;
+    sbx) set -- "$2" "$SBX" wasm --tier interp --timeout-ms 3600000 "$OUT/$2.wasm" ;;
+    sbxc) set -- "$2" "$SBX" wasm --tier compiled --timeout-ms 3600000 "$OUT/$2.wasm" ;;
     node) set -- "$2" node --no-warnings "$DIR/node_wasi.mjs" "$OUT/$2.wasm" ;;
     wabt) set -- "$2" wasm-interp --dummy-import-func --run-all-exports "$OUT/$2.small.wasm" ;;
     esac
@@ -65,7 +67,7 @@ run() { # run RUNNER PROGRAM: one timed run, appends "prog runner cpu_s wall_s" 
         >>"$OUT/results"
 }
 
-RUNNERS="native sbx node"
+RUNNERS="native sbx sbxc node"
 if [ "$WABT" = 1 ]; then RUNNERS="$RUNNERS wabt"; fi
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$OUT/results"
@@ -74,7 +76,7 @@ while [ $i -lt "$REPS" ]; do
     for p in $PROGRAMS; do
         for r in $RUNNERS; do run "$r" "$p"; done
         # Same result everywhere (wasm-interp's is the reduced size's, checked natively).
-        for r in sbx node; do
+        for r in sbx sbxc node; do
             cmp -s "$OUT/$p.native.out" "$OUT/$p.$r.out" || echo "WARNING: $p: $r's output differs"
         done
         if [ "$WABT" = 1 ]; then
@@ -132,3 +134,11 @@ awk -F, 'NR > 1 { printf "  %-70s median %8.2f ms  min %8.2f ms\n", $1, $4 * 1e3
 echo
 echo "load (decode + validate + compile) and instantiate of a ~1 MB module, in-process:"
 "$OUT/instantiate" "$OUT/big.wasm" 20
+echo
+echo "compiled tier: LLVM compile time (instantiate, best of 3; part of sbxc's time above):"
+for p in $PROGRAMS; do
+    printf '  %-8s ' "$p"
+    "$OUT/instantiate" "$OUT/$p.wasm" 3 compiled
+done
+printf '  %-8s ' big
+"$OUT/instantiate" "$OUT/big.wasm" 1 compiled

@@ -104,7 +104,11 @@ static int run_module(struct run *r)
     char err[256];
     struct wasm_instance *inst;
     struct wasm_trap trap = {0};
+    /* SBX_WASI_RUN_TIER=compiled runs the suite in the compiled tier (mk/wasi.mk). */
+    const char *tier = getenv("SBX_WASI_RUN_TIER");
     struct wasm_store_limits limits = {0};
+    if (tier && strcmp(tier, "compiled") == 0)
+        limits.tier = WASM_TIER_COMPILED;
     if (sbx__wasm_store_create(&limits, &r->store) != SBX_OK)
         return 125;
     sbx_err rc =

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The engine's own regression scripts (tests/wasm/regress/*.wast, for paths the spec suite does
 # not reach: fused instructions, the locals a call zeroes): converted with wast2json, run by
-# sbx-spectest, every command must pass.
+# sbx-spectest, every command must pass. SPECTEST_TIER=compiled runs them in the compiled tier.
 set -u
 BUILD=${BUILD:-build}
 here=$(dirname "$0")
@@ -11,12 +11,17 @@ pass=0
 fail=0
 for wast in "$here"/regress/*.wast; do
     name=$(basename "$wast" .wast)
+    if [ "${SPECTEST_TIER:-interp}" = compiled ] && grep -q v128 "$wast"; then
+        echo "SKIP $name: uses SIMD, which the compiled tier does not compile yet"
+        continue
+    fi
     if ! wast2json --enable-all "$wast" -o "$out/$name.json" 2>"$out/$name.log"; then
         fail=$((fail + 1))
         echo "FAIL $name: wast2json: $(head -n 3 "$out/$name.log")"
         continue
     fi
-    line=$(timeout 60 "$BUILD/sbx-spectest" "$out/$name.json" 2>&1 | tee "$out/$name.log" |
+    line=$(timeout 60 "$BUILD/sbx-spectest" --tier "${SPECTEST_TIER:-interp}" "$out/$name.json" 2>&1 |
+        tee "$out/$name.log" |
         grep "^$name.json: ")
     p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     f=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')

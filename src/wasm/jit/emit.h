@@ -13,6 +13,19 @@
 #include "wasm/jit/llvm_api.h"
 #include "wasm/runtime.h"
 
+/* Disjoint kinds of memory, told to the optimiser as TBAA types (jit_alias.c): a store to
+ * guest memory cannot change the memory's size field, a global or the call depth, so those
+ * stay in registers across it (e.g. the size load leaves a loop). */
+enum jit_alias {
+    JIT_ALIAS_GUEST,   /* linear memory */
+    JIT_ALIAS_MEMSIZE, /* struct wasm_memory.size / pages */
+    JIT_ALIAS_LIMIT,   /* wasm_jit_store.stack_limit */
+    JIT_ALIAS_TABLE,   /* struct wasm_table.size / elems */
+    JIT_ALIAS_ELEM,    /* a table's element array */
+    JIT_ALIAS_FUNC,    /* struct wasm_func fields */
+    JIT_ALIAS_COUNT_
+};
+
 /* The module being translated: LLVM objects and the instance it is compiled for. */
 struct jit_mod {
     LLVMContextRef ctx;
@@ -27,6 +40,10 @@ struct jit_mod {
     struct wasm_jit_store *js;
     uint32_t seq;        /* the store's module number, in symbol names */
     const char *feature; /* set when the module uses something not compiled (e.g. "SIMD") */
+    unsigned tbaa_kind;
+    LLVMMetadataRef tbaa_root;
+    LLVMValueRef tbaa[JIT_ALIAS_COUNT_]; /* access tags, made on first use */
+    LLVMValueRef *tbaa_globals;          /* per global index: each global is its own type */
 };
 
 /* One open block, loop, if, or the function body (kind WASM_OP_BLOCK at depth 0). */
@@ -101,6 +118,10 @@ LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n
 /* emit_numeric.c: v through an empty asm (an SSE register in, the same out), hiding it from
  * the optimiser's folds. */
 LLVMValueRef sbx__jit_opaque(struct jit_func *f, LLVMValueRef v);
+
+/* jit_alias.c: tags a load or store with its kind of memory (or global idx's own). */
+void sbx__jit_alias(struct jit_mod *jm, LLVMValueRef access, enum jit_alias kind);
+void sbx__jit_alias_global(struct jit_mod *jm, LLVMValueRef access, uint32_t idx);
 
 /* The families: each returns true when it knows in->op (setting *ok to the emit result). */
 bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool *ok);

@@ -130,8 +130,10 @@ static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint3
     struct wasm_table *tab = jm->inst->tables[table_idx];
     LLVMValueRef i = sbx__jit_pop(f);
     LLVMValueRef size = sbx__jit_load_at(f, jm->t_i32, tab, offsetof(struct wasm_table, size));
+    sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, i, size, ""), WASM_TRAP_UNDEFINED_ELEMENT);
     LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, tab, offsetof(struct wasm_table, elems));
+    sbx__jit_alias(jm, elems, JIT_ALIAS_TABLE);
     LLVMValueRef i64 = L(BuildZExt)(f->b, i, jm->t_i64, "");
     LLVMValueRef fn =
         L(BuildLoad2)(f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, ""), "");

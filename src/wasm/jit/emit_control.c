@@ -101,10 +101,6 @@ void sbx__jit_branch(struct jit_func *f, uint32_t depth)
 
 void sbx__jit_return(struct jit_func *f)
 {
-    struct jit_mod *jm = f->jm;
-    LLVMValueRef dp = sbx__jit_const_ptr(jm, &jm->js->depth);
-    LLVMValueRef d = L(BuildLoad2)(f->b, jm->t_i32, dp, "");
-    L(BuildStore)(f->b, L(BuildSub)(f->b, d, sbx__jit_i32(jm, 1), ""), dp);
     uint32_t n = f->type->result_count;
     if (n == 0) {
         L(BuildRetVoid)(f->b);
@@ -228,25 +224,38 @@ static bool op_br_if(struct jit_func *f, const struct wasm_instr *in)
     return true;
 }
 
-/* br_table: one switch; each distinct label gets a block that stores its values. */
+/* The block that stores label depth's values and branches there: one per distinct label, so
+ * a br_table of thousands of entries costs blocks per label, not per entry. */
+static LLVMBasicBlockRef label_block(struct jit_func *f, LLVMBasicBlockRef *by_depth,
+                                     uint32_t depth)
+{
+    if (!by_depth[depth]) {
+        LLVMBasicBlockRef here = L(GetInsertBlock)(f->b);
+        by_depth[depth] = sbx__jit_block(f, "br_case");
+        L(PositionBuilderAtEnd)(f->b, by_depth[depth]);
+        sbx__jit_branch(f, depth);
+        L(PositionBuilderAtEnd)(f->b, here);
+    }
+    return by_depth[depth];
+}
+
+/* br_table: one switch over the index; the default is the last label. */
 static bool op_br_table(struct jit_func *f, const struct wasm_instr *in)
 {
     LLVMValueRef idx = sbx__jit_pop(f);
-    LLVMBasicBlockRef here = L(GetInsertBlock)(f->b);
-    LLVMBasicBlockRef dflt = sbx__jit_block(f, "br_default");
-    L(PositionBuilderAtEnd)(f->b, dflt);
-    sbx__jit_branch(f, in->idx);
-    L(PositionBuilderAtEnd)(f->b, here);
-    LLVMValueRef sw = L(BuildSwitch)(f->b, idx, dflt, in->count);
+    LLVMBasicBlockRef *by_depth = sbx__calloc(f->nctl, sizeof(*by_depth));
+    if (!by_depth) {
+        f->is_nomem = true;
+        return false;
+    }
+    LLVMValueRef sw = L(BuildSwitch)(f->b, idx, label_block(f, by_depth, in->idx), in->count);
     const uint8_t *p = in->targets, *end = f->m->bytes + f->m->len;
     for (uint32_t i = 0; i < in->count; i++) {
         uint32_t depth = 0;
         sbx__wasm_leb_u32(&p, end, &depth);
-        LLVMBasicBlockRef bb = sbx__jit_block(f, "br_case");
-        L(PositionBuilderAtEnd)(f->b, bb);
-        sbx__jit_branch(f, depth);
-        L(AddCase)(sw, sbx__jit_i32(f->jm, i), bb);
+        L(AddCase)(sw, sbx__jit_i32(f->jm, i), label_block(f, by_depth, depth));
     }
+    sbx__free(by_depth);
     go_dead(f);
     return true;
 }

@@ -69,7 +69,9 @@ LLVMValueRef sbx__jit_load_field(struct jit_func *f, LLVMTypeRef t, LLVMValueRef
     struct jit_mod *jm = f->jm;
     LLVMValueRef idx = sbx__jit_i64(jm, off);
     LLVMValueRef at = off ? L(BuildGEP2)(f->b, jm->t_i8, p, &idx, 1, "") : p;
-    return L(BuildLoad2)(f->b, t, at, "");
+    LLVMValueRef v = L(BuildLoad2)(f->b, t, at, "");
+    sbx__jit_alias(jm, v, JIT_ALIAS_FUNC); /* only struct wasm_func fields are read this way */
+    return v;
 }
 
 LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, const void *obj, size_t off)
@@ -152,21 +154,16 @@ void sbx__jit_poll(struct jit_func *f)
                      WASM_TRAP_INTERRUPTED);
 }
 
-/* Deep recursion traps "call stack exhausted": at the interpreter's frame limit, counted in
- * js->depth (a counter, not the stack pointer alone, since LLVM turns some recursion into
- * loops, which must still trap), and before the native stack runs out: the stack pointer is
- * compared with the limit set at the host's entry (rt.c), for frames larger than expected. */
+/* Deep recursion traps "call stack exhausted" before the native stack runs out: the stack
+ * pointer is compared with the limit set at the host's entry (rt.c). Recursion always grows
+ * the stack: engine.c keeps LLVM from turning it into loops ("disable-tail-calls"). */
 static void check_stack(struct jit_func *f)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef dp = sbx__jit_const_ptr(jm, &jm->js->depth);
-    LLVMValueRef d = L(BuildLoad2)(f->b, jm->t_i32, dp, "");
-    LLVMValueRef max = sbx__jit_i32(jm, jm->js->max_depth);
-    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, d, max, ""), WASM_TRAP_STACK_EXHAUSTED);
-    L(BuildStore)(f->b, L(BuildAdd)(f->b, d, sbx__jit_i32(jm, 1), ""), dp);
     LLVMValueRef sp = sbx__jit_intrinsic(f, "llvm.stacksave", NULL, 0, NULL, 0);
     LLVMValueRef spi = L(BuildPtrToInt)(f->b, sp, jm->t_i64, "");
     LLVMValueRef lim = sbx__jit_load_at(f, jm->t_i64, &jm->js->stack_limit, 0);
+    sbx__jit_alias(jm, lim, JIT_ALIAS_LIMIT);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntULT, spi, lim, ""), WASM_TRAP_STACK_EXHAUSTED);
 }
 

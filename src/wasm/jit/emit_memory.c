@@ -24,6 +24,7 @@ static LLVMValueRef checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t
         ea = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
     LLVMValueRef end = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, bytes), "");
     LLVMValueRef size = sbx__jit_load_at(f, jm->t_i64, mem, offsetof(struct wasm_memory, size));
+    sbx__jit_alias(jm, size, JIT_ALIAS_MEMSIZE);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGT, end, size, ""), WASM_TRAP_MEMORY_OOB);
     return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_const_ptr(jm, mem->data), &ea, 1, "");
 }
@@ -54,6 +55,7 @@ static bool op_load(struct jit_func *f, const struct wasm_instr *in)
     LLVMTypeRef at = access_type(jm, vt, bytes);
     LLVMValueRef v = L(BuildLoad2)(f->b, at, p, "");
     L(SetAlignment)(v, 1);
+    sbx__jit_alias(jm, v, JIT_ALIAS_GUEST);
     LLVMTypeRef rt = sbx__jit_type(jm, vt);
     if (at != rt)
         v = is_signed_load(in->op) ? L(BuildSExt)(f->b, v, rt, "") : L(BuildZExt)(f->b, v, rt, "");
@@ -74,6 +76,7 @@ static bool op_store(struct jit_func *f, const struct wasm_instr *in)
         v = L(BuildTrunc)(f->b, v, at, "");
     LLVMValueRef st = L(BuildStore)(f->b, v, p);
     L(SetAlignment)(st, 1);
+    sbx__jit_alias(jm, st, JIT_ALIAS_GUEST);
     return true;
 }
 
@@ -104,9 +107,13 @@ static bool op_memory_misc(struct jit_func *f, const struct wasm_instr *in)
     struct wasm_memory *mem = jm->inst->mem0;
     LLVMValueRef memp = sbx__jit_const_ptr(jm, mem);
     switch (in->op) {
-    case WASM_OP_MEMORY_SIZE:
-        sbx__jit_push(f, sbx__jit_load_at(f, jm->t_i32, mem, offsetof(struct wasm_memory, pages)));
+    case WASM_OP_MEMORY_SIZE: {
+        LLVMValueRef pages =
+            sbx__jit_load_at(f, jm->t_i32, mem, offsetof(struct wasm_memory, pages));
+        sbx__jit_alias(jm, pages, JIT_ALIAS_MEMSIZE);
+        sbx__jit_push(f, pages);
         return true;
+    }
     case WASM_OP_MEMORY_GROW: {
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
         LLVMValueRef a[] = {memp, sbx__jit_pop(f)};

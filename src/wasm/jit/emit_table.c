@@ -10,8 +10,10 @@ static LLVMValueRef elem_ptr(struct jit_func *f, struct wasm_table *t, LLVMValue
 {
     struct jit_mod *jm = f->jm;
     LLVMValueRef size = sbx__jit_load_at(f, jm->t_i32, t, offsetof(struct wasm_table, size));
+    sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, i, size, ""), WASM_TRAP_TABLE_OOB);
     LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, t, offsetof(struct wasm_table, elems));
+    sbx__jit_alias(jm, elems, JIT_ALIAS_TABLE);
     LLVMValueRef i64 = L(BuildZExt)(f->b, i, jm->t_i64, "");
     return L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, "");
 }
@@ -21,10 +23,13 @@ static bool op_get_set(struct jit_func *f, const struct wasm_instr *in)
     struct wasm_table *t = f->jm->inst->tables[in->idx];
     if (in->op == WASM_OP_TABLE_GET) {
         LLVMValueRef p = elem_ptr(f, t, sbx__jit_pop(f));
-        sbx__jit_push(f, L(BuildLoad2)(f->b, f->jm->t_ptr, p, ""));
+        LLVMValueRef v = L(BuildLoad2)(f->b, f->jm->t_ptr, p, "");
+        sbx__jit_alias(f->jm, v, JIT_ALIAS_ELEM);
+        sbx__jit_push(f, v);
     } else {
         LLVMValueRef v = sbx__jit_pop(f);
-        L(BuildStore)(f->b, v, elem_ptr(f, t, sbx__jit_pop(f)));
+        sbx__jit_alias(f->jm, L(BuildStore)(f->b, v, elem_ptr(f, t, sbx__jit_pop(f))),
+                       JIT_ALIAS_ELEM);
     }
     return true;
 }

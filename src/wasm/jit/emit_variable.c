@@ -27,11 +27,14 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
         return true;
     case WASM_OP_GLOBAL_GET: {
         uint8_t t = f->m->globals[in->idx].type;
-        sbx__jit_push(f, L(BuildLoad2)(f->b, sbx__jit_type(jm, t), global_addr(f, in->idx), ""));
+        LLVMValueRef v = L(BuildLoad2)(f->b, sbx__jit_type(jm, t), global_addr(f, in->idx), "");
+        sbx__jit_alias_global(jm, v, in->idx);
+        sbx__jit_push(f, v);
         return true;
     }
     case WASM_OP_GLOBAL_SET:
-        L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx));
+        sbx__jit_alias_global(jm, L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx)),
+                              in->idx);
         return true;
     default:
         return false;

@@ -72,7 +72,6 @@ static sbx_err store_jit(struct wasm_store *store, struct wasm_jit_store **out, 
     L(OrcJITDylibAddGenerator)(L(OrcLLJITGetMainJITDylib)(jit), gen);
     js->tm = host_machine();
     js->store = store;
-    js->max_depth = store->limits.max_call_depth;
     js->lljit = jit;
     store->jit = js;
     *out = js;
@@ -131,11 +130,17 @@ static bool declare(struct jit_mod *jm)
         return false;
     for (uint32_t i = 0; i < m->type_count; i++)
         jm->fn_types[i] = native_type(jm, &m->types[i]);
+    /* Recursion must grow the stack so that runaway recursion traps "call stack exhausted"
+     * (spec: call.wast); this attribute keeps LLVM's tail-recursion elimination from turning
+     * it into a loop. */
+    LLVMAttributeRef no_tail =
+        L(CreateStringAttribute)(jm->ctx, "disable-tail-calls", 18, "true", 4);
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         char name[32];
         snprintf(name, sizeof(name), "f%u", m->func_import_count + i);
         jm->fns[i] = L(AddFunction)(jm->mod, name, jm->fn_types[m->funcs[i].type_index]);
         L(SetLinkage)(jm->fns[i], LLVMInternalLinkage);
+        L(AddAttributeAtIndex)(jm->fns[i], (LLVMAttributeIndex)LLVMAttributeFunctionIndex, no_tail);
     }
     LLVMTypeRef arr = L(ArrayType)(jm->t_ptr, m->func_def_count);
     jm->fn_table = L(AddGlobal)(jm->mod, arr, "fn_table");
@@ -248,5 +253,6 @@ sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t err
     L(OrcDisposeThreadSafeContext)(tsc);
     sbx__free(jm.fn_types);
     sbx__free(jm.fns);
+    sbx__free(jm.tbaa_globals);
     return rc;
 }

@@ -21,8 +21,6 @@ struct wasm_jit_store {
     uint32_t module_seq;   /* modules added, for unique symbol names */
     jmp_buf *top;          /* innermost entry, NULL outside compiled code */
     uintptr_t stack_limit; /* compiled code traps "call stack exhausted" below it */
-    uint32_t depth;        /* compiled frames live now */
-    uint32_t max_depth;    /* the store's max_call_depth, as the interpreter counts frames */
 };
 
 /* Compiles inst's module for inst (code bakes in the instance's addresses) and sets the

@@ -19,6 +19,7 @@
 
 /* clang-format off */
 #define SBX_LLVM_FUNCS(X) \
+    X(AddAttributeAtIndex) \
     X(AddCase) \
     X(AddFunction) \
     X(AddGlobal) \
@@ -55,7 +56,6 @@
     X(BuildSRem) \
     X(BuildSelect) \
     X(BuildStore) \
-    X(BuildSub) \
     X(BuildSwitch) \
     X(BuildTrunc) \
     X(BuildUnreachable) \
@@ -71,6 +71,7 @@
     X(ConstRealGetDouble) \
     X(CreateBuilderInContext) \
     X(CreatePassBuilderOptions) \
+    X(CreateStringAttribute) \
     X(CreateTargetMachine) \
     X(DisposeBuilder) \
     X(DisposeErrorMessage) \
@@ -91,6 +92,7 @@
     X(GetInlineAsm) \
     X(GetInsertBlock) \
     X(GetIntrinsicDeclaration) \
+    X(GetMDKindIDInContext) \
     X(GetNextBasicBlock) \
     X(GetParam) \
     X(GetReturnType) \
@@ -110,6 +112,9 @@
     X(IsAConstantFP) \
     X(IsAFPExtInst) \
     X(LookupIntrinsicID) \
+    X(MDNodeInContext2) \
+    X(MDStringInContext2) \
+    X(MetadataAsValue) \
     X(ModuleCreateWithNameInContext) \
     X(OrcCreateDynamicLibrarySearchGeneratorForProcess) \
     X(OrcCreateLLJIT) \
@@ -137,10 +142,12 @@
     X(SetInitializer) \
     X(SetInstructionCallConv) \
     X(SetLinkage) \
+    X(SetMetadata) \
     X(SetOrdering) \
     X(SetTarget) \
     X(StructTypeInContext) \
     X(TypeOf) \
+    X(ValueAsMetadata) \
     X(VerifyModule) \
     X(VoidTypeInContext)
 

@@ -221,7 +221,6 @@ static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store
     jmp_buf jb;
     jmp_buf *prev = js->top;
     uintptr_t prev_limit = js->stack_limit;
-    uint32_t prev_depth = js->depth; /* a trap leaves the unwound frames counted */
     if (!prev)
         js->stack_limit = stack_limit();
     js->top = &jb;
@@ -232,7 +231,6 @@ static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store
         tk = js->store->exec->trap.kind;
     js->top = prev;
     js->stack_limit = prev_limit;
-    js->depth = prev_depth;
     return tk;
 }
 
