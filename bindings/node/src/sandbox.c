@@ -234,12 +234,15 @@ static bool read_timeout(napi_env env, napi_value v, struct run_job *j)
     return with_timeout(env, v, j->s->policy, &j->own_policy);
 }
 
-/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs) -> Promise<result JSON> */
+/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs, isAborted)
+ * -> Promise<result JSON>. isAborted: the signal fired already, so the run never starts. */
 static napi_value sandbox_run(napi_env env, napi_callback_info info)
 {
-    napi_value argv[6];
-    if (!sbx_node_args(env, info, 6, argv, NULL))
+    napi_value argv[7];
+    bool is_aborted = false;
+    if (!sbx_node_args(env, info, 7, argv, NULL))
         return NULL;
+    napi_get_value_bool(env, argv[6], &is_aborted);
     struct sandbox *s = get_sandbox(env, argv[0]);
     if (!s)
         return NULL;
@@ -263,7 +266,7 @@ static napi_value sandbox_run(napi_env env, napi_callback_info info)
         j->own_policy = NULL;
     }
     s->is_busy = true;
-    s->abort_requested = false;
+    s->abort_requested = is_aborted;
     napi_value p = sbx_node_job_start(env, &j->base, argv[0]);
     return p;
 }

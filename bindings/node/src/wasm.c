@@ -443,13 +443,18 @@ struct call_job {
     char *name; /* NULL: run _start */
     sbx_wasm_value args[MAX_VALUES], results[MAX_VALUES];
     size_t arg_count, result_count;
+    bool is_aborted; /* the signal fired before the call started */
     sbx_result result;
 };
 
 static void call_execute(struct job *base)
 {
     struct call_job *j = (struct call_job *)base;
-    if (j->name)
+    if (j->is_aborted) { /* sbx_wasm_sandbox_abort() has no effect before a call starts */
+        j->result.error = SBX_E_ABORTED;
+        j->result.backend = SBX_BACKEND_WASM;
+        j->result.exit_code = -1;
+    } else if (j->name)
         sbx_wasm_sandbox_call(j->p->sb, j->name, j->args, j->arg_count, j->results, j->result_count,
                               &j->result);
     else
@@ -487,7 +492,7 @@ static void call_destroy(struct job *base)
     free(j);
 }
 
-static struct call_job *call_job_new(napi_env env, struct plugin *p)
+static struct call_job *call_job_new(napi_env env, struct plugin *p, napi_value is_aborted)
 {
     if (p->is_busy) {
         sbx_node_throw(env, SBX_E_INVALID_ARGUMENT, "a call is already in progress");
@@ -501,6 +506,7 @@ static struct call_job *call_job_new(napi_env env, struct plugin *p)
     j->base =
         (struct job){.execute = call_execute, .complete = call_complete, .destroy = call_destroy};
     j->p = p;
+    napi_get_value_bool(env, is_aborted, &j->is_aborted);
     return j;
 }
 
@@ -538,14 +544,14 @@ static bool read_call_args(napi_env env, struct call_job *j, napi_value args)
     return true;
 }
 
-/* wasmCall(handle, name, args) -> Promise<{json, values}> */
+/* wasmCall(handle, name, args, isAborted) -> Promise<{json, values}> */
 static napi_value wasm_call(napi_env env, napi_callback_info info)
 {
-    napi_value argv[3];
-    if (!sbx_node_args(env, info, 3, argv, NULL))
+    napi_value argv[4];
+    if (!sbx_node_args(env, info, 4, argv, NULL))
         return NULL;
     struct plugin *p = get_plugin(env, argv[0]);
-    struct call_job *j = p ? call_job_new(env, p) : NULL;
+    struct call_job *j = p ? call_job_new(env, p, argv[3]) : NULL;
     if (!j)
         return NULL;
     if (!(j->name = sbx_node_string(env, argv[1], "name")) || !read_call_args(env, j, argv[2])) {
@@ -556,14 +562,14 @@ static napi_value wasm_call(napi_env env, napi_callback_info info)
     return sbx_node_job_start(env, &j->base, argv[0]);
 }
 
-/* wasmRun(handle) -> Promise<{json, values}>: the command's _start */
+/* wasmRun(handle, isAborted) -> Promise<{json, values}>: the command's _start */
 static napi_value wasm_run(napi_env env, napi_callback_info info)
 {
-    napi_value argv[1];
-    if (!sbx_node_args(env, info, 1, argv, NULL))
+    napi_value argv[2];
+    if (!sbx_node_args(env, info, 2, argv, NULL))
         return NULL;
     struct plugin *p = get_plugin(env, argv[0]);
-    struct call_job *j = p ? call_job_new(env, p) : NULL;
+    struct call_job *j = p ? call_job_new(env, p, argv[1]) : NULL;
     if (!j)
         return NULL;
     p->is_busy = true;

@@ -121,6 +121,18 @@ test('wasm: an AbortSignal and abort() end a spinning call; the loop stays free'
   h.dispose();
 });
 
+test('wasm: an already-aborted signal never starts the call', T, async () => {
+  const seen = [];
+  const h = await plugin({ 'host.log': (x) => { seen.push(x); } });
+  const r = await h.call('say', [1], { signal: AbortSignal.abort() });
+  assert.equal(r.error.code, 'SANDBOX_ABORTED');
+  assert.deepEqual(seen, []);
+  assert.equal((await h.run({ signal: AbortSignal.abort() })).error.code, 'SANDBOX_ABORTED');
+  assert.equal((await h.call('say', [2])).value, 2, 'later calls run');
+  assert.deepEqual(seen, [2]);
+  h.dispose();
+});
+
 test('wasm: abort ends a call waiting on an import that never settles', T, async () => {
   const h = await plugin({ 'host.twice': () => new Promise(() => {}) }, { timeoutMs: 10000 });
   const ac = new AbortController();
