@@ -37,6 +37,13 @@ static void sandbox_finalize(napi_env env, void *data, void *hint)
     (void)env;
     (void)hint;
     struct sandbox *s = data;
+    if (s->is_busy) { /* only at environment teardown: the run's thread still uses s */
+        pthread_mutex_lock(&s->mu);
+        if (s->running)
+            sbx_sandbox_abort(s->running);
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
     sbx_sandbox_destroy(s->sb);
     sbx_policy_destroy(s->policy);
     pthread_mutex_destroy(&s->mu);

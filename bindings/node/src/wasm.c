@@ -26,7 +26,10 @@ struct plugin {
     napi_threadsafe_function tsfn; /* guest thread -> JS thread for host calls */
     struct import *imports;
     size_t import_count;
-    bool is_busy, is_dispose_pending, is_disposed;
+    bool is_busy, is_dispose_pending, is_disposed; /* JS thread only */
+    /* p is freed once both are done with it: the JS object (is_finalized) and the host-call
+     * threadsafe function, whose queue may still hold calls that point at p. */
+    bool is_finalized, is_tsfn_live;
 };
 
 /* A guest's call of one import, on its way to the JS thread. */
@@ -148,8 +151,9 @@ static void host_call_js(napi_env env, napi_value cb, void *context, void *data)
     (void)cb;
     (void)context;
     struct host_call *hc = data;
-    if (!env) {
-        sbx_wasm_completion_fail(hc->c, "the Node.js environment is shutting down");
+    if (!env || hc->imp->owner->is_disposed) {
+        sbx_wasm_completion_fail(hc->c, env ? "the plugin was disposed"
+                                            : "the Node.js environment is shutting down");
         free(hc);
         return;
     }
@@ -194,29 +198,53 @@ static void host_fn(void *user, const sbx_wasm_value *args, size_t arg_count,
 
 /* ---- the handle ------------------------------------------------------------------------------ */
 
-static void plugin_release(napi_env env, struct plugin *p)
+static void plugin_free_memory(struct plugin *p)
 {
-    if (p->tsfn) {
-        napi_release_threadsafe_function(p->tsfn, napi_tsfn_release);
-        p->tsfn = NULL;
-    }
-    for (size_t i = 0; env && i < p->import_count; i++)
-        if (p->imports[i].fn) {
-            napi_delete_reference(env, p->imports[i].fn);
-            p->imports[i].fn = NULL;
-        }
-}
-
-static void plugin_free(napi_env env, struct plugin *p)
-{
-    plugin_release(env, p);
-    sbx_wasm_sandbox_destroy(p->sb);
     for (size_t i = 0; i < p->import_count; i++) {
         free(p->imports[i].name);
         free(p->imports[i].signature);
     }
     free(p->imports);
     free(p);
+}
+
+/* The host-call queue is drained and gone: nothing reaches p through it any more. */
+static void tsfn_finalized(napi_env env, void *data, void *hint)
+{
+    (void)env;
+    (void)hint;
+    struct plugin *p = data;
+    p->is_tsfn_live = false;
+    if (p->is_finalized)
+        plugin_free_memory(p);
+}
+
+/* Lets the host-call queue drain and end; queued calls then fail (is_disposed). */
+static void plugin_release(struct plugin *p)
+{
+    if (p->tsfn) {
+        napi_release_threadsafe_function(p->tsfn, napi_tsfn_release);
+        p->tsfn = NULL;
+    }
+}
+
+/* The JS side is done with p (its object was collected, or create failed). */
+static void plugin_free(napi_env env, struct plugin *p)
+{
+    if (p->is_busy) { /* only at environment teardown: the call's thread still uses p */
+        sbx_wasm_sandbox_abort(p->sb);
+        return;
+    }
+    p->is_disposed = true;
+    sbx_wasm_sandbox_destroy(p->sb);
+    p->sb = NULL;
+    for (size_t i = 0; env && i < p->import_count; i++)
+        if (p->imports[i].fn)
+            napi_delete_reference(env, p->imports[i].fn);
+    plugin_release(p);
+    p->is_finalized = true;
+    if (!p->is_tsfn_live)
+        plugin_free_memory(p);
 }
 
 static void plugin_finalize(napi_env env, void *data, void *hint)
@@ -233,12 +261,13 @@ static struct plugin *get_plugin(napi_env env, napi_value v)
     return p;
 }
 
-/* Disposes the instance and lets go of the import functions (nothing calls them now). */
+/* Disposes the instance; host calls still queued fail from now on. */
 static void plugin_dispose(napi_env env, struct plugin *p)
 {
+    (void)env;
     sbx_wasm_sandbox_dispose(p->sb);
     p->is_disposed = true;
-    plugin_release(env, p);
+    plugin_release(p);
 }
 
 /* ---- create ---------------------------------------------------------------------------------- */
@@ -418,11 +447,13 @@ static napi_value wasm_create(napi_env env, napi_callback_info info)
                  read_argv(env, argv[3], j) &&
                  (is_nullish(env, argv[4]) ||
                   read_bytes(env, argv[4], &j->stdin_data, &j->stdin_len, "stdin"));
-    if (is_ok && napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL,
-                                                 host_call_js, &j->p->tsfn) != napi_ok) {
+    if (is_ok && napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, j->p, tsfn_finalized,
+                                                 NULL, host_call_js, &j->p->tsfn) != napi_ok) {
         sbx_node_throw(env, SBX_E_NOMEM, "cannot create a threadsafe function");
         is_ok = false;
     }
+    if (is_ok)
+        j->p->is_tsfn_live = true;
     if (!is_ok) {
         plugin_free(env, j->p);
         j->p = NULL;

@@ -160,6 +160,8 @@ def test_command_argv_stdin_exit(command_wasm, plugin_wasm):
         assert r.ok and r.exit_code == 0
     with sbx.WasmPlugin(plugin_wasm) as p:
         assert p.run().error.code == "SAND_WASM_EXPORT_NOT_FOUND"
+    p.close()  # idempotent alias of dispose()
+    assert p.run().error.code == "SAND_WASM_DISPOSED"
 
 
 def test_bad_modules_and_options(plugin_wasm):
