@@ -3,6 +3,7 @@
  * (sbx_wasm_module_imports); a guest call reaches the JS thread through a threadsafe function
  * and its promise finishes the sbx_wasm_completion when it settles. Whether a call is allowed
  * at all is libsbx's decision (a denied one never reaches JS and is counted). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@ struct plugin {
     /* p is freed once both are done with it: the JS object (is_finalized) and the host-call
      * threadsafe function, whose queue may still hold calls that point at p. */
     bool is_finalized, is_tsfn_live;
+    pthread_mutex_t mu; /* guards abort_requested and the aborter */
+    bool abort_requested;
+    struct sbx_node_aborter aborter; /* the call in flight's */
 };
 
 /* A guest's call of one import, on its way to the JS thread. */
@@ -200,6 +204,7 @@ static void host_fn(void *user, const sbx_wasm_value *args, size_t arg_count,
 
 static void plugin_free_memory(struct plugin *p)
 {
+    pthread_mutex_destroy(&p->mu);
     for (size_t i = 0; i < p->import_count; i++) {
         free(p->imports[i].name);
         free(p->imports[i].signature);
@@ -440,6 +445,7 @@ static napi_value wasm_create(napi_env env, napi_callback_info info)
         free(j);
         return sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
     }
+    pthread_mutex_init(&j->p->mu, NULL);
     j->base = (struct job){
         .execute = create_execute, .complete = create_complete, .destroy = create_destroy};
     bool is_ok = read_bytes(env, argv[0], &j->bytes, &j->len, "module bytes") &&
@@ -481,6 +487,9 @@ struct call_job {
 static void call_execute(struct job *base)
 {
     struct call_job *j = (struct call_job *)base;
+    pthread_mutex_lock(&j->p->mu);
+    j->is_aborted = j->is_aborted || j->p->abort_requested;
+    pthread_mutex_unlock(&j->p->mu);
     if (j->is_aborted) { /* sbx_wasm_sandbox_abort() has no effect before a call starts */
         j->result.error = SBX_E_ABORTED;
         j->result.backend = SBX_BACKEND_WASM;
@@ -490,6 +499,7 @@ static void call_execute(struct job *base)
                               &j->result);
     else
         sbx_wasm_sandbox_run(j->p->sb, &j->result);
+    sbx_node_aborter_stop(&j->p->aborter);
 }
 
 static napi_value call_complete(napi_env env, struct job *base, napi_value *error)
@@ -523,6 +533,23 @@ static void call_destroy(struct job *base)
     free(j);
 }
 
+/* Aborts the call in flight (called under p->mu; no effect before it reached libsbx). */
+static void fire_abort(void *owner)
+{
+    struct plugin *p = owner;
+    sbx_wasm_sandbox_abort(p->sb);
+}
+
+/* Ends the call in flight, including one that has not reached libsbx yet (JS thread). */
+static void plugin_abort(struct plugin *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->abort_requested = true;
+    fire_abort(p);
+    sbx_node_aborter_start(&p->aborter);
+    pthread_mutex_unlock(&p->mu);
+}
+
 static struct call_job *call_job_new(napi_env env, struct plugin *p, napi_value is_aborted)
 {
     if (p->is_busy) {
@@ -538,6 +565,8 @@ static struct call_job *call_job_new(napi_env env, struct plugin *p, napi_value 
         (struct job){.execute = call_execute, .complete = call_complete, .destroy = call_destroy};
     j->p = p;
     napi_get_value_bool(env, is_aborted, &j->is_aborted);
+    p->abort_requested = false;
+    sbx_node_aborter_reset(&p->aborter, &p->mu, fire_abort, p);
     return j;
 }
 
@@ -614,7 +643,7 @@ static napi_value wasm_abort(napi_env env, napi_callback_info info)
         return NULL;
     struct plugin *p = get_plugin(env, argv[0]);
     if (p && p->is_busy)
-        sbx_wasm_sandbox_abort(p->sb);
+        plugin_abort(p);
     return NULL;
 }
 
@@ -629,7 +658,7 @@ static napi_value wasm_dispose(napi_env env, napi_callback_info info)
         return NULL;
     if (p->is_busy) {
         p->is_dispose_pending = true;
-        sbx_wasm_sandbox_abort(p->sb);
+        plugin_abort(p);
     } else {
         plugin_dispose(env, p);
     }

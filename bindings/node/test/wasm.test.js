@@ -191,3 +191,19 @@ test('wasm: fuel exhaustion is reported as such', T, async () => {
   assert.equal(r.limit, 'fuel');
   h.dispose();
 });
+
+test('abort racing the start of a run is never lost (worker and wasm)', { timeout: 60000 }, async () => {
+  const h = await plugin({}, { timeoutMs: 3000 });
+  const sb = new sbx.WorkerSandbox({ policy: { timeoutMs: 3000 } });
+  for (let i = 0; i < 8; i++) {
+    const delay = i % 2 ? (f) => setImmediate(f) : (f) => process.nextTick(f);
+    const ac = new AbortController(), bc = new AbortController();
+    const pw = h.call('spin', [], { signal: ac.signal });
+    const ps = sb.run('for (;;) {}', null, { signal: bc.signal });
+    delay(() => { ac.abort(); bc.abort(); });
+    assert.equal((await pw).error.code, 'SANDBOX_ABORTED', `wasm, round ${i}`);
+    assert.equal((await ps).error.code, 'SANDBOX_ABORTED', `worker, round ${i}`);
+  }
+  h.dispose();
+  sb.dispose();
+});
