@@ -47,3 +47,11 @@ test-node: bindings
 	$(BIND_ENV) SBX_NODE_ADDON=$(abspath $(NODE_ADDON)) sh bindings/node/test/run.sh
 test-python: $(BIND_WASM) $(BIND_DIR)/libsbx.so.0
 	$(BIND_ENV) sh bindings/python/tests/run.sh
+
+# `make bench-node`: WorkerSandbox.run against a worker_threads Worker per run and against
+# spawning `sbx eval` (bench/node/bench.js; BENCH_NODE_RUNS=N).
+BENCH_NODE_RUNS ?= 200
+BENCH_TARGETS += bench-node
+.PHONY: bench-node
+bench-node: bindings $(BUILD)/sbx
+	SBX_NODE_ADDON=$(abspath $(NODE_ADDON)) SBX=$(abspath $(BUILD)/sbx) node bench/node/bench.js $(BENCH_NODE_RUNS)

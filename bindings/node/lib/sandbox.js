@@ -89,12 +89,9 @@ class Sandbox {
 
   async #start(input, timeout, signal) {
     const h = this.#handle;
-    const promise = native.sandboxRun(h, ...input, timeout);
+    const promise = native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted));
     const onAbort = () => native.sandboxAbort(h);
-    if (signal) {
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    }
+    if (signal && !signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
     try {
       const result = toResult(await promise);
       return result;

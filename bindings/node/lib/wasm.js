@@ -46,12 +46,12 @@ class WasmSandboxHandle {
     if (!Array.isArray(args)) {
       return Promise.reject(new SandboxError('SANDBOX_INVALID_ARGUMENT', 'args must be an array'));
     }
-    return this.#enqueue(() => native.wasmCall(this.#handle, name, args), options);
+    return this.#enqueue((aborted) => native.wasmCall(this.#handle, name, args, aborted), options);
   }
 
   /** Runs a WASI command's _start. */
   run(options = {}) {
-    return this.#enqueue(() => native.wasmRun(this.#handle), options);
+    return this.#enqueue((aborted) => native.wasmRun(this.#handle, aborted), options);
   }
 
   /** Ends the call in flight with SANDBOX_ABORTED. */
@@ -78,12 +78,9 @@ class WasmSandboxHandle {
   #enqueue(startNative, options) {
     const start = async () => {
       const signal = options && options.signal;
-      const promise = startNative();
+      const promise = startNative(!!(signal && signal.aborted));
       const onAbort = () => native.wasmAbort(this.#handle);
-      if (signal) {
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }
+      if (signal && !signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
       try {
         const { json, values } = await promise;
         const result = toResult(json);

@@ -13,12 +13,13 @@ struct sandbox {
     sbx_backend backend;
     sbx_policy *policy;
     sbx_sandbox *sb;
-    pthread_mutex_t mu;      /* guards running and abort_requested */
-    sbx_sandbox *running;    /* the handle the run in flight uses, or NULL */
-    bool abort_requested;    /* abort came before the run reached libsbx */
-    bool is_busy;            /* a job is in flight (JS thread only) */
-    bool is_dispose_pending; /* dispose() came during a run (JS thread only) */
-    bool is_disposed;        /* JS thread only */
+    pthread_mutex_t mu;              /* guards running and abort_requested */
+    sbx_sandbox *running;            /* the handle the run in flight uses, or NULL */
+    bool abort_requested;            /* abort came before the run reached libsbx */
+    struct sbx_node_aborter aborter; /* the run in flight's */
+    bool is_busy;                    /* a job is in flight (JS thread only) */
+    bool is_dispose_pending;         /* dispose() came during a run (JS thread only) */
+    bool is_disposed;                /* JS thread only */
 };
 
 struct run_job {
@@ -37,6 +38,13 @@ static void sandbox_finalize(napi_env env, void *data, void *hint)
     (void)env;
     (void)hint;
     struct sandbox *s = data;
+    if (s->is_busy) { /* only at environment teardown: the run's thread still uses s */
+        pthread_mutex_lock(&s->mu);
+        if (s->running)
+            sbx_sandbox_abort(s->running);
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
     sbx_sandbox_destroy(s->sb);
     sbx_policy_destroy(s->policy);
     pthread_mutex_destroy(&s->mu);
@@ -150,6 +158,7 @@ static void run_execute(struct job *base)
     pthread_mutex_lock(&s->mu);
     s->running = NULL;
     pthread_mutex_unlock(&s->mu);
+    sbx_node_aborter_stop(&s->aborter);
     sbx_sandbox_destroy(own);
 }
 
@@ -234,12 +243,23 @@ static bool read_timeout(napi_env env, napi_value v, struct run_job *j)
     return with_timeout(env, v, j->s->policy, &j->own_policy);
 }
 
-/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs) -> Promise<result JSON> */
+/* Aborts the run in flight, if it has reached libsbx (called under s->mu). */
+static void fire_abort(void *owner)
+{
+    struct sandbox *s = owner;
+    if (s->running)
+        sbx_sandbox_abort(s->running);
+}
+
+/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs, isAborted)
+ * -> Promise<result JSON>. isAborted: the signal fired already, so the run never starts. */
 static napi_value sandbox_run(napi_env env, napi_callback_info info)
 {
-    napi_value argv[6];
-    if (!sbx_node_args(env, info, 6, argv, NULL))
+    napi_value argv[7];
+    bool is_aborted = false;
+    if (!sbx_node_args(env, info, 7, argv, NULL))
         return NULL;
+    napi_get_value_bool(env, argv[6], &is_aborted);
     struct sandbox *s = get_sandbox(env, argv[0]);
     if (!s)
         return NULL;
@@ -263,7 +283,8 @@ static napi_value sandbox_run(napi_env env, napi_callback_info info)
         j->own_policy = NULL;
     }
     s->is_busy = true;
-    s->abort_requested = false;
+    s->abort_requested = is_aborted;
+    sbx_node_aborter_reset(&s->aborter, &s->mu, fire_abort, s);
     napi_value p = sbx_node_job_start(env, &j->base, argv[0]);
     return p;
 }
@@ -279,8 +300,8 @@ static napi_value sandbox_abort(napi_env env, napi_callback_info info)
         return NULL;
     pthread_mutex_lock(&s->mu);
     s->abort_requested = true;
-    if (s->running)
-        sbx_sandbox_abort(s->running);
+    fire_abort(s);
+    sbx_node_aborter_start(&s->aborter);
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }

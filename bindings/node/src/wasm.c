@@ -3,6 +3,7 @@
  * (sbx_wasm_module_imports); a guest call reaches the JS thread through a threadsafe function
  * and its promise finishes the sbx_wasm_completion when it settles. Whether a call is allowed
  * at all is libsbx's decision (a denied one never reaches JS and is counted). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,13 @@ struct plugin {
     napi_threadsafe_function tsfn; /* guest thread -> JS thread for host calls */
     struct import *imports;
     size_t import_count;
-    bool is_busy, is_dispose_pending, is_disposed;
+    bool is_busy, is_dispose_pending, is_disposed; /* JS thread only */
+    /* p is freed once both are done with it: the JS object (is_finalized) and the host-call
+     * threadsafe function, whose queue may still hold calls that point at p. */
+    bool is_finalized, is_tsfn_live;
+    pthread_mutex_t mu; /* guards abort_requested and the aborter */
+    bool abort_requested;
+    struct sbx_node_aborter aborter; /* the call in flight's */
 };
 
 /* A guest's call of one import, on its way to the JS thread. */
@@ -148,8 +155,9 @@ static void host_call_js(napi_env env, napi_value cb, void *context, void *data)
     (void)cb;
     (void)context;
     struct host_call *hc = data;
-    if (!env) {
-        sbx_wasm_completion_fail(hc->c, "the Node.js environment is shutting down");
+    if (!env || hc->imp->owner->is_disposed) {
+        sbx_wasm_completion_fail(hc->c, env ? "the plugin was disposed"
+                                            : "the Node.js environment is shutting down");
         free(hc);
         return;
     }
@@ -194,29 +202,54 @@ static void host_fn(void *user, const sbx_wasm_value *args, size_t arg_count,
 
 /* ---- the handle ------------------------------------------------------------------------------ */
 
-static void plugin_release(napi_env env, struct plugin *p)
+static void plugin_free_memory(struct plugin *p)
 {
-    if (p->tsfn) {
-        napi_release_threadsafe_function(p->tsfn, napi_tsfn_release);
-        p->tsfn = NULL;
-    }
-    for (size_t i = 0; env && i < p->import_count; i++)
-        if (p->imports[i].fn) {
-            napi_delete_reference(env, p->imports[i].fn);
-            p->imports[i].fn = NULL;
-        }
-}
-
-static void plugin_free(napi_env env, struct plugin *p)
-{
-    plugin_release(env, p);
-    sbx_wasm_sandbox_destroy(p->sb);
+    pthread_mutex_destroy(&p->mu);
     for (size_t i = 0; i < p->import_count; i++) {
         free(p->imports[i].name);
         free(p->imports[i].signature);
     }
     free(p->imports);
     free(p);
+}
+
+/* The host-call queue is drained and gone: nothing reaches p through it any more. */
+static void tsfn_finalized(napi_env env, void *data, void *hint)
+{
+    (void)env;
+    (void)hint;
+    struct plugin *p = data;
+    p->is_tsfn_live = false;
+    if (p->is_finalized)
+        plugin_free_memory(p);
+}
+
+/* Lets the host-call queue drain and end; queued calls then fail (is_disposed). */
+static void plugin_release(struct plugin *p)
+{
+    if (p->tsfn) {
+        napi_release_threadsafe_function(p->tsfn, napi_tsfn_release);
+        p->tsfn = NULL;
+    }
+}
+
+/* The JS side is done with p (its object was collected, or create failed). */
+static void plugin_free(napi_env env, struct plugin *p)
+{
+    if (p->is_busy) { /* only at environment teardown: the call's thread still uses p */
+        sbx_wasm_sandbox_abort(p->sb);
+        return;
+    }
+    p->is_disposed = true;
+    sbx_wasm_sandbox_destroy(p->sb);
+    p->sb = NULL;
+    for (size_t i = 0; env && i < p->import_count; i++)
+        if (p->imports[i].fn)
+            napi_delete_reference(env, p->imports[i].fn);
+    plugin_release(p);
+    p->is_finalized = true;
+    if (!p->is_tsfn_live)
+        plugin_free_memory(p);
 }
 
 static void plugin_finalize(napi_env env, void *data, void *hint)
@@ -233,12 +266,13 @@ static struct plugin *get_plugin(napi_env env, napi_value v)
     return p;
 }
 
-/* Disposes the instance and lets go of the import functions (nothing calls them now). */
+/* Disposes the instance; host calls still queued fail from now on. */
 static void plugin_dispose(napi_env env, struct plugin *p)
 {
+    (void)env;
     sbx_wasm_sandbox_dispose(p->sb);
     p->is_disposed = true;
-    plugin_release(env, p);
+    plugin_release(p);
 }
 
 /* ---- create ---------------------------------------------------------------------------------- */
@@ -411,6 +445,7 @@ static napi_value wasm_create(napi_env env, napi_callback_info info)
         free(j);
         return sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
     }
+    pthread_mutex_init(&j->p->mu, NULL);
     j->base = (struct job){
         .execute = create_execute, .complete = create_complete, .destroy = create_destroy};
     bool is_ok = read_bytes(env, argv[0], &j->bytes, &j->len, "module bytes") &&
@@ -418,11 +453,13 @@ static napi_value wasm_create(napi_env env, napi_callback_info info)
                  read_argv(env, argv[3], j) &&
                  (is_nullish(env, argv[4]) ||
                   read_bytes(env, argv[4], &j->stdin_data, &j->stdin_len, "stdin"));
-    if (is_ok && napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL,
-                                                 host_call_js, &j->p->tsfn) != napi_ok) {
+    if (is_ok && napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, j->p, tsfn_finalized,
+                                                 NULL, host_call_js, &j->p->tsfn) != napi_ok) {
         sbx_node_throw(env, SBX_E_NOMEM, "cannot create a threadsafe function");
         is_ok = false;
     }
+    if (is_ok)
+        j->p->is_tsfn_live = true;
     if (!is_ok) {
         plugin_free(env, j->p);
         j->p = NULL;
@@ -443,17 +480,26 @@ struct call_job {
     char *name; /* NULL: run _start */
     sbx_wasm_value args[MAX_VALUES], results[MAX_VALUES];
     size_t arg_count, result_count;
+    bool is_aborted; /* the signal fired before the call started */
     sbx_result result;
 };
 
 static void call_execute(struct job *base)
 {
     struct call_job *j = (struct call_job *)base;
-    if (j->name)
+    pthread_mutex_lock(&j->p->mu);
+    j->is_aborted = j->is_aborted || j->p->abort_requested;
+    pthread_mutex_unlock(&j->p->mu);
+    if (j->is_aborted) { /* sbx_wasm_sandbox_abort() has no effect before a call starts */
+        j->result.error = SBX_E_ABORTED;
+        j->result.backend = SBX_BACKEND_WASM;
+        j->result.exit_code = -1;
+    } else if (j->name)
         sbx_wasm_sandbox_call(j->p->sb, j->name, j->args, j->arg_count, j->results, j->result_count,
                               &j->result);
     else
         sbx_wasm_sandbox_run(j->p->sb, &j->result);
+    sbx_node_aborter_stop(&j->p->aborter);
 }
 
 static napi_value call_complete(napi_env env, struct job *base, napi_value *error)
@@ -487,7 +533,24 @@ static void call_destroy(struct job *base)
     free(j);
 }
 
-static struct call_job *call_job_new(napi_env env, struct plugin *p)
+/* Aborts the call in flight (called under p->mu; no effect before it reached libsbx). */
+static void fire_abort(void *owner)
+{
+    struct plugin *p = owner;
+    sbx_wasm_sandbox_abort(p->sb);
+}
+
+/* Ends the call in flight, including one that has not reached libsbx yet (JS thread). */
+static void plugin_abort(struct plugin *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->abort_requested = true;
+    fire_abort(p);
+    sbx_node_aborter_start(&p->aborter);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static struct call_job *call_job_new(napi_env env, struct plugin *p, napi_value is_aborted)
 {
     if (p->is_busy) {
         sbx_node_throw(env, SBX_E_INVALID_ARGUMENT, "a call is already in progress");
@@ -501,6 +564,9 @@ static struct call_job *call_job_new(napi_env env, struct plugin *p)
     j->base =
         (struct job){.execute = call_execute, .complete = call_complete, .destroy = call_destroy};
     j->p = p;
+    napi_get_value_bool(env, is_aborted, &j->is_aborted);
+    p->abort_requested = false;
+    sbx_node_aborter_reset(&p->aborter, &p->mu, fire_abort, p);
     return j;
 }
 
@@ -538,14 +604,14 @@ static bool read_call_args(napi_env env, struct call_job *j, napi_value args)
     return true;
 }
 
-/* wasmCall(handle, name, args) -> Promise<{json, values}> */
+/* wasmCall(handle, name, args, isAborted) -> Promise<{json, values}> */
 static napi_value wasm_call(napi_env env, napi_callback_info info)
 {
-    napi_value argv[3];
-    if (!sbx_node_args(env, info, 3, argv, NULL))
+    napi_value argv[4];
+    if (!sbx_node_args(env, info, 4, argv, NULL))
         return NULL;
     struct plugin *p = get_plugin(env, argv[0]);
-    struct call_job *j = p ? call_job_new(env, p) : NULL;
+    struct call_job *j = p ? call_job_new(env, p, argv[3]) : NULL;
     if (!j)
         return NULL;
     if (!(j->name = sbx_node_string(env, argv[1], "name")) || !read_call_args(env, j, argv[2])) {
@@ -556,14 +622,14 @@ static napi_value wasm_call(napi_env env, napi_callback_info info)
     return sbx_node_job_start(env, &j->base, argv[0]);
 }
 
-/* wasmRun(handle) -> Promise<{json, values}>: the command's _start */
+/* wasmRun(handle, isAborted) -> Promise<{json, values}>: the command's _start */
 static napi_value wasm_run(napi_env env, napi_callback_info info)
 {
-    napi_value argv[1];
-    if (!sbx_node_args(env, info, 1, argv, NULL))
+    napi_value argv[2];
+    if (!sbx_node_args(env, info, 2, argv, NULL))
         return NULL;
     struct plugin *p = get_plugin(env, argv[0]);
-    struct call_job *j = p ? call_job_new(env, p) : NULL;
+    struct call_job *j = p ? call_job_new(env, p, argv[1]) : NULL;
     if (!j)
         return NULL;
     p->is_busy = true;
@@ -577,7 +643,7 @@ static napi_value wasm_abort(napi_env env, napi_callback_info info)
         return NULL;
     struct plugin *p = get_plugin(env, argv[0]);
     if (p && p->is_busy)
-        sbx_wasm_sandbox_abort(p->sb);
+        plugin_abort(p);
     return NULL;
 }
 
@@ -592,7 +658,7 @@ static napi_value wasm_dispose(napi_env env, napi_callback_info info)
         return NULL;
     if (p->is_busy) {
         p->is_dispose_pending = true;
-        sbx_wasm_sandbox_abort(p->sb);
+        plugin_abort(p);
     } else {
         plugin_dispose(env, p);
     }

@@ -136,3 +136,25 @@ test('package: the subpath exports resolve to the same objects', T, () => {
   }
   assert.equal(root.version, '0.1.0');
 });
+
+test('teardown: process.exit during a run and a pending host call exits cleanly', T, () => {
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  const child = `
+    const sbx = require(${JSON.stringify(path.join(__dirname, '..'))});
+    const { wasm } = require(${JSON.stringify(path.join(__dirname, 'helpers.js'))});
+    (async () => {
+      const w = new sbx.WorkerSandbox({ policy: { timeoutMs: 10000 } });
+      w.run('for (;;) {}');
+      const h = await sbx.createWasmSandbox(wasm('plugin'), { timeoutMs: 10000,
+        capabilities: { 'host.twice': 'allow' } }, { imports: { 'host.twice': () => new Promise(() => {}) } });
+      h.call('twice', [1]);
+      const g = await sbx.createWasmSandbox(wasm('plugin'), { timeoutMs: 10000 });
+      g.call('spin');
+      setTimeout(() => { console.log('exiting'); process.exit(7); }, 100);
+    })();`;
+  const r = spawnSync(process.execPath, ['-e', child], { encoding: 'utf8', timeout: 10000 });
+  assert.equal(r.signal, null, r.stderr);
+  assert.equal(r.status, 7, r.stderr);
+  assert.equal(r.stdout.trim(), 'exiting');
+});

@@ -14,6 +14,8 @@ test('worker: return value, console.log, context', T, async () => {
   assert.equal(r.error, null);
   assert.equal(r.backend, 'worker');
   assert.equal(typeof r.durationMs, 'number');
+  assert.equal(sb.backend, 'worker');
+  assert.equal(sb.disposed, false);
   sb.dispose();
 });
 
@@ -156,6 +158,7 @@ test('process: a snippet in the jail, exitCode reported', T, async () => {
   assert.equal(r.value, 42);
   assert.equal(r.stdout, 'in jail\n');
   assert.equal(r.backend, 'process');
+  assert.equal(sb.backend, 'process');
   assert.equal(r.exitCode, 0);
   sb.dispose();
   sb.dispose();

@@ -121,6 +121,18 @@ test('wasm: an AbortSignal and abort() end a spinning call; the loop stays free'
   h.dispose();
 });
 
+test('wasm: an already-aborted signal never starts the call', T, async () => {
+  const seen = [];
+  const h = await plugin({ 'host.log': (x) => { seen.push(x); } });
+  const r = await h.call('say', [1], { signal: AbortSignal.abort() });
+  assert.equal(r.error.code, 'SANDBOX_ABORTED');
+  assert.deepEqual(seen, []);
+  assert.equal((await h.run({ signal: AbortSignal.abort() })).error.code, 'SANDBOX_ABORTED');
+  assert.equal((await h.call('say', [2])).value, 2, 'later calls run');
+  assert.deepEqual(seen, [2]);
+  h.dispose();
+});
+
 test('wasm: abort ends a call waiting on an import that never settles', T, async () => {
   const h = await plugin({ 'host.twice': () => new Promise(() => {}) }, { timeoutMs: 10000 });
   const ac = new AbortController();
@@ -178,4 +190,20 @@ test('wasm: fuel exhaustion is reported as such', T, async () => {
   assert.equal(r.error.code, 'SAND_WASM_FUEL_EXHAUSTED');
   assert.equal(r.limit, 'fuel');
   h.dispose();
+});
+
+test('abort racing the start of a run is never lost (worker and wasm)', { timeout: 60000 }, async () => {
+  const h = await plugin({}, { timeoutMs: 3000 });
+  const sb = new sbx.WorkerSandbox({ policy: { timeoutMs: 3000 } });
+  for (let i = 0; i < 8; i++) {
+    const delay = i % 2 ? (f) => setImmediate(f) : (f) => process.nextTick(f);
+    const ac = new AbortController(), bc = new AbortController();
+    const pw = h.call('spin', [], { signal: ac.signal });
+    const ps = sb.run('for (;;) {}', null, { signal: bc.signal });
+    delay(() => { ac.abort(); bc.abort(); });
+    assert.equal((await pw).error.code, 'SANDBOX_ABORTED', `wasm, round ${i}`);
+    assert.equal((await ps).error.code, 'SANDBOX_ABORTED', `worker, round ${i}`);
+  }
+  h.dispose();
+  sb.dispose();
 });

@@ -5,6 +5,11 @@
 # (BIND_ASAN = the ASan runtime) python runs with it preloaded, as the ASan libsbx.so needs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${BIND_ASAN:-}" ] && [ ! -f "$BIND_ASAN" ]; then
+    echo "python: skipped under SAN: no ASan runtime to preload into python3 ($BIND_ASAN not found; CC=gcc provides libasan.so)"
+    echo "python: 0 passed, 0 failed"
+    exit 0
+fi
 if [ -n "${BIND_ASAN:-}" ]; then
     export LD_PRELOAD="$BIND_ASAN"
     # CPython's own allocations are not instrumented and it frees little at exit.

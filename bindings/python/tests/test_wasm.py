@@ -160,6 +160,8 @@ def test_command_argv_stdin_exit(command_wasm, plugin_wasm):
         assert r.ok and r.exit_code == 0
     with sbx.WasmPlugin(plugin_wasm) as p:
         assert p.run().error.code == "SAND_WASM_EXPORT_NOT_FOUND"
+    p.close()  # idempotent alias of dispose()
+    assert p.run().error.code == "SAND_WASM_DISPOSED"
 
 
 def test_bad_modules_and_options(plugin_wasm):
@@ -171,3 +173,21 @@ def test_bad_modules_and_options(plugin_wasm):
     with pytest.raises(sbx.SbxError) as e:
         sbx.WasmPlugin(plugin_wasm, {}, imports={"host.log": 5})
     assert e.value.code == "SANDBOX_INVALID_OPTIONS"
+
+
+def test_abort_racing_the_start_of_a_call_is_never_lost(plugin_wasm):
+    sb = sbx.Sandbox("worker", {"timeoutMs": 3000})
+    with sbx.WasmPlugin(plugin_wasm, {"timeoutMs": 3000}) as p:
+        for i in range(8):
+            for target, call in ((p, lambda: p.call_result("spin")),
+                                 (sb, lambda: sb.eval_js("for (;;) {}"))):
+                def fire():
+                    while not target._is_busy:  # the call has taken the handle...
+                        pass
+                    target.abort()              # ...and may not have reached libsbx yet
+                t = threading.Thread(target=fire)
+                t.start()
+                r = call()
+                t.join()
+                assert r.error.code == "SANDBOX_ABORTED", f"round {i}: {r.error}"
+    sb.dispose()

@@ -13,6 +13,7 @@ import threading
 from typing import Any, Sequence
 
 from ._lib import Result as CResult
+from ._abort import Aborter
 from ._lib import RunInput, lib
 from .errors import SbxError, raise_for
 from .policy import Policy, PolicyLike
@@ -51,20 +52,21 @@ class Sandbox:
         self._backend_id = _backend(backend)
         self._lock = threading.Lock()
         self._is_busy = False
-        self._is_abort_requested = False
+        self._aborter = Aborter(lambda: lib.sbx_sandbox_abort(self._handle))
 
     def _run(self, inp: RunInput) -> Result:
         out = CResult()
         with self._lock:
             self._is_busy = True
             try:
-                if self._is_abort_requested:  # abort() came before libsbx had a run to stop
+                if not self._aborter.begin():  # abort() came before libsbx had a run to stop
                     out.error, out.backend, out.exit_code = 2, self._backend_id, -1
                     rc = 0
                 else:
                     rc = lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out))
             finally:
-                self._is_busy = self._is_abort_requested = False
+                self._aborter.end()
+                self._is_busy = False
         try:
             if rc != 0 and out.error == 0:
                 raise_for(rc)
@@ -93,9 +95,7 @@ class Sandbox:
     def abort(self) -> None:
         """Ends the run in progress with SANDBOX_ABORTED (any thread)."""
         if self._handle:
-            if self._is_busy:
-                self._is_abort_requested = True
-            lib.sbx_sandbox_abort(self._handle)
+            self._aborter.abort()
 
     def dispose(self) -> None:
         """Idempotent; later runs give SANDBOX_DISPOSED. Aborts a run in progress first."""

@@ -17,6 +17,7 @@ import threading
 from typing import Any, Callable, Mapping, Sequence
 
 from . import _lib
+from ._abort import Aborter
 from ._lib import HostFn, HostFunc, WasmImport, WasmOptions, WasmValue, lib
 from .errors import SbxError, raise_for
 from .policy import Policy, PolicyLike
@@ -116,7 +117,7 @@ class WasmPlugin:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._is_busy = False
-        self._is_abort_requested = False
+        self._aborter = Aborter(lambda: lib.sbx_wasm_sandbox_abort(self._handle))
         self.last_result: Result | None = None
         wasm = bytes(wasm_bytes)
         pol = Policy.of(policy)
@@ -152,12 +153,13 @@ class WasmPlugin:
         with self._lock:
             self._is_busy = True
             try:
-                if self._is_abort_requested:
+                if not self._aborter.begin():
                     out.error, out.backend, out.exit_code = 2, _lib.BACKEND_WASM, -1
                 else:
                     call()
             finally:
-                self._is_busy = self._is_abort_requested = False
+                self._aborter.end()
+                self._is_busy = False
 
     def _export_types(self, name: str) -> tuple[list[int], int]:
         params = (ctypes.c_int * 16)()
@@ -235,9 +237,7 @@ class WasmPlugin:
     def abort(self) -> None:
         """Ends the call in progress with SANDBOX_ABORTED (any thread)."""
         if self._handle:
-            if self._is_busy:
-                self._is_abort_requested = True
-            lib.sbx_wasm_sandbox_abort(self._handle)
+            self._aborter.abort()
 
     def dispose(self) -> None:
         """Idempotent; later calls raise / give SAND_WASM_DISPOSED."""
