@@ -11,6 +11,9 @@ BUILD=${BUILD:-build}
 logdir="$BUILD/test-logs"
 mkdir -p "$logdir"
 suite_timeout=${SBX_SUITE_TIMEOUT:-900}
+# SAN=1: SpiderMonkey's process-lifetime state is not a leak (see tests/lsan.supp).
+LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 total_pass=0
 total_fail=0
 failed_suites=""

@@ -33,6 +33,7 @@ extern "C" {
 #define ASYNC_HEADER_LINES 2
 /* A full GC runs once the GC heap has grown this much since the last one (dead realms). */
 #define GC_SLACK_BYTES (8u * 1024u * 1024u)
+#define GC_EVERY_RUNS  64u
 
 enum phase { PHASE_SETUP, PHASE_CONTEXT, PHASE_COMPILE, PHASE_RUN, PHASE_SETTLE, PHASE_ENCODE };
 
@@ -42,6 +43,7 @@ struct engine {
 
 static std::atomic<unsigned> test_deaf_ms;
 static thread_local uint32_t gc_bytes_after_gc;
+static thread_local unsigned runs_since_gc;
 
 static const JSClass global_class = {
     "global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps, nullptr, nullptr, nullptr};
@@ -431,13 +433,17 @@ static void on_over_cap(void *arg)
     JS_RequestInterruptCallback(run->cx);
 }
 
+/* Dead realms go in a shrinking full GC every GC_EVERY_RUNS runs on a thread (or sooner when
+ * the GC heap grew GC_SLACK_BYTES), which also returns empty chunks; between them JS_MaybeGC. */
 static void after_run(JSContext *cx)
 {
     JS_SetGCParameter(cx, JSGC_MAX_BYTES, UINT32_MAX);
     uint32_t bytes = JS_GetGCParameter(cx, JSGC_BYTES);
-    if (bytes > gc_bytes_after_gc + GC_SLACK_BYTES) {
-        JS_GC(cx);
+    if (++runs_since_gc >= GC_EVERY_RUNS || bytes > gc_bytes_after_gc + GC_SLACK_BYTES) {
+        JS::PrepareForFullGC(cx);
+        JS::NonIncrementalGC(cx, JS::GCOptions::Shrink, JS::GCReason::API);
         gc_bytes_after_gc = JS_GetGCParameter(cx, JSGC_BYTES);
+        runs_since_gc = 0;
     } else {
         JS_MaybeGC(cx);
     }

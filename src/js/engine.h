@@ -54,6 +54,10 @@ struct sbx__js_eval_out {
  * milliseconds, like an engine stuck in a native call; 0 turns it off. */
 void sbx__js_test_deaf_ms(unsigned ms);
 
+/* Whether a run stuck in the engine is throttled by the engine's watchdog (it is unless the host
+ * handles the signal it would use); otherwise the pool lowers an abandoned thread's priority. */
+bool sbx__js_can_throttle(void);
+
 /* Zeroes out and sets the console caps. */
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);
 void sbx__js_eval_out_free(struct sbx__js_eval_out *out);

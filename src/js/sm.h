@@ -60,6 +60,7 @@ struct sm_run {
     pthread_t thread;           /* the run's thread, for throttling */
     uint64_t stop_seen_ns;      /* when the watchdog first saw the run must stop; 0 = not yet */
     uint64_t throttle_until_ns; /* the throttled thread sleeps until then (watchdog sets it) */
+    uint64_t throttle_cpu_ns;   /* the thread's CPU time at the last throttle signal */
     bool is_watched;
 };
 

@@ -177,7 +177,7 @@ static void *worker_main(void *arg)
         struct sbx__js_engine *engine = w->spare;
         w->spare = NULL;
         pthread_mutex_unlock(&pool.lock);
-        if (job_run(job, engine, true))
+        if (job_run(job, engine, true) && !sbx__js_can_throttle())
             set_idle_priority(pthread_self(), false);
         pthread_mutex_lock(&pool.lock);
         w->job = NULL;
@@ -307,8 +307,10 @@ void sbx__js_job_release(struct sbx__js_job *job)
         job->is_abandoned = true;
         atomic_fetch_add(&abandoned_count, 1);
         /* A stuck engine must not slow the host's threads (or the next runs) while it winds
-         * down. Its thread is alive: it cannot pass job_done without this lock. */
-        if (job->has_runner)
+         * down: the engine's watchdog throttles it, or else it drops to SCHED_IDLE (which on a
+         * busy host can starve it for long). Its thread is alive: it cannot pass job_done
+         * without this lock. */
+        if (job->has_runner && !sbx__js_can_throttle())
             set_idle_priority(job->runner, true);
     }
     pthread_mutex_unlock(&job->lock);
