@@ -4,10 +4,10 @@
 
 COV_BUILD := build-cov
 CLEAN_EXTRA += $(COV_BUILD)
-# LDFLAGS goes through the environment so the Makefile's own += still applies. Duktape is
-# third-party and outside src/: it stays optimised and uninstrumented.
+# LDFLAGS goes through the environment so the Makefile's own += still applies. SpiderMonkey is
+# a system library (libmozjs-102): uninstrumented; OPT instruments the C++ adapter too.
 COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
-            OPT="-O0 -g --coverage -DSBX_COVERAGE" DUK_CFLAGS="-std=gnu17 -O2 -g -fPIC -fvisibility=hidden -pthread -w"
+            OPT="-O0 -g --coverage -DSBX_COVERAGE"
 
 .PHONY: coverage coverage-deps coverage-suites coverage-report
 # -k and no format-check: one broken test program or an unformatted file elsewhere must not hide
