@@ -4,8 +4,8 @@
 
 COV_BUILD := build-cov
 CLEAN_EXTRA += $(COV_BUILD)
-# LDFLAGS goes through the environment so the Makefile's own += still applies. Duktape is
-# third-party and outside src/: it stays optimised and uninstrumented.
+# LDFLAGS goes through the environment so the Makefile's own += still applies. SpiderMonkey is
+# a system library (libmozjs-102): uninstrumented; OPT instruments the C++ adapter too.
 # Counters are updated atomically: pool and watchdog threads run the same functions at once
 # (issue 15). GCC already picks prefer-atomic wherever -pthread is given (all of CFLAGS); the flag
 # makes it explicit for any rule without it. COV_FLAGS reaches every compile rule that instruments
@@ -13,7 +13,7 @@ CLEAN_EXTRA += $(COV_BUILD)
 # dump taken while a pool thread is mid-function (at exit) breaks gcov's flow equations.
 COV_FLAGS := --coverage -fprofile-update=atomic
 COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
-            OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE" DUK_CFLAGS="-std=gnu17 -O2 -g -fPIC -fvisibility=hidden -pthread -w"
+            OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE"
 
 .PHONY: coverage coverage-deps coverage-suites coverage-report
 # -k and no format-check: one broken test program or an unformatted file elsewhere must not hide

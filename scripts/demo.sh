@@ -9,7 +9,7 @@ status=0
 section() { printf '\n== %s ==\n' "$1"; }
 show() { printf '$ %s\n' "$*"; "$@"; rc=$?; printf '(exit %d)\n' "$rc"; return "$rc"; }
 
-section "worker tier: JavaScript in a fresh Duktape heap on its own thread"
+section "worker tier: JavaScript (SpiderMonkey) in a fresh realm on a pool thread"
 show "$SBX" eval --context '{"items":[3,1,2]}' \
     'console.log("sorting", context.items.length, "items"); return context.items.sort();' || status=1
 show "$SBX" eval --timeout-ms 200 'while (true) {}'

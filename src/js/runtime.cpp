@@ -307,8 +307,11 @@ static size_t stack_bytes(void)
     struct rlimit rl;
     if (size == 0 && getrlimit(RLIMIT_STACK, &rl) == 0)
         size = rl.rlim_cur == RLIM_INFINITY ? (8u << 20) : (size_t)rl.rlim_cur;
-    if (size > (64u << 20))
-        size = 64u << 20; /* the main thread reports its rlimit, which may be huge */
+    /* libmozjs is not instrumented, so its frames are the same size under ASan (whose pool
+     * threads get 32 MiB for sbx's own frames): the quota stays that of an 8 MiB stack, and
+     * recursion depth, with it (JSON.stringify's cycle check is quadratic in the depth). */
+    if (size > (8u << 20))
+        size = 8u << 20;
     return size > 2 * STACK_MARGIN ? size - STACK_MARGIN : size / 2;
 }
 
