@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,8 @@ static int inspect(const struct sbx__jail_gate *g, int sock, struct sock_info *s
     return 0;
 }
 
-/* A brokered socket's second connect() is answered from its state, never performed. */
+/* A brokered socket's second connect() is answered from its state, never performed: a failed
+ * one stays refused (the guest retries with a fresh socket, as clients do). */
 static int brokered_state(int sock)
 {
     struct sockaddr_storage peer;
@@ -133,7 +135,13 @@ static int brokered_state(int sock)
     int soerr = 0;
     len = sizeof(soerr);
     getsockopt(sock, SOL_SOCKET, SO_ERROR, &soerr, &len);
-    return soerr ? soerr : EALREADY;
+    struct tcp_info ti;
+    memset(&ti, 0, sizeof(ti));
+    len = sizeof(ti);
+    getsockopt(sock, IPPROTO_TCP, TCP_INFO, &ti, &len);
+    if (soerr)
+        return soerr;
+    return ti.tcpi_state == TCP_SYN_SENT ? EALREADY : ECONNREFUSED;
 }
 
 static bool is_loopback_name(const char *ip)
@@ -318,7 +326,9 @@ static int recv_listener(int sock)
         struct cmsghdr h;
         char buf[CMSG_SPACE(sizeof(int))];
     } ctl;
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctl.buf,
                          .msg_controllen = sizeof(ctl.buf)};
     if (recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
         return -1;
