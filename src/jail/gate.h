@@ -29,17 +29,17 @@ sbx_err sbx__jail_gate_filter(struct sbx__jail_bpf *out);
 int sbx__jail_gate_apply(const struct sbx__jail_bpf *filter, int sock_fd);
 
 struct sbx__jail_gate_conn {
-    uint64_t id;   /* the notification waiting for this connect */
-    int sock;      /* the supervisor's host socket, connecting; -1 = free slot */
-    int guest_fd;  /* the guest's fd number to replace */
+    uint64_t id;  /* the notification waiting for this connect */
+    int sock;     /* the supervisor's host socket, connecting; -1 = free slot */
+    int guest_fd; /* the guest's fd number to replace */
     bool is_cloexec;
 };
 
 struct sbx__jail_gate {
     sbx_outbound_rule *rules;
     size_t rule_count;
-    int ctrl_fd;      /* the parent's end of the socketpair the listener arrives on, or -1 */
-    int listener_fd;  /* the seccomp listener, or -1 */
+    int ctrl_fd;     /* the parent's end of the socketpair the listener arrives on, or -1 */
+    int listener_fd; /* the seccomp listener, or -1 */
     uint64_t host_netns_cookie;
     uint64_t denied_count;
     struct sbx__jail_gate_conn conns[SBX__GATE_PENDING];

@@ -81,7 +81,9 @@ static int send_fd(int sock, int fd)
         char buf[CMSG_SPACE(sizeof(int))];
     } ctl;
     memset(&ctl, 0, sizeof(ctl));
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctl.buf,
                          .msg_controllen = sizeof(ctl.buf)};
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
