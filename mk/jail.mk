@@ -33,9 +33,10 @@ jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
 
 # `make bench-process [BENCH_ITERATIONS=N]`: sbx against fork/exec, bwrap, firejail (not a test).
 BENCH_PROCESS := $(BUILD)/bench/process/bench
-$(BENCH_PROCESS): bench/process/bench.c $(BUILD)/libsbx.a
+$(BENCH_PROCESS): bench/process/bench.c bench/process/connect.c bench/process/connect.h $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/process/bench.c bench/process/connect.c $(BUILD)/libsbx.a \
+		$(LDFLAGS) $(LDLIBS)
 
 bench-process: $(BENCH_PROCESS)
 	$(BENCH_PROCESS) $(BENCH_ITERATIONS)

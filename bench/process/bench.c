@@ -3,8 +3,8 @@
  * namespaces incl. network, seccomp, Landlock, cgroup or rlimit limits), `sbx run` as a whole
  * process, `bwrap --unshare-all --die-with-parent --new-session` with the same read-only binds,
  * `firejail --noprofile --net=none`. Workloads: /bin/true and `python3 -c pass`. The order rotates
- * every round. Prints medians and ratios. Usage: [SBX=path/to/sbx]
- * [BENCH_PEERS=fork/exec,sbx,...] bench [ITERATIONS] (default 30). */
+ * every round. Prints medians and ratios, then the added cost of a brokered connect (connect.c).
+ * Usage: [SBX=path/to/sbx] [BENCH_PEERS=fork/exec,sbx,...] bench [ITERATIONS] (default 30). */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <sbx.h>
+
+#include "connect.h"
 
 extern char **environ;
 
@@ -232,6 +234,7 @@ int main(int argc, char **argv)
     sbx_result_free(&r);
     bench_workload(sb, "/bin/true", t, iters);
     bench_workload(sb, "python3 -c pass", py, iters);
+    bench_connect(iters < 10 ? iters : 10);
     sbx_sandbox_destroy(sb);
     sbx_policy_destroy(p);
     return 0;

@@ -15,11 +15,14 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: sbx run [--policy FILE] [--timeout-ms N] [--memory-bytes N] [--pids N]\n"
-            "               [--fs [rw:]HOST[::GUEST]]... [--net loopback] [--json [--stdin FILE]]\n"
-            "               -- CMD [ARGS...]\n\n"
+            "               [--fs [rw:]HOST[::GUEST]]... [--net loopback]\n"
+            "               [--allow-outbound HOST:PORT]... [--json [--stdin FILE]] -- CMD "
+            "[ARGS...]\n\n"
             "Runs CMD in a Linux jail (new user, pid, mount, ipc, uts, net namespaces; seccomp,\n"
             "Landlock, cgroup or rlimit limits). Nothing of the host is visible but /usr and\n"
-            "the --fs grants. Exit status: the command's own, 124 on timeout, 128+N when killed\n"
+            "the --fs grants; --allow-outbound allows TCP connections to one destination (an IP\n"
+            "literal or localhost; the supervisor makes them). Exit status: the command's own, 124 "
+            "on timeout, 128+N when killed\n"
             "by signal N, 125 when sbx failed (2 for usage errors). --json prints the result\n"
             "object with stdout/stderr captured instead of passing them through; CMD's stdin is\n"
             "then empty, or the text of --stdin FILE ('-' for sbx's own stdin).\n");
@@ -34,6 +37,8 @@ struct run_opts {
     const char *net;
     char **fs;
     int fs_count;
+    char **outbound;
+    int outbound_count;
     const char *stdin_path;
     bool is_json;
 };
@@ -48,6 +53,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         {"pids", required_argument, NULL, 'n'},
         {"fs", required_argument, NULL, 'f'},
         {"net", required_argument, NULL, 'N'},
+        {"allow-outbound", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
         {"stdin", required_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
@@ -76,6 +82,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         case 'N':
             o->net = optarg;
             break;
+        case 'o':
+            o->outbound[o->outbound_count++] = optarg;
+            break;
         case 'j':
             o->is_json = true;
             break;
@@ -100,6 +109,20 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     return -1;
 }
 
+/* Adds one string to the policy's array at key; -1 after a message. */
+static int add_string(sbx_policy **p, const char *key, const char *value)
+{
+    char *s = cli_json_string(value);
+    size_t n = s ? strlen(s) + 3 : 0;
+    char *arr = s ? malloc(n) : NULL;
+    if (arr)
+        snprintf(arr, n, "[%s]", s);
+    int rc = arr ? cli_policy_set(p, key, arr) : -1;
+    free(s);
+    free(arr);
+    return rc;
+}
+
 static int apply_opts(sbx_policy **p, const struct run_opts *o)
 {
     if (cli_policy_set_number(p, "timeoutMs", "--timeout-ms", o->timeout_ms) != 0 ||
@@ -107,15 +130,11 @@ static int apply_opts(sbx_policy **p, const struct run_opts *o)
         cli_policy_set_number(p, "pids", "--pids", o->pids) != 0)
         return -1;
     for (int i = 0; i < o->fs_count; i++) {
-        char *s = cli_json_string(o->fs[i]);
-        size_t n = s ? strlen(s) + 3 : 0;
-        char *arr = s ? malloc(n) : NULL;
-        if (arr)
-            snprintf(arr, n, "[%s]", s);
-        int rc = arr ? cli_policy_set(p, "fs", arr) : -1;
-        free(s);
-        free(arr);
-        if (rc != 0)
+        if (add_string(p, "fs", o->fs[i]) != 0)
+            return -1;
+    }
+    for (int i = 0; i < o->outbound_count; i++) {
+        if (add_string(p, "net.outbound", o->outbound[i]) != 0)
             return -1;
     }
     if (o->net && cli_policy_set(p, "net.loopback", "true") != 0)
@@ -186,21 +205,23 @@ int cli_run(int argc, char **argv)
 {
     struct run_opts o = {0};
     o.fs = calloc((size_t)argc + 1, sizeof(char *));
-    if (!o.fs)
-        return EXIT_SBX_FAILED;
-    int rc = parse_opts(argc, argv, &o);
+    o.outbound = calloc((size_t)argc + 1, sizeof(char *));
+    int rc = o.fs && o.outbound ? parse_opts(argc, argv, &o) : EXIT_SBX_FAILED;
     if (rc >= 0) {
         free(o.fs);
+        free(o.outbound);
         return rc;
     }
     sbx_policy *policy = cli_policy_load(o.policy_path);
     if (!policy || apply_opts(&policy, &o) != 0) {
         sbx_policy_destroy(policy);
         free(o.fs);
+        free(o.outbound);
         return 2;
     }
     rc = run_command(policy, argv + optind, o.is_json, o.stdin_path);
     sbx_policy_destroy(policy);
     free(o.fs);
+    free(o.outbound);
     return rc;
 }

@@ -144,6 +144,8 @@ static sbx_err jail_open(struct sbx__run *run)
         r->pipes[i][0] = r->pipes[i][1] = -1;
     r->sync[0] = r->sync[1] = r->status[0] = r->status[1] = r->pidfd = -1;
     r->spec.exec_fd = -1;
+    r->spec.gate_fd = -1;
+    r->gate_pair[0] = r->gate_pair[1] = -1;
     r->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     run->state = r;
     return r->event_fd >= 0 ? SBX_OK : SBX_E_IO;
@@ -180,6 +182,10 @@ static void jail_close(struct sbx__run *run)
     sbx__jail_close_fd(&r->status[0]);
     sbx__jail_close_fd(&r->status[1]);
     sbx__jail_close_fd(&r->event_fd);
+    sbx__jail_close_fd(&r->gate_pair[0]);
+    sbx__jail_close_fd(&r->gate_pair[1]);
+    if (r->has_gate)
+        sbx__jail_gate_destroy(&r->gate);
     if (r->run_dir)
         sbx__jail_guest_unstage(r->run_dir);
     sbx__free(r->run_dir);

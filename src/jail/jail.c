@@ -15,10 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jail/gate.h"
 #include "jail/jail.h"
 
 /* Fixed fd numbers inside the jail. */
-enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_FIRST_FREE = 7 };
+enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_GATE = 7, FD_FIRST_FREE = 8 };
 
 const char *sbx__jail_stage_name(int stage)
 {
@@ -48,7 +49,7 @@ const char *sbx__jail_stage_name(int stage)
 void __gcov_dump(void);
 void __gcov_reset(void);
 extern char **environ;
-static char cov_prefix[] = "GCOV_PREFIX=/proc/self/fd/7",
+static char cov_prefix[] = "GCOV_PREFIX=/proc/self/fd/8",
             cov_errors[] = "GCOV_ERROR_FILE=/dev/null";
 static char *cov_env[] = {cov_prefix, cov_errors, NULL};
 static int cov_root = -1;
@@ -113,15 +114,15 @@ static _Noreturn void fail(int status_fd, int stage, int err, int detail)
  * the host, including fds other host threads opened: the guest sees none of them). */
 static int arrange_fds(const struct sbx__jail_spec *spec)
 {
-    int src[7] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
-                  spec->exec_fd,  spec->status_fd, spec->sync_fd};
-    int tmp[7];
-    for (int i = 0; i < 7; i++) {
+    int src[8] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
+                  spec->exec_fd,  spec->status_fd, spec->sync_fd,  spec->gate_fd};
+    int tmp[8];
+    for (int i = 0; i < 8; i++) {
         tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD_CLOEXEC, 16) : -1;
         if (src[i] >= 0 && tmp[i] < 0)
             return -errno;
     }
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         if (tmp[i] < 0)
             continue;
         int flags = i >= FD_EXEC ? O_CLOEXEC : 0;
@@ -130,10 +131,11 @@ static int arrange_fds(const struct sbx__jail_spec *spec)
     }
     if (syscall(SYS_close_range, FD_FIRST_FREE, ~0U, 0) != 0)
         return -errno;
-    if (spec->result_fd < 0)
-        close(FD_RESULT);
-    if (spec->exec_fd < 0)
-        close(FD_EXEC);
+    /* A fixed number without an fd of ours may still hold one inherited from the host. */
+    for (int i = FD_RESULT; i < FD_FIRST_FREE; i++) {
+        if (src[i] < 0)
+            close(i);
+    }
     return 0;
 }
 
@@ -327,5 +329,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     if (spec->sync_fd >= 0)
         close(FD_SYNC);
     step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(filters));
+    if (spec->gate_filter.count > 0)
+        step(sfd, SBX__STAGE_SECCOMP, sbx__jail_gate_apply(&spec->gate_filter, FD_GATE));
     run_init(spec);
 }

@@ -116,6 +116,8 @@ struct sbx__jail_spec {
     struct sbx__jail_bpf filters[2]; /* argument filter, then the allowlist */
     bool has_late_filters; /* the process's first run: filters[] arrive on sync_fd, built by the
                             * parent while this child sets up (libseccomp takes ~1 ms) */
+    struct sbx__jail_bpf gate_filter; /* net.outbound (gate_filter.c); count 0: none */
+    int gate_fd; /* the child's end of the socketpair its seccomp listener goes to, or -1 */
     /* the guest */
     char **exec_paths; /* candidates for argv[0] (PATH search done up front) */
     size_t exec_path_count;
@@ -170,6 +172,8 @@ int sbx__jail_landlock_apply(const struct sbx__jail_spec *spec);
 /* seccomp.c: builds both filters once per process; sbx__jail_seccomp_apply() in the child. */
 sbx_err sbx__jail_seccomp_filters(struct sbx__jail_bpf out[2]);
 int sbx__jail_seccomp_apply(const struct sbx__jail_bpf filters[2]);
+/* Exports a libseccomp context as plain BPF (out->insns allocated, kept for the process). */
+int sbx__jail_seccomp_export(void *ctx, struct sbx__jail_bpf *out);
 
 /* rlimit.c */
 int sbx__jail_rlimit_apply(const struct sbx__jail_rlimits *r);
@@ -198,15 +202,17 @@ pid_t sbx__jail_spawn(const struct sbx__jail_spec *spec, int *pidfd);
 
 /* supervisor.c: drives one started jail to its end. */
 struct sbx__jail_tty;
+struct sbx__jail_gate;
 struct sbx__jail_watch {
     pid_t pid;
     int pidfd;
-    int status_fd;             /* read end */
-    int stdin_fd;              /* write end or -1 */
-    int out_fds[2];            /* read ends or -1 */
-    int result_fd;             /* read end or -1 */
-    int event_fd;              /* interrupt */
-    struct sbx__jail_tty *tty; /* the pty relay of a pass-through run, or NULL */
+    int status_fd;               /* read end */
+    int stdin_fd;                /* write end or -1 */
+    int out_fds[2];              /* read ends or -1 */
+    int result_fd;               /* read end or -1 */
+    int event_fd;                /* interrupt */
+    struct sbx__jail_tty *tty;   /* the pty relay of a pass-through run, or NULL */
+    struct sbx__jail_gate *gate; /* the net.outbound broker, or NULL */
     const char *stdin_data;
     size_t stdin_len;
     uint64_t deadline_ns;

@@ -129,6 +129,7 @@ static void fill_watch(struct sbx__jail_watch *w, struct sbx__jail_run *r,
     w->result_fd = r->pipes[3][0];
     w->event_fd = r->event_fd;
     w->tty = r->tty.master >= 0 || r->tty.relay_out >= 0 ? &r->tty : NULL;
+    w->gate = r->has_gate ? &r->gate : NULL;
     const char *ctx = run->input->context_json;
     if (run->input->code && !ctx)
         ctx = "null";

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,16 +54,35 @@ static sbx_err stage_script(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     return SBX_OK;
 }
 
-/* A field this tier cannot enforce fails the run: it never runs with less than the policy says. */
-static sbx_err check_enforceable(const struct sbx_policy *p, char *err, size_t errlen)
+/* net.outbound: the broker's filter and the socketpair its listener arrives on (gate.c). What
+ * this kernel or tier cannot enforce fails the run: it never gets more network than asked. */
+static sbx_err prepare_gate(struct sbx__jail_run *r, const struct sbx_policy *p, char *err,
+                            size_t errlen)
 {
     if (p->outbound_count == 0)
         return SBX_OK;
-    snprintf(err, errlen,
-             "policy.net.outbound: per-destination outbound connections are not supported by the "
-             "process tier (its network namespace has no route out); use the wasm tier, or drop "
-             "the field");
-    return SBX_E_UNAVAILABLE;
+    sbx_err e = sbx__jail_gate_check(p, err, errlen);
+    if (e)
+        return e;
+    if (sbx__jail_gate_filter(&r->spec.gate_filter) != SBX_OK) {
+        snprintf(err, errlen,
+                 "policy.net.outbound: libseccomp could not build the connect filter "
+                 "(SCMP_ACT_NOTIFY)");
+        return SBX_E_UNAVAILABLE;
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->gate_pair) != 0) {
+        snprintf(err, errlen, "socketpair: %s", strerror(errno));
+        return SBX_E_IO;
+    }
+    r->spec.gate_fd = r->gate_pair[1];
+    r->has_gate = true;
+    bool is_ready = sbx__jail_gate_init(&r->gate, p, r->gate_pair[0]);
+    r->gate_pair[0] = -1; /* the gate owns it now */
+    if (!is_ready) {
+        snprintf(err, errlen, "policy.net.outbound: the broker could not start (SO_NETNS_COOKIE)");
+        return SBX_E_UNAVAILABLE;
+    }
+    return SBX_OK;
 }
 
 static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
@@ -70,7 +90,7 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
 {
     const struct sbx_policy *p = run->policy;
     struct sbx__jail_spec *s = &r->spec;
-    sbx_err ce = check_enforceable(p, err, errlen);
+    sbx_err ce = prepare_gate(r, p, err, errlen);
     if (ce)
         return ce;
     bool is_root = geteuid() == 0;
@@ -195,8 +215,8 @@ static sbx_err start(struct sbx__jail_handle *h, struct sbx__jail_run *r, sbx_re
     }
     r->pid = pid;
     sbx__jail_tty_started(&r->tty);
-    int *child_ends[] = {&r->sync[0],     &r->status[1],   &r->pipes[0][0],
-                         &r->pipes[1][1], &r->pipes[2][1], &r->pipes[3][1]};
+    int *child_ends[] = {&r->sync[0],     &r->status[1],   &r->pipes[0][0], &r->pipes[1][1],
+                         &r->pipes[2][1], &r->pipes[3][1], &r->gate_pair[1]};
     for (size_t i = 0; i < sizeof(child_ends) / sizeof(child_ends[0]); i++)
         sbx__jail_close_fd(child_ends[i]);
     if (!r->spec.is_self_mapped) {

@@ -3,6 +3,7 @@
 #ifndef SBX_JAIL_RUN_H
 #define SBX_JAIL_RUN_H
 
+#include "jail/gate.h"
 #include "jail/jail.h"
 #include "jail/tty.h"
 
@@ -29,6 +30,9 @@ struct sbx__jail_run {
     int pidfd;
     pid_t pid;
     struct sbx__jail_tty tty; /* pass-through stdio: the pty relay and the saved fd flags */
+    int gate_pair[2];         /* net.outbound: [0] the broker's end, [1] the child's */
+    bool has_gate;
+    struct sbx__jail_gate gate;
 };
 
 /* Closes *fd if open and sets it to -1. */

@@ -363,7 +363,7 @@ static int build_allow(scmp_filter_ctx ctx)
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 }
 
-static int export_bpf(scmp_filter_ctx ctx, struct sbx__jail_bpf *out)
+int sbx__jail_seccomp_export(void *ctx, struct sbx__jail_bpf *out)
 {
     int fd = memfd_create("sbx-bpf", MFD_CLOEXEC);
     if (fd < 0)
@@ -396,7 +396,7 @@ static int build_one(uint32_t def, int (*add)(scmp_filter_ctx), struct sbx__jail
         return -ENOMEM;
     int rc = add(ctx);
     if (rc == 0)
-        rc = export_bpf(ctx, out);
+        rc = sbx__jail_seccomp_export(ctx, out);
     seccomp_release(ctx);
     return rc;
 }

@@ -15,11 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jail/gate.h"
 #include "jail/jail.h"
 #include "jail/tty.h"
 
 enum { P_PIDFD_I, P_STATUS, P_STDIN, P_OUT, P_ERR, P_RESULT, P_EVENT, P_COUNT };
-#define P_ALL (P_COUNT + SBX__TTY_SLOTS) /* then the pty relay's slots */
+#define P_GATE (P_COUNT + SBX__TTY_SLOTS) /* after the pty relay's slots */
+#define P_ALL  (P_GATE + SBX__GATE_SLOTS) /* then the net.outbound broker's */
 
 /* Grace after init's exit for the last pipe bytes (writers are dead, so EOF is near). */
 #define DRAIN_GRACE_NS (500ull * 1000000ull)
@@ -158,6 +160,8 @@ static void handle_events(struct loop *l)
         reap(l);
     if (l->w->tty)
         sbx__jail_tty_handle(l->w->tty, &l->pfd[P_COUNT]);
+    if (l->w->gate)
+        sbx__jail_gate_handle(l->w->gate, &l->pfd[P_GATE]);
 }
 
 static void init_loop(struct loop *l, struct sbx__jail_watch *w, struct sbx__buf bufs[2],
@@ -205,6 +209,8 @@ sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interr
             l.pfd[s].events = is_ending ? 0 : POLLIN;
         if (w->tty)
             sbx__jail_tty_poll_fds(w->tty, &l.pfd[P_COUNT], is_ending);
+        if (w->gate)
+            sbx__jail_gate_poll_fds(w->gate, &l.pfd[P_GATE]);
         int n = poll(l.pfd, P_ALL, poll_timeout(&l, now));
         if (n < 0 && errno != EINTR)
             return SBX_E_IO;

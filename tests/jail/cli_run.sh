@@ -58,6 +58,26 @@ check "net.outbound unavailable" 125 $?
 check "net.outbound guest not run" "" "$(cat "$tmp/out")"
 case $(cat "$tmp/err") in *policy.net.outbound*process\ tier*) r=yes ;; *) r=$(cat "$tmp/err") ;; esac
 check "net.outbound named" yes "$r"
+# --allow-outbound: a listener on the host's 127.0.0.1 (ephemeral port); a denied port gets
+# ECONNREFUSED, the allowed one connects through the supervisor.
+python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4); print(s.getsockname()[1], flush=True)
+s.settimeout(20); c, _ = s.accept(); c.sendall(b"hello"); c.close()' >"$tmp/port" &
+srv=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(cat "$tmp/port")
+client='import socket, sys
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1]))); print(s.recv(5).decode())
+except OSError as e:
+    print(e.errno)'
+out=$("$SBX" run --allow-outbound 127.0.0.1:1 -- python3 -c "$client" "$port")
+check "--allow-outbound denies another port" 111 "$out"
+out=$("$SBX" run --allow-outbound "127.0.0.1:$port" -- python3 -c "$client" "$port")
+check "--allow-outbound connects" hello "$out"
+wait $srv
 out=$("$SBX" run -- sh -c "tr '\\0' '|' </proc/1/cmdline")
 check "pid 1 cmdline is neutral" "sbx-init|" "$out"
 echo "$pass passed, $fail failed"
