@@ -25,7 +25,8 @@ TEST_SUITES += jail/probes=$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes),
                jail/cli-unprivileged=$(JAIL_UNPRIV),sh,tests/jail/cli_run.sh,$(JAIL_SBX) \
                jail/unit-rlimit=env,SBX_JAIL_NO_CGROUP=1,$(BUILD)/tests/unit/jail/test_jail \
                jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
-               jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host
+               jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host \
+               jail/gate-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_gate
 
 .PHONY: jail-probes bench-process
 jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)
