@@ -36,14 +36,16 @@ fuzz-lib:
 $(FUZZ_BUILD)/fuzz/%: fuzz/%.c fuzz-lib
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c17 -O1 -g -D_GNU_SOURCE -Iinclude -Isrc -Wall -Wextra -Werror \
-		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_BUILD)/libsbx.a $(LDLIBS) -pthread
+		-fsanitize=fuzzer $(FUZZ_SAN) -fsanitize-link-c++-runtime -o $@ $< $(FUZZ_BUILD)/libsbx.a \
+		$(LDLIBS) -pthread
 
 $(FUZZ_SEEDS)/.stamp:
 	@mkdir -p $(@D)
 	cp $(SPECTEST_DIR)/*.wasm $(SPECTEST_DIR)/simd/*.wasm $(@D)/
 	@touch $@
 
-# Each target gets a scratch corpus (new finds) plus its seeds; a crash leaves its input in
+# Each target gets a scratch corpus (new finds) plus its seeds (LeakSanitizer skips libmozjs's
+# process-lifetime state, as in `make SAN=1 test`: tests/lsan.supp); a crash leaves its input in
 # $(FUZZ_BUILD)/artifacts/ and fails the target. One rule per target, so `make -j2 fuzz-smoke`
 # runs two at a time (not .PHONY: make skips pattern rules for phony targets).
 FUZZ_SMOKE := $(FUZZ_SRC:fuzz/%.c=fuzz-smoke-%)
@@ -53,6 +55,7 @@ fuzz-smoke-%: $(FUZZ_BUILD)/fuzz/% $(FUZZ_SEEDS)/.stamp
 	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
 	mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
 	echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	$(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -timeout=20 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
 		$(FUZZ_BUILD)/corpus/$$t $$seeds 2>$(FUZZ_BUILD)/$$t.log || \

@@ -14,7 +14,8 @@ JS_CXX_OBJ   := $(JS_CXX_SRC:%.cpp=$(BUILD)/%.o)
 LIB_EXTRA_OBJ += $(JS_CXX_OBJ)
 LDLIBS       += $(MOZJS_LIBS) -lstdc++
 CXX_WARN     := $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(WARN)) \
-                $(if $(filter -Werror,$(WARN)),-Wmissing-declarations) -Wno-dangling-pointer
+                $(if $(filter -Werror,$(WARN)),-Wmissing-declarations) \
+                $(if $(findstring clang,$(CXX)),,-Wno-dangling-pointer)
 CXXFLAGS     += -std=c++17 $(OPT) -fPIC -fvisibility=hidden -pthread -fno-exceptions -fno-rtti \
                 $(CXX_WARN) $(SANFLAGS)
 

@@ -434,7 +434,8 @@ static void on_over_cap(void *arg)
 }
 
 /* Dead realms go in a shrinking full GC every GC_EVERY_RUNS runs on a thread (or sooner when
- * the GC heap grew GC_SLACK_BYTES), which also returns empty chunks; between them JS_MaybeGC. */
+ * the GC heap grew GC_SLACK_BYTES), which also returns empty chunks (and malloc_trim the freed
+ * memory); between them JS_MaybeGC. */
 static void after_run(JSContext *cx)
 {
     JS_SetGCParameter(cx, JSGC_MAX_BYTES, UINT32_MAX);
@@ -442,6 +443,7 @@ static void after_run(JSContext *cx)
     if (++runs_since_gc >= GC_EVERY_RUNS || bytes > gc_bytes_after_gc + GC_SLACK_BYTES) {
         JS::PrepareForFullGC(cx);
         JS::NonIncrementalGC(cx, JS::GCOptions::Shrink, JS::GCReason::API);
+        malloc_trim(0); /* glibc keeps the freed realms' memory in its arenas otherwise */
         gc_bytes_after_gc = JS_GetGCParameter(cx, JSGC_BYTES);
         runs_since_gc = 0;
     } else {

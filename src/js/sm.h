@@ -8,6 +8,7 @@
  * library does, through the counting wrappers of account.c, or a block tagged by one would reach
  * glibc's free untagged. So the system headers come first, then the names are redirected. */
 #include <algorithm>
+#include <malloc.h>
 #include <pthread.h>
 #include <atomic>
 #include <cstddef>
