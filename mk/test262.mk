@@ -5,16 +5,14 @@
 # the process tier, `make test262-node` the sample under Node. `make test` runs the list checks
 # and the ES2015+ cross-tier snippets.
 
-# The worker tier's engine: duktape (ES5.1) or spidermonkey, read from mk/js.mk (included before
-# this file), which names DUK_SRC only while it builds Duktape. It picks the expected-failures
-# list and turns the ES2015+ snippets (tests/integration/es2015/) from skipped-on-ES5 to required.
-SBX_JS_ENGINE ?= $(if $(DUK_SRC),duktape,spidermonkey)
+# The engine named in the expected-failures list.
+SBX_JS_ENGINE ?= spidermonkey
 # Suite entries separate arguments with commas (scripts/run-tests.sh).
 t262_empty :=
 t262_sp    := $(t262_empty) $(t262_empty)
 t262_comma := ,
 TEST262_DIR      ?= ../shared/test262
-TEST262_EXPECTED ?= tests/test262/expected-failures$(if $(filter spidermonkey,$(SBX_JS_ENGINE)),.spidermonkey).txt
+TEST262_EXPECTED ?= tests/test262/expected-failures.txt
 TEST262_ARGS     ?=
 # Per test. The slowest passing tests take 2.5 s on an idle machine (decodeURI's full code-point
 # walks), 3x that under the sanitizers; the margin is for a loaded CI host.
@@ -55,8 +53,8 @@ test262-node:
 	node tests/test262/node_peer.js $(TEST262_DIR)
 
 # ES2015+ snippets through both tiers (tests/integration/tiers.c), each with its expected value
-# and stdout; skipped with a message on an ES5-only engine until SBX_JS_ENGINE=spidermonkey.
+# and stdout.
 # Their expectations are checked against Node itself by es2015_node.js.
 ES2015_CASES := $(sort $(wildcard tests/integration/es2015/*.js))
-TEST_SUITES += integration/tiers-es2015=env,SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx),$(BUILD)/tests/integration/tiers$(if $(filter spidermonkey,$(SBX_JS_ENGINE)),,$(t262_comma)--skip-if-es5)$(subst $(t262_sp),,$(addprefix $(t262_comma),$(ES2015_CASES)))
+TEST_SUITES += integration/tiers-es2015=env,SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx),$(BUILD)/tests/integration/tiers$(subst $(t262_sp),,$(addprefix $(t262_comma),$(ES2015_CASES)))
 TEST_SUITES += integration/es2015-node=node,tests/integration/es2015_node.js

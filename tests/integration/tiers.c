@@ -1,6 +1,6 @@
 /* One set of JavaScript snippets through the worker and the process tier: value, stdout, stderr
  * and error code must be identical. Prints a diff for every difference and a summary line.
- * Given case files (tiers [--skip-if-es5] FILE.js...), runs those instead, each also checked
+ * Given case files (tiers FILE.js...), runs those instead, each also checked
  * against its "//! key: value" header: value (JSON), stdout (JSON string), error (code), message
  * (substring), context and policy (JSON). */
 #include <stdarg.h>
@@ -247,30 +247,10 @@ static int check_case(const char *name, const struct case_file *c, const sbx_res
     return bad + (c->error ? check_error(name, c, r) : check_value(name, c, r));
 }
 
-/* True when the worker tier cannot parse an arrow function: an ES5-only engine. */
-static bool engine_is_es5(void)
-{
-    struct snippet probe = {"probe", "return (() => 'es2015')();", NULL, NULL};
-    sbx_result r = {0};
-    bool es5 = run(SBX_BACKEND_WORKER, &probe, &r) == 0 && !r.ok && r.error_message &&
-               strstr(r.error_message, "SyntaxError");
-    sbx_result_free(&r);
-    return es5;
-}
-
 static int run_cases(int argc, char **argv)
 {
-    int passed = 0, failed = 0, first = 1;
-    if (argc > 1 && strcmp(argv[1], "--skip-if-es5") == 0) {
-        first = 2;
-        if (engine_is_es5()) {
-            printf("skipped: the worker tier's engine is ES5-only; these ES2015+ cases are "
-                   "required once SBX_JS_ENGINE=spidermonkey (mk/test262.mk)\n");
-            printf("tiers: 0 passed, 0 failed\n");
-            return 0;
-        }
-    }
-    for (int i = first; i < argc; i++) {
+    int passed = 0, failed = 0;
+    for (int i = 1; i < argc; i++) {
         const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
         struct case_file c;
         sbx_result w = {0}, p = {0};
