@@ -497,7 +497,9 @@ static int child_after_fork(void)
 {
     sbx_policy *p = NULL;
     sbx_sandbox *sb = NULL;
-    if (sbx_policy_parse("{\"timeoutMs\":100}", 17, &p, NULL, 0) != SBX_OK ||
+    /* A generous deadline: under ASan the child's first run takes over 100 ms to reach the engine;
+     * the assertion is on the error, which a hang would turn into SANDBOX_TIMEOUT. */
+    if (sbx_policy_parse("{\"timeoutMs\":5000}", 18, &p, NULL, 0) != SBX_OK ||
         sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb) != SBX_OK)
         return 11;
     sbx_run_input in = {.code = "return 1", .code_len = 8};
