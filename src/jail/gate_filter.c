@@ -72,13 +72,13 @@ sbx_err sbx__jail_gate_filter(struct sbx__jail_bpf *out)
     return gate_err;
 }
 
-static int send_fd(int sock, int fd)
+static int send_fds(int sock, const int fds[2])
 {
     char byte = 'l';
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
     union {
         struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
+        char buf[CMSG_SPACE(2 * sizeof(int))];
     } ctl;
     memset(&ctl, 0, sizeof(ctl));
     struct msghdr msg = {.msg_iov = &iov,
@@ -88,22 +88,39 @@ static int send_fd(int sock, int fd)
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
     return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
 /* WAIT_KILLABLE_RECV: once the broker holds a notification, only a fatal signal ends the wait,
  * so a signal cannot abort and restart a connect the broker is already making on the host. */
-int sbx__jail_gate_apply(const struct sbx__jail_bpf *filter, int sock_fd)
+int sbx__jail_gate_apply(const struct sbx__jail_bpf *filter, int sock_fd, int stub_fd)
 {
     struct sock_fprog prog = {.len = filter->count, .filter = (struct sock_filter *)filter->insns};
     unsigned flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
     if (listener < 0)
         return -errno;
-    int rc = send_fd(sock_fd, (int)listener);
+    int fds[2] = {(int)listener, stub_fd};
+    int rc = send_fds(sock_fd, fds);
     close((int)listener);
+    close(stub_fd);
     close(sock_fd);
     return rc;
+}
+
+int sbx__jail_gate_stub_open(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(53)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    return fd;
 }

@@ -311,7 +311,10 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
         fail(sfd, SBX__STAGE_MOUNT, -rc, failed_step);
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_pivot(spec->root_dir));
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_finish());
-    step(sfd, SBX__STAGE_NET, sbx__jail_net_apply(spec->net_loopback));
+    bool has_gate = spec->gate_filter.count > 0;
+    step(sfd, SBX__STAGE_NET, sbx__jail_net_apply(spec->net_loopback || has_gate));
+    int stub_fd = has_gate ? sbx__jail_gate_stub_open() : 0; /* the DNS stub's, on 127.0.0.1 */
+    step(sfd, SBX__STAGE_NET, stub_fd < 0 ? stub_fd : 0);
     step(sfd, SBX__STAGE_FDS, setsid() < 0 ? -errno : 0);
     step(sfd, SBX__STAGE_RLIMIT, sbx__jail_rlimit_apply(&spec->rlimits));
     if (spec->has_cgroup)
@@ -329,7 +332,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     if (spec->sync_fd >= 0)
         close(FD_SYNC);
     step(sfd, SBX__STAGE_SECCOMP, sbx__jail_seccomp_apply(filters));
-    if (spec->gate_filter.count > 0)
-        step(sfd, SBX__STAGE_SECCOMP, sbx__jail_gate_apply(&spec->gate_filter, FD_GATE));
+    if (has_gate)
+        step(sfd, SBX__STAGE_SECCOMP, sbx__jail_gate_apply(&spec->gate_filter, FD_GATE, stub_fd));
     run_init(spec);
 }

@@ -57,6 +57,7 @@ enum sbx__jail_mount_kind {
     SBX__MNT_DIR,      /* an empty directory */
     SBX__MNT_READONLY, /* remount dst read-only (after it was filled) */
     SBX__MNT_MASK,     /* hide dst if it exists: /dev/null over a file, an empty tmpfs over a dir */
+    SBX__MNT_FILE,     /* src = the text of a new read-only file in the root tmpfs */
 };
 
 struct sbx__jail_mount {

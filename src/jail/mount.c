@@ -206,6 +206,19 @@ static int apply_mask(const struct sbx__jail_mount *m)
     return set_attr(m->dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
 }
 
+/* A small file of the plan's own text (the stub's /etc/resolv.conf), never through a link. */
+static int write_file(const struct sbx__jail_mount *m)
+{
+    int fd = open(m->dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -errno;
+    size_t len = strlen(m->src);
+    ssize_t n = write(fd, m->src, len);
+    int rc = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+    close(fd);
+    return rc;
+}
+
 static int apply_one(const struct sbx__jail_spec *spec, const struct sbx__jail_mount *m)
 {
     int rc;
@@ -232,6 +245,8 @@ static int apply_one(const struct sbx__jail_spec *spec, const struct sbx__jail_m
         return set_attr(m->dst, MOUNT_ATTR_RDONLY, 0);
     case SBX__MNT_MASK:
         return apply_mask(m);
+    case SBX__MNT_FILE:
+        return write_file(m);
     }
     return -EINVAL;
 }

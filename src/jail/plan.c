@@ -73,7 +73,7 @@ static void add_rule(struct plan_ctx *c, const char *guest, uint64_t access)
 }
 
 /* /usr, and /bin, /lib... as symlinks (merged /usr) or read-only binds. */
-static void plan_system(struct plan_ctx *c)
+static void plan_system(struct plan_ctx *c, const struct sbx_policy *p)
 {
     static const char *const tops[] = {"/usr",   "/bin",   "/sbin",  "/lib",
                                        "/lib64", "/lib32", "/libx32"};
@@ -104,6 +104,9 @@ static void plan_system(struct plan_ctx *c)
         if (stat(etc[i], &st) == 0)
             add_mount(c, SBX__MNT_BIND, etc[i], etc[i], S_ISDIR(st.st_mode));
     }
+    /* net.outbound: names go to the broker's DNS stub on the jail's loopback (gate_stub.c). */
+    if (p->outbound_count > 0)
+        add_mount(c, SBX__MNT_FILE, "nameserver 127.0.0.1\n", "/etc/resolv.conf", false);
     add_rule(c, "/etc", rd);
 }
 
@@ -236,7 +239,7 @@ sbx_err sbx__jail_plan_fs(struct sbx__jail_spec *spec, const struct sbx_policy *
     spec->grant_count = p->fs_count;
     for (size_t i = 0; i < p->fs_count; i++)
         spec->grant_fds[i] = -1;
-    plan_system(&c);
+    plan_system(&c, p);
     plan_proc_dev_tmp(&c, p);
     if (input_dir) {
         add_mount(&c, SBX__MNT_BIND, input_dir, "/sbx", true);

@@ -340,8 +340,9 @@ START_TEST(test_cpu_percent)
 }
 END_TEST
 
-/* A net.outbound name pattern needs name resolution, which this tier cannot give yet: the run
- * fails, naming the field and the pattern, and the guest never starts. */
+/* net.outbound on a kernel without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (5.19, stood in for
+ * by $SBX_JAIL_KERNEL_RELEASE): the run fails, naming the field and the feature, and the guest
+ * never starts. The control: the same policy, with a name pattern, runs on this kernel. */
 START_TEST(test_outbound_unavailable)
 {
     char dir[PATH_MAX], json[PATH_MAX + 128], mark[PATH_MAX + 8];
@@ -352,17 +353,15 @@ START_TEST(test_outbound_unavailable)
     snprintf(mark, sizeof(mark), "%s/ran", dir);
     sbx_sandbox *sb = jt_sandbox(json);
     sbx_result r;
+    setenv("SBX_JAIL_KERNEL_RELEASE", "5.18.0", 1);
     ck_assert_int_eq(jt_sh(sb, "echo x > /w/ran", &r), SBX_E_UNAVAILABLE);
+    unsetenv("SBX_JAIL_KERNEL_RELEASE");
     ck_assert(!r.ok);
     ck_assert_int_eq(r.error, SBX_E_UNAVAILABLE);
     ck_assert_msg(strstr(r.error_message, "policy.net.outbound") != NULL, "%s", r.error_message);
-    ck_assert_msg(strstr(r.error_message, "'a.org'") != NULL, "%s", r.error_message);
+    ck_assert_msg(strstr(r.error_message, "WAIT_KILLABLE_RECV") != NULL, "%s", r.error_message);
     ck_assert_int_ne(access(mark, F_OK), 0);
     sbx_result_free(&r);
-    sbx_sandbox_destroy(sb);
-    /* The control: the same grant without net.outbound runs. */
-    snprintf(json, sizeof(json), "{\"fs\":[\"rw:%s::/w\"],\"net\":{\"outbound\":[]}}", dir);
-    sb = jt_sandbox(json);
     ck_assert_int_eq(jt_sh(sb, "echo x > /w/ran", &r), SBX_OK);
     ck_assert_msg(r.ok, "%s", r.error_message);
     ck_assert_int_eq(access(mark, F_OK), 0);
