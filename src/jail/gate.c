@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/backend.h"
 #include "core/policy.h"
 #include "core/telemetry.h"
 #include "jail/gate.h"
@@ -39,6 +40,7 @@ struct ask {
 struct sock_info {
     int domain, type, protocol;
     bool is_nonblock, is_host, is_cloexec;
+    uint64_t sndtimeo_ns; /* SO_SNDTIMEO, which bounds a blocking connect; 0 = none */
 };
 
 static void answer(const struct sbx__jail_gate *g, uint64_t id, int err)
@@ -125,6 +127,10 @@ static int inspect(const struct sbx__jail_gate *g, int sock, struct sock_info *s
         return errno;
     int fl = fcntl(sock, F_GETFL);
     si->is_nonblock = fl >= 0 && (fl & O_NONBLOCK);
+    struct timeval tv = {0, 0};
+    len = sizeof(tv);
+    if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, &len) == 0 && tv.tv_sec >= 0)
+        si->sndtimeo_ns = (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
     si->is_host = netns_cookie(sock) == g->host_netns_cookie;
     return 0;
 }
@@ -212,12 +218,16 @@ static void finish(struct sbx__jail_gate *g, uint64_t id, int host, int guest_fd
     close(host);
 }
 
-static void park(struct sbx__jail_gate *g, uint64_t id, int host, int guest_fd, bool is_cloexec)
+static void park(struct sbx__jail_gate *g, uint64_t id, int host, int guest_fd,
+                 const struct sock_info *si)
 {
     for (int i = 0; i < SBX__GATE_PENDING; i++) {
         struct sbx__jail_gate_conn *c = &g->conns[i];
         if (c->sock < 0) {
-            *c = (struct sbx__jail_gate_conn){id, host, guest_fd, is_cloexec};
+            uint64_t deadline = si->sndtimeo_ns ? sbx__now_ns() + si->sndtimeo_ns : 0;
+            *c = (struct sbx__jail_gate_conn){id, host, guest_fd, si->is_cloexec, deadline};
+            if (deadline)
+                sbx__jail_gate_arm(g);
             return;
         }
     }
@@ -246,7 +256,7 @@ static void broker(struct sbx__jail_gate *g, const struct ask *a, const struct s
     } else if (rc == 0) {
         finish(g, a->id, host, a->fd, si->is_cloexec);
     } else {
-        park(g, a->id, host, a->fd, si->is_cloexec);
+        park(g, a->id, host, a->fd, si);
     }
 }
 
@@ -326,6 +336,23 @@ static void complete(struct sbx__jail_gate *g, struct sbx__jail_gate_conn *c)
 }
 
 /* The listener, then the DNS stub's socket (non-blocking: only the loop reads it). */
+/* SO_SNDTIMEO ran out, as in the kernel's connect: the socket, still connecting, is the
+ * guest's, and the answer EINPROGRESS; a later connect() on it says EALREADY, then EISCONN. */
+static void expire_conns(struct sbx__jail_gate *g)
+{
+    uint64_t now = sbx__now_ns();
+    for (int i = 0; i < SBX__GATE_PENDING; i++) {
+        struct sbx__jail_gate_conn *c = &g->conns[i];
+        if (c->sock < 0 || !c->deadline_ns || now < c->deadline_ns)
+            continue;
+        int err = install(g, c->id, c->sock, c->guest_fd, false, c->is_cloexec);
+        if (err != ENOENT)
+            answer(g, c->id, err ? err : EINPROGRESS);
+        close(c->sock);
+        c->sock = -1;
+    }
+}
+
 static int recv_listener(int sock, int *stub)
 {
     char byte;
@@ -383,6 +410,7 @@ void sbx__jail_gate_handle(struct sbx__jail_gate *g, const struct pollfd *pfd)
         if (pfd[1 + i].fd >= 0 && pfd[1 + i].fd == g->conns[i].sock && pfd[1 + i].revents)
             complete(g, &g->conns[i]);
     }
+    expire_conns(g); /* before the stub's timer handling re-arms the timer */
     sbx__jail_gate_stub_handle(g, &pfd[SBX__GATE_STUB_SLOT]);
 }
 

@@ -44,6 +44,7 @@ struct sbx__jail_gate_conn {
     int sock;     /* the supervisor's host socket, connecting; -1 = free slot */
     int guest_fd; /* the guest's fd number to replace */
     bool is_cloexec;
+    uint64_t deadline_ns; /* the guest's SO_SNDTIMEO, when set: then EINPROGRESS; else 0 */
 };
 
 struct sbx__gate_job;
@@ -72,7 +73,7 @@ struct sbx__jail_gate {
     uint64_t denied_count;
     struct sbx__jail_gate_conn conns[SBX__GATE_PENDING];
     int stub_fd;  /* the DNS stub's socket, in the guest's namespace, or -1 */
-    int timer_fd; /* fires at the earliest deadline of queries[] */
+    int timer_fd; /* fires at the earliest deadline of conns[] and queries[] */
     struct sbx__jail_gate_query queries[SBX__GATE_QUERIES];
     struct sbx__jail_gate_name *names; /* SBX__GATE_NAMES of them, a ring */
     size_t name_next;
@@ -95,6 +96,8 @@ void sbx__jail_gate_stub_handle(struct sbx__jail_gate *g, const struct pollfd *p
 void sbx__jail_gate_stub_destroy(struct sbx__jail_gate *g);
 /* True when ip (as inet_ntop writes it) was answered for a name allowed on port. */
 bool sbx__jail_gate_name_allows(const struct sbx__jail_gate *g, const char *ip, uint16_t port);
+/* Arms the gate's timer at the earliest deadline of a parked connect or a question. */
+void sbx__jail_gate_arm(const struct sbx__jail_gate *g);
 /* Counts one denial (telemetry and the run's tally). */
 void sbx__jail_gate_count_denial(struct sbx__jail_gate *g);
 

@@ -176,12 +176,14 @@ static void answer_addrs(struct sbx__jail_gate *g, const struct sbx__jail_gate_q
     send_answer(g, &pq->q, &pq->from, pq->from_len, SBX__DNS_NOERROR, addrs, count);
 }
 
-/* Arms the timer at the earliest deadline of a pending question, or disarms it. */
-static void arm(const struct sbx__jail_gate *g)
+void sbx__jail_gate_arm(const struct sbx__jail_gate *g)
 {
     uint64_t first = 0;
-    for (int i = 0; i < SBX__GATE_QUERIES; i++) {
-        uint64_t d = g->queries[i].job ? g->queries[i].deadline_ns : 0;
+    for (int i = 0; i < SBX__GATE_QUERIES + SBX__GATE_PENDING; i++) {
+        uint64_t d = i < SBX__GATE_QUERIES ? (g->queries[i].job ? g->queries[i].deadline_ns : 0)
+                                           : (g->conns[i - SBX__GATE_QUERIES].sock >= 0
+                                                  ? g->conns[i - SBX__GATE_QUERIES].deadline_ns
+                                                  : 0);
         if (d && (!first || d < first))
             first = d;
     }
@@ -240,7 +242,7 @@ static void resolve_later(struct sbx__jail_gate *g, const struct sbx__dns_query 
     *free_slot = (struct sbx__jail_gate_query){.job = j, .q = *q, .from_len = from_len};
     memcpy(&free_slot->from, from, from_len);
     free_slot->deadline_ns = sbx__now_ns() + RESOLVE_NS;
-    arm(g);
+    sbx__jail_gate_arm(g);
 }
 
 static const struct sbx__dns_addr loopback[] = {
@@ -300,7 +302,7 @@ static void expire(struct sbx__jail_gate *g)
             release(pq); /* the thread frees the job when getaddrinfo returns */
         }
     }
-    arm(g);
+    sbx__jail_gate_arm(g);
 }
 
 void sbx__jail_gate_stub_poll_fds(struct sbx__jail_gate *g, struct pollfd *pfd)
@@ -320,7 +322,7 @@ void sbx__jail_gate_stub_handle(struct sbx__jail_gate *g, const struct pollfd *p
         if (pq->job && pfd[2 + i].fd == pq->job->pipe[0] && pfd[2 + i].revents &&
             atomic_load_explicit(&pq->job->is_done, memory_order_acquire)) {
             finish_query(g, pq);
-            arm(g);
+            sbx__jail_gate_arm(g);
         }
     }
     if (g->timer_fd >= 0 && pfd[1].fd == g->timer_fd && pfd[1].revents)

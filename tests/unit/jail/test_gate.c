@@ -507,6 +507,45 @@ START_TEST(test_urllib_by_name)
 }
 END_TEST
 
+/* SO_SNDTIMEO bounds a blocking connect, as in the kernel: after it, EINPROGRESS, and the
+ * socket goes on connecting (EALREADY). The host listener's accept queue is full (backlog 0, one
+ * connection waiting), so its SYNs are dropped and the connect cannot finish. The control: the
+ * same code on the host gives the same answers. */
+static const char sndtimeo[] =
+    "import socket, struct, time\n"
+    "s = socket.socket()\n"
+    "s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack('ll', 0, 300000))\n"
+    "t = time.monotonic(); rc = s.connect_ex(('127.0.0.1', %d)); t = time.monotonic() - t\n"
+    "print('rc', rc, 'bounded', 0.2 < t < 3)\n"
+    "print('again', s.connect_ex(('127.0.0.1', %d)))\n"
+    "raise SystemExit(0 if rc == 115 else 3)\n";
+
+START_TEST(test_sndtimeo_bounds_connect)
+{
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+    ck_assert_int_eq(listen(l, 0), 0);
+    socklen_t len = sizeof(a);
+    ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &len), 0);
+    int filler = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_eq(connect(filler, (struct sockaddr *)&a, sizeof(a)), 0);
+    int port = ntohs(a.sin_port);
+    char pats[64], code[1024];
+    snprintf(pats, sizeof(pats), "\"127.0.0.1:%d\"", port);
+    snprintf(code, sizeof(code), sndtimeo, port, port);
+    sbx_sandbox *sb = outbound_sandbox(pats);
+    sbx_result r;
+    run_py(sb, code, &r);
+    ck_assert_str_eq(jt_out(&r), "rc 115 bounded True\nagain 114\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    host_py(code); /* the kernel's own answer: EINPROGRESS too */
+    close(filler);
+    close(l);
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
     Suite *s = suite_create("gate");
@@ -517,6 +556,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_toctou_flipper);
     tcase_add_test(tc, test_holes_closed);
     tcase_add_test(tc, test_udp_stays_inside);
+    tcase_add_test(tc, test_sndtimeo_bounds_connect);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_wildcard_names);
     tcase_add_test(tc, test_name_ports);
