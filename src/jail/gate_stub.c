@@ -176,17 +176,18 @@ static void answer_addrs(struct sbx__jail_gate *g, const struct sbx__jail_gate_q
     send_answer(g, &pq->q, &pq->from, pq->from_len, SBX__DNS_NOERROR, addrs, count);
 }
 
+static uint64_t earliest(uint64_t first, uint64_t d)
+{
+    return d && (!first || d < first) ? d : first;
+}
+
 void sbx__jail_gate_arm(const struct sbx__jail_gate *g)
 {
     uint64_t first = 0;
-    for (int i = 0; i < SBX__GATE_QUERIES + SBX__GATE_PENDING; i++) {
-        uint64_t d = i < SBX__GATE_QUERIES ? (g->queries[i].job ? g->queries[i].deadline_ns : 0)
-                                           : (g->conns[i - SBX__GATE_QUERIES].sock >= 0
-                                                  ? g->conns[i - SBX__GATE_QUERIES].deadline_ns
-                                                  : 0);
-        if (d && (!first || d < first))
-            first = d;
-    }
+    for (int i = 0; i < SBX__GATE_QUERIES; i++)
+        first = earliest(first, g->queries[i].job ? g->queries[i].deadline_ns : 0);
+    for (int i = 0; i < SBX__GATE_PENDING; i++)
+        first = earliest(first, g->conns[i].sock >= 0 ? g->conns[i].deadline_ns : 0);
     struct itimerspec its = {{0, 0}, {0, 0}};
     if (first) {
         its.it_value.tv_sec = (time_t)(first / 1000000000ull);
