@@ -90,12 +90,32 @@ static int read_addr(struct ask *a, uint64_t gaddr, uint64_t glen)
     return n == (ssize_t)a->addr_len ? 0 : EFAULT;
 }
 
-static int open_thread(pid_t tid)
+/* The thread group of tid, from /proc/<tid>/status; -1 when it cannot be read. */
+static pid_t thread_group(pid_t tid)
 {
-    int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_FLAG);
-    if (fd < 0 && errno == EINVAL) /* before 6.9: only a thread-group leader has a pidfd */
-        fd = (int)syscall(SYS_pidfd_open, tid, 0);
-    return fd;
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+    int f = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = f >= 0 ? read(f, buf, sizeof(buf) - 1) : -1;
+    if (f >= 0)
+        close(f);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *tgid = strstr(buf, "\nTgid:");
+    return tgid ? (pid_t)strtol(tgid + 6, NULL, 10) : -1;
+}
+
+/* Before 6.9 only a thread-group leader has a pidfd: a connect from another thread is
+ * inspected through its group's, whose fd table the thread shares (CLONE_FILES, as with
+ * pthreads). The notification is checked live after, so the pid read was the caller's. */
+static int open_thread(const struct sbx__jail_gate *g, pid_t tid)
+{
+    int fd = g->has_pidfd_thread ? (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_FLAG) : -1;
+    if (fd >= 0 || (g->has_pidfd_thread && errno != EINVAL))
+        return fd;
+    pid_t tgid = thread_group(tid);
+    return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
 }
 
 /* FD_CLOEXEC lives in the guest's fd table, not in the file: fdinfo shows it as O_CLOEXEC. */
@@ -299,7 +319,7 @@ static void serve(struct sbx__jail_gate *g)
         return; /* ENOENT: the thread was killed before the broker took it */
     struct ask a = {.id = req.id, .tid = (pid_t)req.pid, .fd = (int)req.data.args[0]};
     int err = read_addr(&a, req.data.args[1], req.data.args[2]);
-    int pidfd = err ? -1 : open_thread(a.tid);
+    int pidfd = err ? -1 : open_thread(g, a.tid);
     int sock = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, a.fd, 0) : -1;
     if (!err && sock < 0)
         err = pidfd < 0 ? ESRCH : errno == EBADF ? EBADF : ENOTSOCK;
@@ -414,6 +434,24 @@ void sbx__jail_gate_handle(struct sbx__jail_gate *g, const struct pollfd *pfd)
     sbx__jail_gate_stub_handle(g, &pfd[SBX__GATE_STUB_SLOT]);
 }
 
+/* $SBX_JAIL_KERNEL_RELEASE stands in for uname's release, so the tests can see what an older
+ * kernel gets (it can only make the check stricter than the real kernel allows). */
+static bool kernel_at_least(int major, int minor)
+{
+    struct utsname u;
+    int ma = 0, mi = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+        return false;
+    const char *stand_in = getenv("SBX_JAIL_KERNEL_RELEASE");
+    int sa = 0, si = 0;
+    if (stand_in && sscanf(stand_in, "%d.%d", &sa, &si) == 2 &&
+        (sa < ma || (sa == ma && si < mi))) {
+        ma = sa;
+        mi = si;
+    }
+    return ma > major || (ma == major && mi >= minor);
+}
+
 bool sbx__jail_gate_init(struct sbx__jail_gate *g, const struct sbx_policy *p, int ctrl_fd)
 {
     memset(g, 0, sizeof(*g));
@@ -423,6 +461,7 @@ bool sbx__jail_gate_init(struct sbx__jail_gate *g, const struct sbx_policy *p, i
         g->conns[i].sock = -1;
     if (!sbx__jail_gate_stub_init(g))
         return false;
+    g->has_pidfd_thread = kernel_at_least(6, 9);
     int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     g->host_netns_cookie = probe >= 0 ? netns_cookie(probe) : 0;
     if (probe >= 0)
@@ -448,24 +487,6 @@ void sbx__jail_gate_destroy(struct sbx__jail_gate *g)
     sbx_outbound_allowlist_free(g->rules, g->rule_count);
     g->rules = NULL;
     g->rule_count = 0;
-}
-
-/* $SBX_JAIL_KERNEL_RELEASE stands in for uname's release, so the tests can see what an older
- * kernel gets (it can only make the check stricter than the real kernel allows). */
-static bool kernel_at_least(int major, int minor)
-{
-    struct utsname u;
-    int ma = 0, mi = 0;
-    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
-        return false;
-    const char *stand_in = getenv("SBX_JAIL_KERNEL_RELEASE");
-    int sa = 0, si = 0;
-    if (stand_in && sscanf(stand_in, "%d.%d", &sa, &si) == 2 &&
-        (sa < ma || (sa == ma && si < mi))) {
-        ma = sa;
-        mi = si;
-    }
-    return ma > major || (ma == major && mi >= minor);
 }
 
 sbx_err sbx__jail_gate_check(const struct sbx_policy *p, char *err, size_t errlen)

@@ -70,6 +70,7 @@ struct sbx__jail_gate {
     int ctrl_fd;     /* the parent's end of the socketpair the listener arrives on, or -1 */
     int listener_fd; /* the seccomp listener, or -1 */
     uint64_t host_netns_cookie;
+    bool has_pidfd_thread; /* Linux 6.9: a pidfd for any thread, not only a group leader */
     uint64_t denied_count;
     struct sbx__jail_gate_conn conns[SBX__GATE_PENDING];
     int stub_fd;  /* the DNS stub's socket, in the guest's namespace, or -1 */

@@ -546,6 +546,43 @@ START_TEST(test_sndtimeo_bounds_connect)
 }
 END_TEST
 
+/* A connect from a thread other than the group leader: inspected through a PIDFD_THREAD pidfd
+ * on 6.9, through the group's pidfd before (stood in for by $SBX_JAIL_KERNEL_RELEASE). Both
+ * reach the allowed port from the thread and from the main thread. */
+static const char threaded[] =
+    "import socket, threading\n"
+    "def go(who):\n"
+    "    s = socket.create_connection(('127.0.0.1', %d), timeout=5); print(who, "
+    "s.recv(2).decode())\n"
+    "t = threading.Thread(target=go, args=('thread',)); t.start(); t.join()\n"
+    "go('main')\n";
+
+static void check_threaded(const char *release)
+{
+    struct server a;
+    server_start(&a);
+    char pats[64], code[1024];
+    snprintf(pats, sizeof(pats), "\"127.0.0.1:%d\"", a.port);
+    snprintf(code, sizeof(code), threaded, a.port);
+    sbx_sandbox *sb = outbound_sandbox(pats);
+    sbx_result r;
+    if (release)
+        setenv("SBX_JAIL_KERNEL_RELEASE", release, 1);
+    run_py(sb, code, &r);
+    unsetenv("SBX_JAIL_KERNEL_RELEASE");
+    ck_assert_str_eq(jt_out(&r), "thread hi\nmain hi\n");
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    ck_assert_int_eq(server_stop(&a), 2);
+}
+
+START_TEST(test_thread_connect)
+{
+    check_threaded(NULL);
+    check_threaded("6.8.0");
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
     Suite *s = suite_create("gate");
@@ -557,6 +594,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_holes_closed);
     tcase_add_test(tc, test_udp_stays_inside);
     tcase_add_test(tc, test_sndtimeo_bounds_connect);
+    tcase_add_test(tc, test_thread_connect);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_wildcard_names);
     tcase_add_test(tc, test_name_ports);
