@@ -249,6 +249,57 @@ START_TEST(test_toctou_flipper)
 }
 END_TEST
 
+/* The dup2 swap: one thread connects fd N to the forbidden port 2,000 times while another
+ * keeps swapping N between a UDP socket (whose connect the kernel would perform in the jail)
+ * and a brokered host socket whose connect failed (unconnected, in the host namespace). A
+ * broker that checked N and then continued the guest's call would connect the host socket.
+ * Run with net.loopback too, where Landlock leaves TCP connects alone: the broker alone holds. */
+static const char swapper[] =
+    "import ctypes, select, socket, struct, threading\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "bad = ctypes.create_string_buffer(struct.pack('=H', 2) + struct.pack('!H', %d) + "
+    "socket.inet_aton('127.0.0.1') + bytes(8), 16)\n"
+    "dead = socket.socket(); dead.setblocking(False)\n"
+    "dead.connect_ex(('127.0.0.1', %d)); select.select([], [dead], [], 5)\n"
+    "dead.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR); dead.setblocking(True)\n"
+    "udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+    "n = socket.socket(); N = n.fileno(); done = False\n"
+    "def swap():\n"
+    "    while not done:\n"
+    "        libc.dup2(udp.fileno(), N); libc.dup2(dead.fileno(), N)\n"
+    "t = threading.Thread(target=swap); t.start()\n"
+    "for i in range(2000): libc.connect(N, bad, 16)\n"
+    "done = True; t.join(); print('swapped')\n";
+
+START_TEST(test_dup2_swap)
+{
+    struct server dead, b;
+    server_start(&dead);
+    int dead_port = dead.port;
+    server_stop(&dead);
+    char json[256], code[2048];
+    for (int loopback = 0; loopback < 2; loopback++) {
+        server_start(&b);
+        snprintf(json, sizeof(json),
+                 "{\"timeoutMs\":20000,\"net\":{\"loopback\":%s,\"outbound\":[\"127.0.0.1:%d\"]}}",
+                 loopback ? "true" : "false", dead_port);
+        snprintf(code, sizeof(code), swapper, b.port, dead_port);
+        sbx_sandbox *sb = jt_sandbox(json);
+        sbx_result r;
+        run_py(sb, code, &r);
+        ck_assert_str_eq(jt_out(&r), "swapped\n");
+        sbx_result_free(&r);
+        sbx_sandbox_destroy(sb);
+        ck_assert_int_eq(server_stop(&b), 0);
+    }
+    /* The control: on the host, without the gate, the swapped-in socket reaches the port. */
+    server_start(&b);
+    snprintf(code, sizeof(code), swapper, b.port, dead_port);
+    host_py(code);
+    ck_assert_int_gt(server_stop(&b), 0);
+}
+END_TEST
+
 /* Holes around connect(), tried on a brokered host socket whose connect failed (so it is
  * unconnected, in the host namespace): TCP Fast Open (sendto MSG_FASTOPEN, TCP_FASTOPEN_CONNECT),
  * bind and listen, then io_uring and AF_UNIX. Each must fail and reach nothing. */
@@ -591,6 +642,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_allowed_and_denied);
     tcase_add_test(tc, test_nonblocking_connect);
     tcase_add_test(tc, test_toctou_flipper);
+    tcase_add_test(tc, test_dup2_swap);
     tcase_add_test(tc, test_holes_closed);
     tcase_add_test(tc, test_udp_stays_inside);
     tcase_add_test(tc, test_sndtimeo_bounds_connect);
