@@ -634,6 +634,63 @@ START_TEST(test_thread_connect)
 }
 END_TEST
 
+/* Denials count in plugin.permission_denied_total{capability="net.outbound"}: two refused
+ * connects and one unlisted name; the allowed connect and the listed name do not count. Counted
+ * against a run of the same interpreter doing nothing; -S, as site's user lookups connect to nscd
+ * (AF_UNIX, refused: counted too). */
+static _Atomic int outbound_denials;
+
+static void count_denial(void *user, const char *name, uint64_t value, const sbx_attr *attrs,
+                         size_t attr_count)
+{
+    (void)user;
+    if (strcmp(name, "plugin.permission_denied_total") != 0)
+        return;
+    for (size_t i = 0; i < attr_count; i++)
+        if (strcmp(attrs[i].key, "capability") == 0 && strcmp(attrs[i].value, "net.outbound") == 0)
+            atomic_fetch_add(&outbound_denials, (int)value);
+}
+
+START_TEST(test_denials_counted)
+{
+    struct server a;
+    server_start(&a);
+    char pats[64], code[2048];
+    snprintf(pats, sizeof(pats), "\"api.localhost:%d\"", a.port);
+    snprintf(code, sizeof(code),
+             "import socket, struct\n"
+             "def q(name):\n"
+             "    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)\n"
+             "    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))\n"
+             "    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\\0\\0\\1\\0\\1', "
+             "('127.0.0.1', 53))\n"
+             "    return u.recv(512)[3] & 15\n"
+             "print(q('api.localhost'), q('evil.example'))\n"
+             "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n"
+             "print(socket.socket().connect_ex(('10.9.9.9', 80)))\n"
+             "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n",
+             a.port + 1 == 65536 ? 1 : a.port + 1, a.port);
+    sbx_telemetry_hooks h = {.counter_add = count_denial};
+    atomic_store(&outbound_denials, 0);
+    sbx_telemetry_set_hooks(&h);
+    sbx_sandbox *sb = outbound_sandbox(pats);
+    sbx_result r;
+    const char *idle_argv[] = {"python3", "-S", "-c", "import socket, struct", NULL};
+    ck_assert_int_eq(jt_run_argv(sb, idle_argv, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    sbx_result_free(&r);
+    int idle = atomic_load(&outbound_denials);
+    const char *argv[] = {"python3", "-S", "-c", code, NULL};
+    ck_assert_int_eq(jt_run_argv(sb, argv, &r), SBX_OK);
+    sbx_telemetry_set_hooks(NULL);
+    ck_assert_str_eq(jt_out(&r), "0 3\n111\n111\n0\n");
+    ck_assert_int_eq(atomic_load(&outbound_denials) - idle, 3);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    ck_assert_int_eq(server_stop(&a), 1);
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
     Suite *s = suite_create("gate");
@@ -647,6 +704,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_udp_stays_inside);
     tcase_add_test(tc, test_sndtimeo_bounds_connect);
     tcase_add_test(tc, test_thread_connect);
+    tcase_add_test(tc, test_denials_counted);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_wildcard_names);
     tcase_add_test(tc, test_name_ports);
