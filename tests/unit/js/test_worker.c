@@ -294,7 +294,7 @@ static double abort_once(const char *code)
     pthread_join(t, NULL);
     ck_assert_msg(x.r.error == SBX_E_ABORTED, "%s: %s", code, sbx_err_name(x.r.error));
     sbx_result_free(&x.r);
-    sbx_sandbox_abort(sb); /* idle: no effect */
+    sbx_sandbox_abort(sb); /* idle: remembered for a next run, and freed with the handle */
     sbx_sandbox_destroy(sb);
     return (double)(back_ns - a.abort_ns) / 1e6;
 }

@@ -168,12 +168,19 @@ START_TEST(abort_from_another_thread)
     size_t len;
     uint8_t *bytes = wb_fixture_spin(&len);
     sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 5000}", NULL);
-    sbx_wasm_sandbox_abort(sb); /* idle: no effect on the next run */
+    sbx_wasm_sandbox_abort(sb); /* idle: the next run ends at once, not at its 5 s limit */
+    sbx_result r;
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_ABORTED);
+    ck_assert_msg(now_ms() - t0 < 1000, "a remembered abort took %.1f ms", now_ms() - t0);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_abort(sb);
+    sbx_wasm_sandbox_clear_abort(sb); /* forgotten: the run below spins until aborted */
     struct aborter a = {.sb = sb, .delay_ms = 50};
     pthread_t t;
     pthread_create(&t, NULL, abort_later, &a);
-    sbx_result r;
-    double t0 = now_ms();
+    t0 = now_ms();
     ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
     double ended_at = now_ms(), took = ended_at - t0;
     pthread_join(t, NULL);

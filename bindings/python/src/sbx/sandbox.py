@@ -49,24 +49,22 @@ class Sandbox:
         handle = ctypes.c_void_p()
         raise_for(lib.sbx_sandbox_create(_backend(backend), pol._handle, ctypes.byref(handle)))
         self._handle = handle.value
-        self._backend_id = _backend(backend)
         self._lock = threading.Lock()
-        self._is_busy = False
-        self._aborter = Aborter(lambda: lib.sbx_sandbox_abort(self._handle))
+        self._aborter = Aborter(lambda: lib.sbx_sandbox_abort(self._handle),
+                                lambda: lib.sbx_sandbox_clear_abort(self._handle))
+
+    @property
+    def _is_busy(self) -> bool:
+        return self._aborter.is_running
 
     def _run(self, inp: RunInput) -> Result:
         out = CResult()
         with self._lock:
-            self._is_busy = True
+            self._aborter.begin()
             try:
-                if not self._aborter.begin():  # abort() came before libsbx had a run to stop
-                    out.error, out.backend, out.exit_code = 2, self._backend_id, -1
-                    rc = 0
-                else:
-                    rc = lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out))
+                rc = lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out))
             finally:
                 self._aborter.end()
-                self._is_busy = False
         try:
             if rc != 0 and out.error == 0:
                 raise_for(rc)

@@ -116,8 +116,8 @@ class WasmPlugin:
         self._handle: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
-        self._is_busy = False
-        self._aborter = Aborter(lambda: lib.sbx_wasm_sandbox_abort(self._handle))
+        self._aborter = Aborter(lambda: lib.sbx_wasm_sandbox_abort(self._handle),
+                                lambda: lib.sbx_wasm_sandbox_clear_abort(self._handle))
         self.last_result: Result | None = None
         wasm = bytes(wasm_bytes)
         pol = Policy.of(policy)
@@ -147,19 +147,19 @@ class WasmPlugin:
         raise_for(rc, err.value.decode(errors="replace"))
         self._handle = handle.value
 
+    @property
+    def _is_busy(self) -> bool:
+        return self._aborter.is_running
+
     def _guarded(self, out: _lib.Result, call: Callable[[], object]) -> None:
-        """Runs one call into the guest, one at a time; an abort() that came before libsbx
-        had a call to stop still ends it (SANDBOX_ABORTED)."""
+        """Runs one call into the guest, one at a time; an abort() that comes before libsbx
+        has registered the call still ends it (libsbx remembers it)."""
         with self._lock:
-            self._is_busy = True
+            self._aborter.begin()
             try:
-                if not self._aborter.begin():
-                    out.error, out.backend, out.exit_code = 2, _lib.BACKEND_WASM, -1
-                else:
-                    call()
+                call()
             finally:
                 self._aborter.end()
-                self._is_busy = False
 
     def _export_types(self, name: str) -> tuple[list[int], int]:
         params = (ctypes.c_int * 16)()
