@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <sbx.h>
+#include "sbx_test.h"
 
 #define CAP_BYTES (16u << 20)
 /* GC chunks are 1 MiB and the nursery is outside the GC-heap count; both are stated in
@@ -144,9 +145,5 @@ int main(void)
     tcase_add_test(tc, typed_arrays);
     tcase_add_test(tc, no_wasm_no_shared_memory);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

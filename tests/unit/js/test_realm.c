@@ -12,6 +12,7 @@
 #include <sbx.h>
 
 #include "core/backend.h"
+#include "sbx_test.h"
 
 static void warm_up(void);
 
@@ -234,9 +235,5 @@ int main(void)
     tcase_add_test(tc, serialisation_errors);
     tcase_add_test(tc, timeout_in_error_getters);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -15,6 +15,7 @@
 
 #include "core/backend.h"
 #include "js/worker.h"
+#include "sbx_test.h"
 
 /* The bound the issue sets on regaining control after a deadline or an abort. */
 #define BOUND_MS 50.0
@@ -610,9 +611,5 @@ int main(void)
     add(s, "dispose", dispose, 10);
     add(s, "concurrent_runs", concurrent_runs, 60);
     add(s, "forked_child", forked_child, 20);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

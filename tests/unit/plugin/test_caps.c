@@ -13,6 +13,7 @@
 
 #include "plugin/plugin.h"
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 static sbx_policy *policy_of(const char *json)
 {
@@ -470,9 +471,5 @@ int main(void)
     tcase_add_test(tc, host_function_time_is_not_throttled);
     tcase_add_test(tc, signature_parser);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -11,6 +11,7 @@
 #include <sbx.h>
 
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 #define MIB       (1024.0 * 1024.0)
 #define SMALL_CAP "{\"memoryBytes\": 262144}"
@@ -258,9 +259,5 @@ int main(void)
     tcase_add_test(tc, table_grow_allocates_under_a_large_cap);
     tcase_add_test(tc, refused_memory_grow_is_the_runs_outcome);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -13,6 +13,7 @@
 
 #include "plugin/plugin.h"
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 static sbx_policy *policy_of(const char *json)
 {
@@ -738,9 +739,5 @@ int main(void)
     tcase_add_test(load, backend_load_stops_at_abort);
     tcase_add_test(load, backend_run_shares_the_deadline_with_loading);
     suite_add_tcase(s, load);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }
