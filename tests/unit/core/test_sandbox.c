@@ -8,16 +8,9 @@
 #include "util/alloc.h"
 #include "wasm_builder.h"
 
-static sbx_policy *default_policy(void)
-{
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse("{}", 2, &p, NULL, 0), SBX_OK);
-    return p;
-}
-
 START_TEST(create_rejects_bad_arguments)
 {
-    sbx_policy *p = default_policy();
+    sbx_policy *p = sbx_test_policy(NULL);
     sbx_sandbox *sb = (sbx_sandbox *)1;
     ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, NULL, &sb), SBX_E_INVALID_ARGUMENT);
     ck_assert_ptr_null(sb);
@@ -29,10 +22,7 @@ END_TEST
 
 START_TEST(run_after_dispose_is_disposed)
 {
-    sbx_policy *p = default_policy();
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p); /* the sandbox keeps its own copy */
+    sbx_sandbox *sb = sbx_test_sandbox(SBX_BACKEND_WORKER, NULL);
     sbx_sandbox_dispose(sb);
     sbx_sandbox_dispose(sb); /* idempotent */
     sbx_run_input in = {.code = "return 1", .code_len = 8};
@@ -148,16 +138,6 @@ static struct tier_guests tier_guests(int i, uint8_t *modules[2])
     return t;
 }
 
-static sbx_sandbox *tier_sandbox(sbx_backend backend, const char *policy_json)
-{
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse(policy_json, strlen(policy_json), &p, NULL, 0), SBX_OK);
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(backend, p, &sb), SBX_OK);
-    sbx_policy_destroy(p);
-    return sb;
-}
-
 static void run_expect(sbx_sandbox *sb, const sbx_run_input *in, sbx_err error, double max_ms)
 {
     sbx_result r;
@@ -177,11 +157,11 @@ START_TEST(abort_before_run_is_remembered)
 {
     uint8_t *modules[2] = {NULL, NULL};
     struct tier_guests t = tier_guests(_i, modules);
-    sbx_sandbox *control = tier_sandbox(t.backend, "{\"timeoutMs\": 200}");
+    sbx_sandbox *control = sbx_test_sandbox(t.backend, "{\"timeoutMs\": 200}");
     run_expect(control, &t.spin, SBX_E_TIMEOUT, 5000);
     sbx_sandbox_destroy(control);
 
-    sbx_sandbox *sb = tier_sandbox(t.backend, "{\"timeoutMs\": 5000}");
+    sbx_sandbox *sb = sbx_test_sandbox(t.backend, "{\"timeoutMs\": 5000}");
     sbx_sandbox_abort(sb);
     run_expect(sb, &t.spin, SBX_E_ABORTED, 1000);
     /* The abort reached that one run; a cleared one reaches none. */

@@ -33,12 +33,7 @@ static sbx_sandbox *sandbox(void)
 {
     char json[96];
     snprintf(json, sizeof(json), "{\"memoryBytes\":%u,\"timeoutMs\":20000}", CAP_BYTES);
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p);
-    return sb;
+    return sbx_test_sandbox(SBX_BACKEND_WORKER, json);
 }
 
 static void run(sbx_sandbox *sb, const char *code, sbx_result *r)

@@ -27,13 +27,7 @@ struct run {
 
 static sbx_sandbox *sandbox(const char *policy_json)
 {
-    sbx_policy *p = NULL;
-    const char *json = policy_json ? policy_json : "{}";
-    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p);
-    return sb;
+    return sbx_test_sandbox(SBX_BACKEND_WORKER, policy_json);
 }
 
 static void run_on(sbx_sandbox *sb, const char *code, const char *context, struct run *out)
