@@ -94,9 +94,16 @@ SBX_API sbx_err sbx_sandbox_create(sbx_backend backend, const sbx_policy *policy
  * *out then holds the error too. */
 SBX_API sbx_err sbx_sandbox_run(sbx_sandbox *sb, const sbx_run_input *input, sbx_result *out);
 
-/* Interrupts the run in progress on sb, if any: it ends with SBX_E_ABORTED within the tier's
- * latency bound. Safe from any thread and from signal-free contexts; no effect when idle. */
+/* Interrupts the run in progress on sb: it ends with SBX_E_ABORTED within the tier's latency
+ * bound. With no run in progress (before the run has started, or while it is starting) the
+ * abort is remembered, and the next run on sb ends at once with SBX_E_ABORTED without starting
+ * the guest. Safe from any thread and from signal-free contexts. */
 SBX_API void sbx_sandbox_abort(sbx_sandbox *sb);
+
+/* Forgets an abort that sbx_sandbox_abort() remembered while no run was in progress, so that
+ * a caller whose run has already returned can keep a late abort from ending the next one.
+ * Safe from any thread; no effect when none is remembered. */
+SBX_API void sbx_sandbox_clear_abort(sbx_sandbox *sb);
 
 /* Releases the handle's resources (temporary files, threads). Idempotent; later runs end with
  * SBX_E_DISPOSED. Must not race a run on the same handle (abort it first). */

@@ -116,8 +116,13 @@ SBX_API sbx_err sbx_wasm_sandbox_export_type(const sbx_wasm_sandbox *sb, const c
                                              size_t cap);
 
 /* Makes the run or call in progress end with SBX_E_ABORTED within about 1 ms, including one
- * blocked on an asynchronous host function. Safe from any thread; no effect when idle. */
+ * blocked on an asynchronous host function. With none in progress the abort is remembered, and
+ * the next run or call ends at once with SBX_E_ABORTED. Safe from any thread. */
 SBX_API void sbx_wasm_sandbox_abort(sbx_wasm_sandbox *sb);
+
+/* Forgets an abort remembered while no run or call was in progress (see
+ * sbx_sandbox_clear_abort()). Safe from any thread. */
+SBX_API void sbx_wasm_sandbox_clear_abort(sbx_wasm_sandbox *sb);
 
 /* Frees the instance, its memory and its WASI fds. Idempotent; later runs and calls return
  * SBX_E_WASM_DISPOSED. Must not race a run on the same handle (abort it first). */

@@ -15,7 +15,8 @@ struct sbx__run {
     const sbx_run_input *input;
     uint64_t start_ns;    /* CLOCK_MONOTONIC */
     uint64_t deadline_ns; /* start_ns + policy->timeout_ms */
-    /* SBX_OK while running; SBX_E_ABORTED once sbx_sandbox_abort() was called. */
+    /* SBX_OK while running; SBX_E_ABORTED once sbx_sandbox_abort() was called. An abort that
+     * comes before the run is registered never reaches the tier: core ends the run itself. */
     _Atomic int interrupt_reason;
     void *tier_handle; /* what the tier's create() returned for this sandbox */
     void *state;       /* the tier's per-run state, set by open() */

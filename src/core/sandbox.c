@@ -18,8 +18,9 @@ struct sbx_sandbox {
     struct sbx_policy *policy;
     void *tier_handle;
     bool is_disposed;
-    pthread_mutex_t lock; /* guards current: abort reads it from other threads */
+    pthread_mutex_t lock; /* guards current and is_abort_pending: abort comes from any thread */
     struct sbx__run *current;
+    bool is_abort_pending; /* an abort came while no run was registered: the next run takes it */
 };
 
 static const struct sbx__backend *const backends[] = {
@@ -114,6 +115,20 @@ static void span_finish(const sbx_sandbox *sb, void *span, const sbx_result *r)
     sbx__telemetry_run_end(span, sb->backend->name, r);
 }
 
+/* Registers run as the one abort reaches (NULL: only looks), unless an abort is pending: then
+ * takes the abort and returns true. Until a run is registered abort has no run to interrupt,
+ * so it leaves the pending flag for this check instead of being lost. */
+static bool take_abort(sbx_sandbox *sb, struct sbx__run *run)
+{
+    pthread_mutex_lock(&sb->lock);
+    bool is_aborted = sb->is_abort_pending;
+    sb->is_abort_pending = false;
+    if (!is_aborted)
+        sb->current = run;
+    pthread_mutex_unlock(&sb->lock);
+    return is_aborted;
+}
+
 static void exec_run(sbx_sandbox *sb, struct sbx__run *run, sbx_result *out, sbx_err *rc)
 {
     const struct sbx__backend *be = sb->backend;
@@ -122,16 +137,18 @@ static void exec_run(sbx_sandbox *sb, struct sbx__run *run, sbx_result *out, sbx
         sbx__result_fail(out, *rc, "the %s tier is not available in this build", be->name);
         return;
     }
-    *rc = be->open ? be->open(run) : SBX_OK;
-    if (*rc == SBX_OK) {
-        pthread_mutex_lock(&sb->lock);
-        sb->current = run;
-        pthread_mutex_unlock(&sb->lock);
+    bool is_aborted = take_abort(sb, NULL);
+    *rc = !is_aborted && be->open ? be->open(run) : SBX_OK;
+    if (*rc == SBX_OK && !is_aborted)
+        is_aborted = take_abort(sb, run); /* an abort may have come while open() ran */
+    if (*rc == SBX_OK && !is_aborted) {
         *rc = be->exec(run, out);
         pthread_mutex_lock(&sb->lock);
         sb->current = NULL;
         pthread_mutex_unlock(&sb->lock);
     }
+    if (is_aborted) /* a guest outcome, as an abort during the run is */
+        sbx__result_fail(out, SBX_E_ABORTED, "run was aborted by the host before it started");
     if (be->close)
         be->close(run);
     if (*rc != SBX_OK)
@@ -179,7 +196,18 @@ void sbx_sandbox_abort(sbx_sandbox *sb)
         atomic_store(&run->interrupt_reason, SBX_E_ABORTED);
         if (sb->backend->interrupt)
             sb->backend->interrupt(run);
+    } else {
+        sb->is_abort_pending = true;
     }
+    pthread_mutex_unlock(&sb->lock);
+}
+
+void sbx_sandbox_clear_abort(sbx_sandbox *sb)
+{
+    if (!sb)
+        return;
+    pthread_mutex_lock(&sb->lock);
+    sb->is_abort_pending = false;
     pthread_mutex_unlock(&sb->lock);
 }
 

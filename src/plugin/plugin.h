@@ -134,9 +134,11 @@ struct sbx_wasm_sandbox {
     struct sbx__buf out_buf, err_buf;
     bool inherit_stdio;
     bool is_disposed;
-    bool emit_span;         /* false when core's sbx_sandbox_run already made the span */
-    atomic_int stop_reason; /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */
-    atomic_bool is_running;
+    bool emit_span;           /* false when core's sbx_sandbox_run already made the span */
+    atomic_int stop_reason;   /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */
+    pthread_mutex_t abort_mu; /* guards is_running and is_abort_pending against abort */
+    bool is_running;
+    bool is_abort_pending; /* an abort came while no call ran: the next call takes it */
     /* core's run->interrupt_reason when run by the backend: an abort that core delivered just
      * before this call started is seen by begin_call (see sbx__plugin_begin_call). */
     const atomic_int *external_reason;

@@ -60,17 +60,24 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
         sbx__plugin_watchdog_arm(&sb->watchdog, timeout_ms, sb->policy->cpu_percent, &sb->throttle);
     if (e != SBX_OK)
         return e;
-    /* Set is_running before reading the external reason, as core sets the reason before
-     * calling abort: one of the two sides then sees the other (seq_cst atomics). */
-    atomic_store(&sb->is_running, true);
-    if (sb->external_reason && atomic_load(sb->external_reason) == SBX_E_ABORTED)
+    /* An abort that came before this call (sbx_wasm_sandbox_abort() while idle, or core's
+     * reason set before its interrupt found the handle) ends the call at once. */
+    pthread_mutex_lock(&sb->abort_mu);
+    sb->is_running = true;
+    bool is_aborted = sb->is_abort_pending ||
+                      (sb->external_reason && atomic_load(sb->external_reason) == SBX_E_ABORTED);
+    sb->is_abort_pending = false;
+    if (is_aborted)
         stop(sb, SBX_E_ABORTED);
+    pthread_mutex_unlock(&sb->abort_mu);
     return SBX_OK;
 }
 
 void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb)
 {
-    atomic_store(&sb->is_running, false);
+    pthread_mutex_lock(&sb->abort_mu);
+    sb->is_running = false;
+    pthread_mutex_unlock(&sb->abort_mu);
     sbx__plugin_watchdog_disarm(&sb->watchdog);
 }
 
@@ -149,8 +156,10 @@ static sbx_err invoke(struct sbx_wasm_sandbox *sb, struct wasm_func *f, const wa
         sbx__result_fail(out, e, "cannot start the watchdog: %s", sbx_err_message(e));
         return e;
     }
-    struct wasm_trap trap = {0};
-    sbx_err rc = sbx__wasm_func_call(sb->store, f, args, results, &trap);
+    struct wasm_trap trap = {.kind = WASM_TRAP_INTERRUPTED};
+    sbx_err rc = SBX_E_WASM_TRAP; /* an abort that came before the call: never enter the guest */
+    if (atomic_load(&sb->stop_reason) != SBX_E_ABORTED)
+        rc = sbx__wasm_func_call(sb->store, f, args, results, &trap);
     sbx__plugin_end_call(sb);
     sbx__plugin_set_outcome(sb, rc, &trap, out);
     return rc == SBX_OK || rc == SBX_E_WASM_TRAP ? SBX_OK : rc;
@@ -163,7 +172,17 @@ static void result_init(sbx_result *out)
     out->backend = SBX_BACKEND_WASM;
 }
 
-/* Looks up an exported function; fills out on failure. */
+/* Takes an abort remembered while no call ran (as core takes one before a run's input). */
+static bool take_pending_abort(struct sbx_wasm_sandbox *sb)
+{
+    pthread_mutex_lock(&sb->abort_mu);
+    bool is_aborted = sb->is_abort_pending;
+    sb->is_abort_pending = false;
+    pthread_mutex_unlock(&sb->abort_mu);
+    return is_aborted;
+}
+
+/* Looks up an exported function; fills out on failure (and on a remembered abort). */
 static struct wasm_func *find_export(struct sbx_wasm_sandbox *sb, const char *name, sbx_result *out,
                                      sbx_err *rc)
 {
@@ -172,6 +191,10 @@ static struct wasm_func *find_export(struct sbx_wasm_sandbox *sb, const char *na
     if (sb->is_disposed) {
         *rc = SBX_E_WASM_DISPOSED;
         sbx__result_fail(out, *rc, "wasm sandbox was disposed");
+        return NULL;
+    }
+    if (take_pending_abort(sb)) { /* a guest outcome, as an abort during the call is */
+        sbx__result_fail(out, SBX_E_ABORTED, "run was aborted by the host before it started");
         return NULL;
     }
     if (!sbx__wasm_instance_export(sb->inst, name, strlen(name), &ext) ||
@@ -314,8 +337,24 @@ sbx_err sbx_wasm_sandbox_export_type(const sbx_wasm_sandbox *sb, const char *nam
 
 void sbx_wasm_sandbox_abort(sbx_wasm_sandbox *sb)
 {
-    if (sb && atomic_load(&sb->is_running))
+    if (!sb)
+        return;
+    /* Under abort_mu, so a stop meant for this call cannot land on the next one. */
+    pthread_mutex_lock(&sb->abort_mu);
+    if (sb->is_running)
         stop(sb, SBX_E_ABORTED);
+    else
+        sb->is_abort_pending = true;
+    pthread_mutex_unlock(&sb->abort_mu);
+}
+
+void sbx_wasm_sandbox_clear_abort(sbx_wasm_sandbox *sb)
+{
+    if (!sb)
+        return;
+    pthread_mutex_lock(&sb->abort_mu);
+    sb->is_abort_pending = false;
+    pthread_mutex_unlock(&sb->abort_mu);
 }
 
 uint64_t sbx_wasm_sandbox_denied_count(const sbx_wasm_sandbox *sb)
@@ -350,6 +389,7 @@ void sbx_wasm_sandbox_destroy(sbx_wasm_sandbox *sb)
         return;
     sbx_wasm_sandbox_dispose(sb);
     pthread_mutex_destroy(&sb->pending_mu);
+    pthread_mutex_destroy(&sb->abort_mu);
     sbx_policy_destroy(sb->policy);
     sbx__free(sb);
 }

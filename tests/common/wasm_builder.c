@@ -137,6 +137,15 @@ void wbc_end(struct wb_bytes *c)
     wb_bytes_byte(c, 0x0b);
 }
 
+void wbc_spin(struct wb_bytes *c)
+{
+    wb_bytes_byte(c, WB_OP_LOOP);
+    wb_bytes_byte(c, WB_BLOCKTYPE_VOID);
+    wb_bytes_byte(c, WB_OP_BR);
+    wb_bytes_uleb(c, 0);
+    wbc_end(c);
+}
+
 struct wb *wb_new(void)
 {
     return calloc(1, sizeof(struct wb));
@@ -345,6 +354,16 @@ uint8_t *wb_finish(struct wb *w, size_t *len)
     return out.data;
 }
 
+uint8_t *wb_finish_export(struct wb *w, const char *name, const char *params, const char *results,
+                          struct wb_bytes *body, size_t *len)
+{
+    wb_export_func(w, name, wb_func(w, params, results, "", body));
+    wb_bytes_free(body);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    return bytes;
+}
+
 /* ---- fixtures ---------------------------------------------------------------------------- */
 
 uint8_t *wb_fixture_print_exit(const char *text, uint32_t fd, int code, size_t *len)
@@ -372,11 +391,7 @@ uint8_t *wb_fixture_print_exit(const char *text, uint32_t fd, int code, size_t *
         wbc_call(&c, proc_exit);
     }
     wbc_end(&c);
-    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "_start", "", "", &c, len);
 }
 
 uint8_t *wb_fixture_spin(size_t *len)
@@ -385,17 +400,9 @@ uint8_t *wb_fixture_spin(size_t *len)
     if (!w)
         return NULL;
     struct wb_bytes c = {0};
-    wb_bytes_byte(&c, WB_OP_LOOP);
-    wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
-    wb_bytes_byte(&c, WB_OP_BR);
-    wb_bytes_uleb(&c, 0);
+    wbc_spin(&c);
     wbc_end(&c);
-    wbc_end(&c);
-    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "_start", "", "", &c, len);
 }
 
 uint8_t *wb_fixture_trap(size_t *len)
@@ -406,11 +413,7 @@ uint8_t *wb_fixture_trap(size_t *len)
     struct wb_bytes c = {0};
     wbc_op(&c, WB_OP_UNREACHABLE);
     wbc_end(&c);
-    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "_start", "", "", &c, len);
 }
 
 static uint32_t binop_func(struct wb *w, uint8_t op)
@@ -444,11 +447,7 @@ uint8_t *wb_fixture_reactor(size_t *len)
     wbc_i32_const(&c, 0);
     wbc_i32_load(&c);
     wbc_end(&c);
-    wb_export_func(w, "get", wb_func(w, "", "i", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "get", "", "i", &c, len);
 }
 
 uint8_t *wb_fixture_cap_caller(const char *module, const char *name, size_t *len)
@@ -460,9 +459,5 @@ uint8_t *wb_fixture_cap_caller(const char *module, const char *name, size_t *len
     struct wb_bytes c = {0};
     wbc_call(&c, imp);
     wbc_end(&c);
-    wb_export_func(w, "call", wb_func(w, "", "i", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "call", "", "i", &c, len);
 }

@@ -34,6 +34,8 @@ void wbc_i32_load(struct wb_bytes *c);
 void wbc_i32_store(struct wb_bytes *c);
 void wbc_i64_load(struct wb_bytes *c);
 void wbc_end(struct wb_bytes *c);
+/* Appends `loop br 0 end`: a loop that never exits (a back-edge per iteration). */
+void wbc_spin(struct wb_bytes *c);
 
 #define WB_OP_UNREACHABLE 0x00
 #define WB_OP_BLOCK       0x02
@@ -76,6 +78,10 @@ void wb_data(struct wb *w, uint32_t offset, const void *bytes, size_t len);
 
 /* Encodes the module; *len gets its size. Returns malloc'd bytes (free()), NULL on NOMEM. */
 uint8_t *wb_finish(struct wb *w, size_t *len);
+/* Adds body (ending in `end`, no locals) as a function exported as name, encodes the module
+ * as wb_finish does, and frees body and w. */
+uint8_t *wb_finish_export(struct wb *w, const char *name, const char *params, const char *results,
+                          struct wb_bytes *body, size_t *len);
 
 /* ---- ready-made WASI fixtures ------------------------------------------------------------ */
 

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "addon.h"
 
@@ -150,47 +149,6 @@ fail_promise:
 fail:
     j->destroy(j);
     return sbx_node_throw(env, SBX_E_NOMEM, "cannot create a promise");
-}
-
-/* ---- aborter ---------------------------------------------------------------------------- */
-
-void sbx_node_aborter_reset(struct sbx_node_aborter *a, pthread_mutex_t *mu, void (*fire)(void *),
-                            void *owner)
-{
-    *a = (struct sbx_node_aborter){.mu = mu, .fire = fire, .owner = owner};
-}
-
-static void *aborter_thread(void *arg)
-{
-    struct sbx_node_aborter *a = arg;
-    const struct timespec ms = {0, 1000000};
-    for (;;) {
-        pthread_mutex_lock(a->mu);
-        bool is_stopped = a->is_stopped;
-        if (!is_stopped)
-            a->fire(a->owner);
-        pthread_mutex_unlock(a->mu);
-        if (is_stopped)
-            return NULL;
-        nanosleep(&ms, NULL);
-    }
-}
-
-void sbx_node_aborter_start(struct sbx_node_aborter *a)
-{
-    if (a->is_started || a->is_stopped)
-        return;
-    a->is_started = pthread_create(&a->thread, NULL, aborter_thread, a) == 0;
-}
-
-void sbx_node_aborter_stop(struct sbx_node_aborter *a)
-{
-    pthread_mutex_lock(a->mu);
-    a->is_stopped = true;
-    bool is_started = a->is_started;
-    pthread_mutex_unlock(a->mu);
-    if (is_started)
-        pthread_join(a->thread, NULL);
 }
 
 /* ---- module -------------------------------------------------------------------------------- */

@@ -21,24 +21,6 @@ struct job {
     napi_ref keep; /* the JS object the job works on, kept alive until completion */
 };
 
-/* Repeats an abort every millisecond until the run it targets has ended: libsbx's abort has no
- * effect before a run is registered, so one abort racing the run's start could be lost. */
-struct sbx_node_aborter {
-    pthread_mutex_t *mu;       /* the owner's lock: fire() runs under it */
-    void (*fire)(void *owner); /* aborts whatever run the owner has in flight */
-    void *owner;
-    bool is_started, is_stopped; /* under *mu */
-    pthread_t thread;
-};
-
-/* Arms a for a new run (JS thread, no run in flight). */
-void sbx_node_aborter_reset(struct sbx_node_aborter *a, pthread_mutex_t *mu, void (*fire)(void *),
-                            void *owner);
-/* Starts repeating (idempotent; a no-op once stopped). Call with *a->mu held. */
-void sbx_node_aborter_start(struct sbx_node_aborter *a);
-/* The run ended: stops and joins the thread. Call without *a->mu held. */
-void sbx_node_aborter_stop(struct sbx_node_aborter *a);
-
 /* Starts j and returns its promise, or NULL with an exception pending. */
 napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep);
 

@@ -13,13 +13,12 @@ struct sandbox {
     sbx_backend backend;
     sbx_policy *policy;
     sbx_sandbox *sb;
-    pthread_mutex_t mu;              /* guards running and abort_requested */
-    sbx_sandbox *running;            /* the handle the run in flight uses, or NULL */
-    bool abort_requested;            /* abort came before the run reached libsbx */
-    struct sbx_node_aborter aborter; /* the run in flight's */
-    bool is_busy;                    /* a job is in flight (JS thread only) */
-    bool is_dispose_pending;         /* dispose() came during a run (JS thread only) */
-    bool is_disposed;                /* JS thread only */
+    pthread_mutex_t mu;      /* guards running and abort_requested */
+    sbx_sandbox *running;    /* the handle the run in flight uses, or NULL */
+    bool abort_requested;    /* abort came before the run had a handle */
+    bool is_busy;            /* a job is in flight (JS thread only) */
+    bool is_dispose_pending; /* dispose() came during a run (JS thread only) */
+    bool is_disposed;        /* JS thread only */
 };
 
 struct run_job {
@@ -138,8 +137,9 @@ static void run_execute(struct job *base)
         sb = own;
     }
     pthread_mutex_lock(&s->mu);
-    bool is_aborted = s->abort_requested;
-    s->running = is_aborted ? NULL : sb;
+    s->running = sb;
+    if (s->abort_requested) /* libsbx remembers it: the run ends at once, SANDBOX_ABORTED */
+        sbx_sandbox_abort(sb);
     pthread_mutex_unlock(&s->mu);
     sbx_run_input in = {
         .code = j->code,
@@ -148,17 +148,11 @@ static void run_execute(struct job *base)
         .interpreter = j->interpreter,
         .argv = (const char *const *)j->argv,
     };
-    if (is_aborted) { /* the signal fired before libsbx had a run to interrupt */
-        j->result.error = SBX_E_ABORTED;
-        j->result.backend = s->backend;
-        j->result.exit_code = -1;
-    } else {
-        j->rc = sbx_sandbox_run(sb, &in, &j->result);
-    }
+    j->rc = sbx_sandbox_run(sb, &in, &j->result);
     pthread_mutex_lock(&s->mu);
     s->running = NULL;
+    sbx_sandbox_clear_abort(sb); /* one that came after the run returned must not end the next */
     pthread_mutex_unlock(&s->mu);
-    sbx_node_aborter_stop(&s->aborter);
     sbx_sandbox_destroy(own);
 }
 
@@ -243,14 +237,6 @@ static bool read_timeout(napi_env env, napi_value v, struct run_job *j)
     return with_timeout(env, v, j->s->policy, &j->own_policy);
 }
 
-/* Aborts the run in flight, if it has reached libsbx (called under s->mu). */
-static void fire_abort(void *owner)
-{
-    struct sandbox *s = owner;
-    if (s->running)
-        sbx_sandbox_abort(s->running);
-}
-
 /* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs, isAborted)
  * -> Promise<result JSON>. isAborted: the signal fired already, so the run never starts. */
 static napi_value sandbox_run(napi_env env, napi_callback_info info)
@@ -284,7 +270,6 @@ static napi_value sandbox_run(napi_env env, napi_callback_info info)
     }
     s->is_busy = true;
     s->abort_requested = is_aborted;
-    sbx_node_aborter_reset(&s->aborter, &s->mu, fire_abort, s);
     napi_value p = sbx_node_job_start(env, &j->base, argv[0]);
     return p;
 }
@@ -300,8 +285,8 @@ static napi_value sandbox_abort(napi_env env, napi_callback_info info)
         return NULL;
     pthread_mutex_lock(&s->mu);
     s->abort_requested = true;
-    fire_abort(s);
-    sbx_node_aborter_start(&s->aborter);
+    if (s->running)
+        sbx_sandbox_abort(s->running);
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }

@@ -31,9 +31,9 @@ struct plugin {
     /* p is freed once both are done with it: the JS object (is_finalized) and the host-call
      * threadsafe function, whose queue may still hold calls that point at p. */
     bool is_finalized, is_tsfn_live;
-    pthread_mutex_t mu; /* guards abort_requested and the aborter */
-    bool abort_requested;
-    struct sbx_node_aborter aborter; /* the call in flight's */
+    pthread_mutex_t mu;   /* guards abort_requested and is_in_call */
+    bool abort_requested; /* abort came for the call in flight */
+    bool is_in_call;      /* the call's thread is in libsbx, or about to be */
 };
 
 /* A guest's call of one import, on its way to the JS thread. */
@@ -480,26 +480,27 @@ struct call_job {
     char *name; /* NULL: run _start */
     sbx_wasm_value args[MAX_VALUES], results[MAX_VALUES];
     size_t arg_count, result_count;
-    bool is_aborted; /* the signal fired before the call started */
     sbx_result result;
 };
 
 static void call_execute(struct job *base)
 {
     struct call_job *j = (struct call_job *)base;
-    pthread_mutex_lock(&j->p->mu);
-    j->is_aborted = j->is_aborted || j->p->abort_requested;
-    pthread_mutex_unlock(&j->p->mu);
-    if (j->is_aborted) { /* sbx_wasm_sandbox_abort() has no effect before a call starts */
-        j->result.error = SBX_E_ABORTED;
-        j->result.backend = SBX_BACKEND_WASM;
-        j->result.exit_code = -1;
-    } else if (j->name)
-        sbx_wasm_sandbox_call(j->p->sb, j->name, j->args, j->arg_count, j->results, j->result_count,
+    struct plugin *p = j->p;
+    pthread_mutex_lock(&p->mu);
+    p->is_in_call = true;
+    if (p->abort_requested) /* libsbx remembers it: the call ends at once, SANDBOX_ABORTED */
+        sbx_wasm_sandbox_abort(p->sb);
+    pthread_mutex_unlock(&p->mu);
+    if (j->name)
+        sbx_wasm_sandbox_call(p->sb, j->name, j->args, j->arg_count, j->results, j->result_count,
                               &j->result);
     else
-        sbx_wasm_sandbox_run(j->p->sb, &j->result);
-    sbx_node_aborter_stop(&j->p->aborter);
+        sbx_wasm_sandbox_run(p->sb, &j->result);
+    pthread_mutex_lock(&p->mu);
+    p->is_in_call = false;
+    sbx_wasm_sandbox_clear_abort(p->sb); /* one that came after the call must not end the next */
+    pthread_mutex_unlock(&p->mu);
 }
 
 static napi_value call_complete(napi_env env, struct job *base, napi_value *error)
@@ -533,20 +534,13 @@ static void call_destroy(struct job *base)
     free(j);
 }
 
-/* Aborts the call in flight (called under p->mu; no effect before it reached libsbx). */
-static void fire_abort(void *owner)
-{
-    struct plugin *p = owner;
-    sbx_wasm_sandbox_abort(p->sb);
-}
-
-/* Ends the call in flight, including one that has not reached libsbx yet (JS thread). */
+/* Ends the call in flight, including one whose thread has not started yet (JS thread). */
 static void plugin_abort(struct plugin *p)
 {
     pthread_mutex_lock(&p->mu);
     p->abort_requested = true;
-    fire_abort(p);
-    sbx_node_aborter_start(&p->aborter);
+    if (p->is_in_call)
+        sbx_wasm_sandbox_abort(p->sb);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -564,9 +558,9 @@ static struct call_job *call_job_new(napi_env env, struct plugin *p, napi_value 
     j->base =
         (struct job){.execute = call_execute, .complete = call_complete, .destroy = call_destroy};
     j->p = p;
-    napi_get_value_bool(env, is_aborted, &j->is_aborted);
-    p->abort_requested = false;
-    sbx_node_aborter_reset(&p->aborter, &p->mu, fire_abort, p);
+    bool was_aborted = false; /* the signal fired already: the call ends at once */
+    napi_get_value_bool(env, is_aborted, &was_aborted);
+    p->abort_requested = was_aborted;
     return j;
 }
 

@@ -7,6 +7,7 @@ import time
 import pytest
 
 import sbx
+from helpers import when_running
 
 
 def test_eval_js_value_output_context():
@@ -84,7 +85,7 @@ def test_process_timeout():
 def test_sandbox_reuse_abort_dispose():
     with sbx.Sandbox("worker", {"timeoutMs": 10000}) as sb:
         assert sb.eval_js("return context * 2", 21).value == 42
-        _when_running(sb, sb.abort)
+        when_running(sb, sb.abort)
         t0 = time.monotonic()
         assert sb.eval_js("for (;;) {}").error.code == "SANDBOX_ABORTED"
         assert time.monotonic() - t0 < 5
@@ -94,21 +95,9 @@ def test_sandbox_reuse_abort_dispose():
     sb.close()
 
 
-def _when_running(sb, action):
-    """Calls action() on another thread once sb's run is in progress."""
-    def wait():
-        while not sb._is_busy:
-            time.sleep(0.005)
-        time.sleep(0.05)
-        action()
-    t = threading.Thread(target=wait)
-    t.start()
-    return t
-
-
 def test_dispose_during_a_run_aborts_it():
     sb = sbx.Sandbox("worker", {"timeoutMs": 10000})
-    t = _when_running(sb, sb.dispose)
+    t = when_running(sb, sb.dispose)
     assert sb.eval_js("for (;;) {}").error.code == "SANDBOX_ABORTED"
     t.join()  # dispose() returns once the run it aborted has ended
     assert sb.eval_js("return 1").error.code == "SANDBOX_DISPOSED"
@@ -118,7 +107,7 @@ def test_abort_while_idle_does_not_stick():
     sb = sbx.Sandbox("worker")
     sb.abort()
     assert sb.eval_js("return 1").value == 1
-    _when_running(sb, sb.abort)
+    when_running(sb, sb.abort)
     assert sb.eval_js("for (;;) {}", None).error.code == "SANDBOX_ABORTED"
     sb.dispose()
 

@@ -7,6 +7,7 @@ import time
 import pytest
 
 import sbx
+from helpers import when_running
 
 
 def grants(*names):
@@ -104,27 +105,15 @@ def test_trap_timeout_fuel_unknown_export_bad_args(plugin_wasm):
         assert e.value.code == "SAND_WASM_FUEL_EXHAUSTED"
 
 
-def _when_running(p, action):
-    """Calls action() on another thread once p's call is in progress."""
-    def wait():
-        while not p._is_busy:
-            time.sleep(0.005)
-        time.sleep(0.05)
-        action()
-    t = threading.Thread(target=wait)
-    t.start()
-    return t
-
-
 def test_abort_and_dispose(plugin_wasm):
     p = sbx.WasmPlugin(plugin_wasm, {"timeoutMs": 10000})
-    _when_running(p, p.abort)
+    when_running(p, p.abort)
     with pytest.raises(sbx.SbxError) as e:
         p.call("spin")
     assert e.value.code == "SANDBOX_ABORTED"
     p.abort()  # idle: no effect on the next call
     assert p.call("add", 1, 1) == 2
-    t = _when_running(p, p.dispose)
+    t = when_running(p, p.dispose)
     with pytest.raises(sbx.SbxError) as e:
         p.call("spin")
     assert e.value.code == "SANDBOX_ABORTED"

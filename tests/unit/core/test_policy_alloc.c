@@ -15,6 +15,7 @@
 #include "core/policy.h"
 #include "jansson_fail.h"
 #include "util/alloc.h"
+#include "sbx_test.h"
 
 #define TIMEOUT_S 60
 /* Consecutive successes after the first: an allocation failure the code swallowed would show up
@@ -216,9 +217,5 @@ int main(void)
     tcase_add_test(tc, test_with_walk);
     tcase_add_test(tc, test_jansson_walk);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -1,21 +1,16 @@
 /* The sandbox handle's state machine and the result's JSON form, independent of any tier. */
+#include <stdio.h>
 #include <string.h>
 
 #include <sbx.h>
 
 #include "sbx_test.h"
 #include "util/alloc.h"
-
-static sbx_policy *default_policy(void)
-{
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse("{}", 2, &p, NULL, 0), SBX_OK);
-    return p;
-}
+#include "wasm_builder.h"
 
 START_TEST(create_rejects_bad_arguments)
 {
-    sbx_policy *p = default_policy();
+    sbx_policy *p = sbx_test_policy(NULL);
     sbx_sandbox *sb = (sbx_sandbox *)1;
     ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, NULL, &sb), SBX_E_INVALID_ARGUMENT);
     ck_assert_ptr_null(sb);
@@ -27,11 +22,7 @@ END_TEST
 
 START_TEST(run_after_dispose_is_disposed)
 {
-    sbx_policy *p = default_policy();
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p); /* the sandbox keeps its own copy */
-    sbx_sandbox_abort(sb); /* idle: no effect */
+    sbx_sandbox *sb = sbx_test_sandbox(SBX_BACKEND_WORKER, NULL);
     sbx_sandbox_dispose(sb);
     sbx_sandbox_dispose(sb); /* idempotent */
     sbx_run_input in = {.code = "return 1", .code_len = 8};
@@ -114,6 +105,76 @@ START_TEST(result_json_process_fields)
 }
 END_TEST
 
+/* One tier's guests: spin never ends by itself, quick ends at once with success. */
+struct tier_guests {
+    sbx_backend backend;
+    sbx_run_input spin, quick;
+};
+
+static const char *const sh_spin[] = {"sh", "-c", "while :; do :; done", NULL};
+static const char *const sh_quick[] = {"sh", "-c", "exit 0", NULL};
+
+/* Fills the tier's guests; the wasm ones are modules the caller frees (modules[0..1]). */
+static struct tier_guests tier_guests(int i, uint8_t *modules[2])
+{
+    size_t spin_len = 0, quick_len = 0;
+    struct tier_guests t = {.backend = (sbx_backend)i};
+    switch (t.backend) {
+    case SBX_BACKEND_WORKER:
+        t.spin = (sbx_run_input){.code = "for (;;) {}", .code_len = 11};
+        t.quick = (sbx_run_input){.code = "return 1", .code_len = 8};
+        break;
+    case SBX_BACKEND_PROCESS:
+        t.spin = (sbx_run_input){.argv = sh_spin};
+        t.quick = (sbx_run_input){.argv = sh_quick};
+        break;
+    case SBX_BACKEND_WASM:
+        modules[0] = wb_fixture_spin(&spin_len);
+        modules[1] = wb_fixture_print_exit("", 1, 0, &quick_len);
+        t.spin = (sbx_run_input){.module = modules[0], .module_len = spin_len};
+        t.quick = (sbx_run_input){.module = modules[1], .module_len = quick_len};
+        break;
+    }
+    return t;
+}
+
+static void run_expect(sbx_sandbox *sb, const sbx_run_input *in, sbx_err error, double max_ms)
+{
+    sbx_result r;
+    ck_assert_int_eq(sbx_sandbox_run(sb, in, &r), SBX_OK);
+    ck_assert_msg(r.error == error, "%s: got %s (%s), want %s", sbx_backend_name(r.backend),
+                  sbx_err_name(r.error), r.error_message ? r.error_message : "",
+                  sbx_err_name(error));
+    ck_assert_msg(r.duration_ms < max_ms, "%s: took %.1f ms", sbx_backend_name(r.backend),
+                  r.duration_ms);
+    sbx_result_free(&r);
+}
+
+/* An abort that comes before the run is registered is remembered (sbx_sandbox_abort's latch):
+ * the run ends at once with SANDBOX_ABORTED instead of spinning to its 5 s limit, in each tier.
+ * The control spins to its limit, so the prompt ABORTED is the latch, not the guest ending. */
+START_TEST(abort_before_run_is_remembered)
+{
+    uint8_t *modules[2] = {NULL, NULL};
+    struct tier_guests t = tier_guests(_i, modules);
+    sbx_sandbox *control = sbx_test_sandbox(t.backend, "{\"timeoutMs\": 200}");
+    run_expect(control, &t.spin, SBX_E_TIMEOUT, 5000);
+    sbx_sandbox_destroy(control);
+
+    sbx_sandbox *sb = sbx_test_sandbox(t.backend, "{\"timeoutMs\": 5000}");
+    sbx_sandbox_abort(sb);
+    run_expect(sb, &t.spin, SBX_E_ABORTED, 1000);
+    /* The abort reached that one run; a cleared one reaches none. */
+    run_expect(sb, &t.quick, SBX_OK, 5000);
+    sbx_sandbox_abort(sb);
+    sbx_sandbox_clear_abort(sb);
+    run_expect(sb, &t.quick, SBX_OK, 5000);
+    sbx_sandbox_destroy(sb);
+    free(modules[0]);
+    free(modules[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sandbox");
@@ -125,5 +186,9 @@ int main(void)
     tcase_add_test(tc, result_json_shape);
     tcase_add_test(tc, result_json_process_fields);
     suite_add_tcase(s, tc);
+    TCase *latch = tcase_create("abort_latch"); /* the control spins to its 200 ms limit */
+    tcase_set_timeout(latch, 30);
+    tcase_add_loop_test(latch, abort_before_run_is_remembered, 0, 3);
+    suite_add_tcase(s, latch);
     return sbx_test_main(s);
 }

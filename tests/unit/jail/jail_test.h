@@ -17,15 +17,7 @@
 
 static inline sbx_sandbox *jt_sandbox(const char *policy_json)
 {
-    char err[256];
-    sbx_policy *p = NULL;
-    sbx_err e = sbx_policy_parse(policy_json, strlen(policy_json), &p, err, sizeof(err));
-    ck_assert_msg(e == SBX_OK, "policy: %s", err);
-    sbx_sandbox *sb = NULL;
-    e = sbx_sandbox_create(SBX_BACKEND_PROCESS, p, &sb);
-    sbx_policy_destroy(p);
-    ck_assert_msg(e == SBX_OK, "create: %s", sbx_err_name(e));
-    return sb;
+    return sbx_test_sandbox(SBX_BACKEND_PROCESS, policy_json);
 }
 
 static inline sbx_err jt_run_argv(sbx_sandbox *sb, const char *const *argv, sbx_result *r)

@@ -9,6 +9,7 @@
 #include "js/engine.h"
 #include "js/text.h"
 #include "util/alloc.h"
+#include "sbx_test.h"
 
 #define EMOJI "\xf0\x9f\x98\x80" /* U+1F600 in UTF-8; D83D DE00 in UTF-16 */
 #define FFFD  "\xef\xbf\xbd"
@@ -186,9 +187,5 @@ int main(void)
     tcase_add_test(tc, engine_built_ahead);
     tcase_add_test(tc, engine_alloc_failures);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

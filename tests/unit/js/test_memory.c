@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <sbx.h>
+#include "sbx_test.h"
 
 #define CAP_BYTES (16u << 20)
 /* GC chunks are 1 MiB and the nursery is outside the GC-heap count; both are stated in
@@ -32,12 +33,7 @@ static sbx_sandbox *sandbox(void)
 {
     char json[96];
     snprintf(json, sizeof(json), "{\"memoryBytes\":%u,\"timeoutMs\":20000}", CAP_BYTES);
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p);
-    return sb;
+    return sbx_test_sandbox(SBX_BACKEND_WORKER, json);
 }
 
 static void run(sbx_sandbox *sb, const char *code, sbx_result *r)
@@ -144,9 +140,5 @@ int main(void)
     tcase_add_test(tc, typed_arrays);
     tcase_add_test(tc, no_wasm_no_shared_memory);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -12,19 +12,14 @@
 #include <sbx.h>
 
 #include "core/backend.h"
+#include "sbx_test.h"
 
 static void warm_up(void);
 
 static sbx_sandbox *sandbox(const char *policy_json)
 {
     warm_up();
-    sbx_policy *p = NULL;
-    const char *json = policy_json ? policy_json : "{}";
-    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p);
-    return sb;
+    return sbx_test_sandbox(SBX_BACKEND_WORKER, policy_json);
 }
 
 /* Builds the pool thread's context under the default timeout first: under SAN=1 on a loaded
@@ -35,16 +30,10 @@ static void warm_up(void)
     if (is_warm)
         return;
     is_warm = true;
-    sbx_policy *p = NULL;
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_policy_parse("{}", 2, &p, NULL, 0), SBX_OK);
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
     sbx_run_input in = {.code = "return 1", .code_len = 8};
     sbx_result r;
-    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WORKER, NULL, &in, &r), SBX_OK);
     sbx_result_free(&r);
-    sbx_sandbox_destroy(sb);
-    sbx_policy_destroy(p);
 }
 
 static double run_on(sbx_sandbox *sb, const char *code, sbx_result *r)
@@ -234,9 +223,5 @@ int main(void)
     tcase_add_test(tc, serialisation_errors);
     tcase_add_test(tc, timeout_in_error_getters);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

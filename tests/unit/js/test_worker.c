@@ -15,6 +15,7 @@
 
 #include "core/backend.h"
 #include "js/worker.h"
+#include "sbx_test.h"
 
 /* The bound the issue sets on regaining control after a deadline or an abort. */
 #define BOUND_MS 50.0
@@ -26,13 +27,7 @@ struct run {
 
 static sbx_sandbox *sandbox(const char *policy_json)
 {
-    sbx_policy *p = NULL;
-    const char *json = policy_json ? policy_json : "{}";
-    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
-    sbx_sandbox *sb = NULL;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
-    sbx_policy_destroy(p);
-    return sb;
+    return sbx_test_sandbox(SBX_BACKEND_WORKER, policy_json);
 }
 
 static void run_on(sbx_sandbox *sb, const char *code, const char *context, struct run *out)
@@ -294,7 +289,7 @@ static double abort_once(const char *code)
     pthread_join(t, NULL);
     ck_assert_msg(x.r.error == SBX_E_ABORTED, "%s: %s", code, sbx_err_name(x.r.error));
     sbx_result_free(&x.r);
-    sbx_sandbox_abort(sb); /* idle: no effect */
+    sbx_sandbox_abort(sb); /* idle: remembered for a next run, and freed with the handle */
     sbx_sandbox_destroy(sb);
     return (double)(back_ns - a.abort_ns) / 1e6;
 }
@@ -610,9 +605,5 @@ int main(void)
     add(s, "dispose", dispose, 10);
     add(s, "concurrent_runs", concurrent_runs, 60);
     add(s, "forked_child", forked_child, 20);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

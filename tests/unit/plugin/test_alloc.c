@@ -10,6 +10,7 @@
 
 #include "util/alloc.h"
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 static void answer(void *user, const sbx_wasm_value *args, size_t n, sbx_wasm_completion *c)
 {
@@ -100,9 +101,5 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, every_allocation_may_fail);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

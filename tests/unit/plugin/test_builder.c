@@ -6,6 +6,7 @@
 
 #include "wasm/wasm.h"
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 static struct wasm_module *load_ok(const uint8_t *bytes, size_t len)
 {
@@ -172,9 +173,5 @@ int main(void)
     tcase_add_test(tc, misuse_yields_null);
     tcase_add_test(tc, broken_body_is_rejected_by_validator);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -13,6 +13,7 @@
 
 #include "plugin/plugin.h"
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 static sbx_policy *policy_of(const char *json)
 {
@@ -114,6 +115,19 @@ static sbx_err create_caller(const char *policy_json, sbx_wasm_host_fn fn, void 
     return rc;
 }
 
+/* A caller of host.answer served by fn(user), under a policy that allows it plus the members
+ * in extra (JSON text, "" for none); fails the test if it cannot be created. */
+static sbx_wasm_sandbox *allowed_caller(const char *extra, sbx_wasm_host_fn fn, void *user)
+{
+    char json[256], err[256] = "";
+    snprintf(json, sizeof(json), "{%s%s\"capabilities\": {\"host.answer\": \"allow\"}}", extra,
+             *extra ? ", " : "");
+    sbx_wasm_sandbox *sb = NULL;
+    sbx_err rc = create_caller(json, fn, user, false, &sb, err);
+    ck_assert_msg(rc == SBX_OK, "create: %s: %s", sbx_err_name(rc), err);
+    return sb;
+}
+
 static int32_t call_answer(sbx_wasm_sandbox *sb, sbx_result *r)
 {
     sbx_wasm_value v = {0};
@@ -124,11 +138,7 @@ static int32_t call_answer(sbx_wasm_sandbox *sb, sbx_result *r)
 START_TEST(allowed_capability_is_linked)
 {
     int value = 7;
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"capabilities\": {\"host.answer\": \"allow\"}}", answer_sync,
-                                   &value, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("", answer_sync, &value);
     sbx_result r;
     ck_assert_int_eq(call_answer(sb, &r), 7);
     ck_assert(r.ok);
@@ -230,11 +240,7 @@ END_TEST
 START_TEST(async_completion_from_another_thread)
 {
     struct later l = {.delay_ms = 50, .value = 99};
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"capabilities\": {\"host.answer\": \"allow\"}}", answer_async,
-                                   &l, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("", answer_async, &l);
     sbx_result r;
     double t0 = now_ms();
     ck_assert_int_eq(call_answer(sb, &r), 99);
@@ -251,11 +257,7 @@ END_TEST
 START_TEST(async_failure_traps)
 {
     struct later l = {.delay_ms = 5, .is_fail = true};
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"capabilities\": {\"host.answer\": \"allow\"}}", answer_async,
-                                   &l, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("", answer_async, &l);
     sbx_result r;
     call_answer(sb, &r);
     pthread_join(completer, NULL);
@@ -269,12 +271,7 @@ END_TEST
 START_TEST(async_wait_ends_at_timeout)
 {
     struct later l = {.delay_ms = 400, .value = 1};
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"timeoutMs\": 100, \"capabilities\": {\"host.answer\": "
-                                   "\"allow\"}}",
-                                   answer_async, &l, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("\"timeoutMs\": 100", answer_async, &l);
     sbx_result r;
     double t0 = now_ms();
     call_answer(sb, &r);
@@ -300,11 +297,7 @@ static void *abort_after(void *arg)
 START_TEST(async_wait_ends_at_abort)
 {
     struct later l = {.delay_ms = 300, .value = 1};
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"capabilities\": {\"host.answer\": \"allow\"}}", answer_async,
-                                   &l, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("", answer_async, &l);
     pthread_t t;
     pthread_create(&t, NULL, abort_after, sb);
     sbx_result r;
@@ -323,11 +316,7 @@ END_TEST
 
 START_TEST(wrong_result_type_traps)
 {
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"capabilities\": {\"host.answer\": \"allow\"}}",
-                                   answer_wrong_type, NULL, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("", answer_wrong_type, NULL);
     sbx_result r;
     call_answer(sb, &r);
     ck_assert_int_eq(r.error, SBX_E_WASM_TRAP);
@@ -401,12 +390,7 @@ static void busy_host(void *user, const sbx_wasm_value *args, size_t n, sbx_wasm
 
 START_TEST(host_function_time_is_not_throttled)
 {
-    sbx_wasm_sandbox *sb;
-    char err[256];
-    ck_assert_int_eq(create_caller("{\"cpuPercent\": 10, \"capabilities\": {\"host.answer\": "
-                                   "\"allow\"}}",
-                                   busy_host, NULL, false, &sb, err),
-                     SBX_OK);
+    sbx_wasm_sandbox *sb = allowed_caller("\"cpuPercent\": 10", busy_host, NULL);
     sbx_result r;
     double t0 = now_ms();
     ck_assert_int_eq(call_answer(sb, &r), 1);
@@ -470,9 +454,5 @@ int main(void)
     tcase_add_test(tc, host_function_time_is_not_throttled);
     tcase_add_test(tc, signature_parser);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

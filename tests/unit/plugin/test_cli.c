@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "sbx_test.h"
 
 static char sbx_path[4096], guest_dir[4096];
 
@@ -181,9 +182,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, invoke_prints_typed_results);
     tcase_add_test(tc, conformance_command);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <sbx.h>
+#include "sbx_test.h"
 
 static sbx_policy *policy_of(const char *json)
 {
@@ -118,9 +119,5 @@ int main(void)
     tcase_add_test(tc, permissive_policy);
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

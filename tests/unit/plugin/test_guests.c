@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <sbx.h>
+#include "sbx_test.h"
 
 static char guest_dir[4096];
 static char scratch[64];
@@ -318,9 +319,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, capability_from_c_allowed_and_denied);
     tcase_add_test(tc, blocking_wasi_calls_work_after_a_timeout);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -11,6 +11,7 @@
 #include <sbx.h>
 
 #include "wasm_builder.h"
+#include "sbx_test.h"
 
 #define MIB       (1024.0 * 1024.0)
 #define SMALL_CAP "{\"memoryBytes\": 262144}"
@@ -75,8 +76,7 @@ static uint8_t *tables_module(uint32_t count, uint32_t min, size_t *len)
 static sbx_err create(const char *json, const uint8_t *bytes, size_t len, sbx_wasm_sandbox **sb,
                       char *err, size_t errlen)
 {
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, err, errlen), SBX_OK);
+    sbx_policy *p = sbx_test_policy(json);
     sbx_err rc = sbx_wasm_sandbox_create(bytes, len, p, NULL, sb, err, errlen);
     sbx_policy_destroy(p);
     return rc;
@@ -98,18 +98,12 @@ START_TEST(tables_at_instantiation_count)
     ck_assert_msg(grown < 16 * MIB, "RSS grew by %.0f MiB", grown / MIB);
 
     /* Through sbx_sandbox_run() it is the run's outcome. */
-    sbx_policy *p = NULL;
-    ck_assert_int_eq(sbx_policy_parse(SMALL_CAP, strlen(SMALL_CAP), &p, err, sizeof(err)), SBX_OK);
-    sbx_sandbox *box;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
-    sbx_policy_destroy(p);
     sbx_run_input in = {.module = bytes, .module_len = len};
     sbx_result r;
-    ck_assert_int_eq(sbx_sandbox_run(box, &in, &r), SBX_OK);
+    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WASM, SMALL_CAP, &in, &r), SBX_OK);
     ck_assert_int_eq(r.error, SBX_E_MEMORY_LIMIT);
     ck_assert_int_eq(r.limit, SBX_LIMIT_MEMORY);
     sbx_result_free(&r);
-    sbx_sandbox_destroy(box);
     free(bytes);
 }
 END_TEST
@@ -203,11 +197,7 @@ static uint8_t *grow_command(int32_t pages, size_t *len)
     wbc_op(&c, WB_OP_I32_ADD);
     wbc_call(&c, ex);
     wbc_end(&c);
-    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "_start", "", "", &c, len);
 }
 
 /* Issue 10: a memory.grow the policy refused left no trace in the result of the run. */
@@ -228,20 +218,12 @@ START_TEST(refused_memory_grow_is_the_runs_outcome)
     for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
         size_t len;
         uint8_t *bytes = grow_command(runs[i].pages, &len);
-        char err[256];
-        sbx_policy *p = NULL;
-        ck_assert_int_eq(
-            sbx_policy_parse(runs[i].policy, strlen(runs[i].policy), &p, err, sizeof(err)), SBX_OK);
-        sbx_sandbox *box;
-        ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
-        sbx_policy_destroy(p);
         sbx_run_input in = {.module = bytes, .module_len = len};
         sbx_result r;
-        ck_assert_int_eq(sbx_sandbox_run(box, &in, &r), SBX_OK);
+        ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WASM, runs[i].policy, &in, &r), SBX_OK);
         ck_assert_int_eq(r.exit_code, runs[i].exit_code);
         ck_assert_msg(r.limit == runs[i].limit, "run %zu: limit %d", i, (int)r.limit);
         sbx_result_free(&r);
-        sbx_sandbox_destroy(box);
         free(bytes);
     }
 }
@@ -258,9 +240,5 @@ int main(void)
     tcase_add_test(tc, table_grow_allocates_under_a_large_cap);
     tcase_add_test(tc, refused_memory_grow_is_the_runs_outcome);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

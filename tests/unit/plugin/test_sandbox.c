@@ -13,21 +13,14 @@
 
 #include "plugin/plugin.h"
 #include "wasm_builder.h"
-
-static sbx_policy *policy_of(const char *json)
-{
-    sbx_policy *p = NULL;
-    char err[256];
-    ck_assert_msg(sbx_policy_parse(json, strlen(json), &p, err, sizeof(err)) == SBX_OK, "%s", err);
-    return p;
-}
+#include "sbx_test.h"
 
 /* Creates a sandbox from module bytes (freed here) under a policy given as JSON. */
 static sbx_wasm_sandbox *make(uint8_t *bytes, size_t len, const char *json,
                               const sbx_wasm_options *opt)
 {
     ck_assert_ptr_nonnull(bytes);
-    sbx_policy *p = policy_of(json);
+    sbx_policy *p = sbx_test_policy(json);
     sbx_wasm_sandbox *sb = NULL;
     char err[256] = "";
     sbx_err rc = sbx_wasm_sandbox_create(bytes, len, p, opt, &sb, err, sizeof(err));
@@ -168,12 +161,19 @@ START_TEST(abort_from_another_thread)
     size_t len;
     uint8_t *bytes = wb_fixture_spin(&len);
     sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 5000}", NULL);
-    sbx_wasm_sandbox_abort(sb); /* idle: no effect on the next run */
+    sbx_wasm_sandbox_abort(sb); /* idle: the next run ends at once, not at its 5 s limit */
+    sbx_result r;
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_int_eq(r.error, SBX_E_ABORTED);
+    ck_assert_msg(now_ms() - t0 < 1000, "a remembered abort took %.1f ms", now_ms() - t0);
+    sbx_result_free(&r);
+    sbx_wasm_sandbox_abort(sb);
+    sbx_wasm_sandbox_clear_abort(sb); /* forgotten: the run below spins until aborted */
     struct aborter a = {.sb = sb, .delay_ms = 50};
     pthread_t t;
     pthread_create(&t, NULL, abort_later, &a);
-    sbx_result r;
-    double t0 = now_ms();
+    t0 = now_ms();
     ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
     double ended_at = now_ms(), took = ended_at - t0;
     pthread_join(t, NULL);
@@ -279,11 +279,7 @@ static uint8_t *grow_module(uint32_t min_pages, size_t *len)
     wbc_op(&c, WB_OP_MEMORY_GROW);
     wb_bytes_byte(&c, 0);
     wbc_end(&c);
-    wb_export_func(w, "grow", wb_func(w, "i", "i", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "grow", "i", "i", &c, len);
 }
 
 START_TEST(memory_bytes_caps_growth)
@@ -307,7 +303,7 @@ START_TEST(memory_bytes_caps_growth)
     sbx_wasm_sandbox_destroy(sb);
 
     /* A module whose initial memory exceeds the limit does not instantiate. */
-    sbx_policy *p = policy_of("{\"memoryBytes\": 262144}");
+    sbx_policy *p = sbx_test_policy("{\"memoryBytes\": 262144}");
     bytes = grow_module(5, &len);
     char err[256];
     ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
@@ -320,7 +316,7 @@ END_TEST
 
 START_TEST(bad_module_and_arguments)
 {
-    sbx_policy *p = policy_of("{}");
+    sbx_policy *p = sbx_test_policy("{}");
     static const uint8_t junk[] = {0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00};
     sbx_wasm_sandbox *sb = (sbx_wasm_sandbox *)1;
     char err[256] = "";
@@ -357,17 +353,9 @@ static uint8_t *add_spin_module(size_t *len)
     wbc_end(&c);
     wb_export_func(w, "add", wb_func(w, "ii", "i", "", &c));
     c.len = 0;
-    wb_bytes_byte(&c, WB_OP_LOOP);
-    wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
-    wb_bytes_byte(&c, WB_OP_BR);
-    wb_bytes_uleb(&c, 0);
+    wbc_spin(&c);
     wbc_end(&c);
-    wbc_end(&c);
-    wb_export_func(w, "spin", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "spin", "", "", &c, len);
 }
 
 START_TEST(timeout_after_many_quick_calls)
@@ -429,18 +417,11 @@ START_TEST(initialize_is_under_the_limits)
     /* A reactor whose _initialize never returns: create ends at the timeout. */
     struct wb *w = wb_new();
     struct wb_bytes c = {0};
-    wb_bytes_byte(&c, WB_OP_LOOP);
-    wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
-    wb_bytes_byte(&c, WB_OP_BR);
-    wb_bytes_uleb(&c, 0);
+    wbc_spin(&c);
     wbc_end(&c);
-    wbc_end(&c);
-    wb_export_func(w, "_initialize", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
     size_t len;
-    uint8_t *bytes = wb_finish(w, &len);
-    wb_free(w);
-    sbx_policy *p = policy_of("{\"timeoutMs\": 50}");
+    uint8_t *bytes = wb_finish_export(w, "_initialize", "", "", &c, &len);
+    sbx_policy *p = sbx_test_policy("{\"timeoutMs\": 50}");
     sbx_wasm_sandbox *sb = NULL;
     char err[256];
     double t0 = now_ms();
@@ -450,7 +431,7 @@ START_TEST(initialize_is_under_the_limits)
     ck_assert_ptr_null(sb);
     ck_assert_ptr_nonnull(strstr(err, "initialisation"));
     sbx_policy_destroy(p);
-    p = policy_of("{\"fuel\": 1000}");
+    p = sbx_test_policy("{\"fuel\": 1000}");
     ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
                      SBX_E_WASM_FUEL_EXHAUSTED);
     sbx_policy_destroy(p);
@@ -520,9 +501,7 @@ START_TEST(span_for_direct_runs)
     sbx_wasm_sandbox_destroy(sb);
     /* Through sbx_sandbox_run() core makes the one span; the handle inside adds none. */
     sbx_telemetry_set_hooks(&h);
-    sbx_policy *p = policy_of("{}");
-    sbx_sandbox *box;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
+    sbx_sandbox *box = sbx_test_sandbox(SBX_BACKEND_WASM, NULL);
     bytes = wb_fixture_print_exit("x", 1, 0, &len);
     sbx_run_input in = {.module = bytes, .module_len = len};
     ck_assert_int_eq(sbx_sandbox_run(box, &in, &r), SBX_OK);
@@ -532,7 +511,6 @@ START_TEST(span_for_direct_runs)
     ck_assert_str_eq(seen_outcome, "ok");
     sbx_result_free(&r);
     sbx_sandbox_destroy(box);
-    sbx_policy_destroy(p);
     free(bytes);
 }
 END_TEST
@@ -541,9 +519,7 @@ END_TEST
 
 START_TEST(backend_runs_a_command)
 {
-    sbx_policy *p = policy_of("{}");
-    sbx_sandbox *sb;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &sb), SBX_OK);
+    sbx_sandbox *sb = sbx_test_sandbox(SBX_BACKEND_WASM, NULL);
     size_t len;
     uint8_t *bytes = wb_fixture_print_exit("via core\n", 1, 4, &len);
     sbx_run_input in = {.module = bytes, .module_len = len};
@@ -561,7 +537,6 @@ START_TEST(backend_runs_a_command)
     sbx_result_free(&r);
     free(bytes);
     sbx_sandbox_destroy(sb);
-    sbx_policy_destroy(p);
 }
 END_TEST
 
@@ -580,27 +555,16 @@ static uint8_t *slow_module(bool is_spin, size_t *len)
     wbc_end(&c);
     wb_func(w, "", "", "i", &c);
     wb_bytes_free(&c);
-    if (is_spin) {
-        wb_bytes_byte(&c, WB_OP_LOOP);
-        wb_bytes_byte(&c, WB_BLOCKTYPE_VOID);
-        wb_bytes_byte(&c, WB_OP_BR);
-        wb_bytes_uleb(&c, 0);
-        wbc_end(&c);
-    }
+    if (is_spin)
+        wbc_spin(&c);
     wbc_end(&c);
-    wb_export_func(w, "_start", wb_func(w, "", "", "", &c));
-    wb_bytes_free(&c);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    return bytes;
+    return wb_finish_export(w, "_start", "", "", &c, len);
 }
 
 static sbx_err run_backend(const char *policy, const uint8_t *bytes, size_t len, sbx_result *r,
                            sbx_sandbox **box)
 {
-    sbx_policy *p = policy_of(policy);
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, box), SBX_OK);
-    sbx_policy_destroy(p);
+    *box = sbx_test_sandbox(SBX_BACKEND_WASM, policy);
     sbx_run_input in = {.module = bytes, .module_len = len};
     return sbx_sandbox_run(*box, &in, r);
 }
@@ -626,7 +590,7 @@ START_TEST(backend_load_is_under_the_timeout)
     sbx_result_free(&r);
     sbx_sandbox_destroy(box);
     /* The handle API bounds loading by the same timeout. */
-    sbx_policy *p = policy_of("{\"timeoutMs\": 20}");
+    sbx_policy *p = sbx_test_policy("{\"timeoutMs\": 20}");
     sbx_wasm_sandbox *sb = NULL;
     char err[256];
     ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
@@ -683,10 +647,7 @@ START_TEST(backend_load_stops_at_abort)
 {
     size_t len;
     uint8_t *bytes = slow_module(false, &len);
-    sbx_policy *p = policy_of("{\"timeoutMs\": 60000}");
-    sbx_sandbox *box;
-    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WASM, p, &box), SBX_OK);
-    sbx_policy_destroy(p);
+    sbx_sandbox *box = sbx_test_sandbox(SBX_BACKEND_WASM, "{\"timeoutMs\": 60000}");
     struct box_aborter a = {.box = box, .delay_ms = 5};
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, abort_box_later, &a), 0);
@@ -731,9 +692,5 @@ int main(void)
     tcase_add_test(load, backend_load_stops_at_abort);
     tcase_add_test(load, backend_run_shares_the_deadline_with_loading);
     suite_add_tcase(s, load);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

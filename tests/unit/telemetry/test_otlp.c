@@ -21,6 +21,7 @@
 #include <sbx.h>
 
 #include "util/alloc.h"
+#include "sbx_test.h"
 
 #define TIMEOUT_S 60
 #define RECEIVER  "tests/telemetry/otlp_receiver.js"
@@ -226,6 +227,23 @@ static void emit_run(const sbx_telemetry_hooks *h, const char *backend, bool is_
     h->histogram_record(h->user, "sandbox.duration_ms", is_error ? 12.5 : 0.3, start, 1);
 }
 
+/* An exporter configured from the environment, with runs successful runs of backend buffered. */
+static sbx_otlp *exporter(const char *backend, int runs)
+{
+    sbx_otlp *o = NULL;
+    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    for (int i = 0; i < runs; i++)
+        emit_run(sbx_otlp_hooks(o), backend, false);
+    return o;
+}
+
+/* Flushes o, which must succeed, and returns what the receiver got (json_decref it). */
+static json_t *flushed(sbx_otlp *o, struct receiver *r)
+{
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    return receiver_finish(r);
+}
+
 static void check_resource(json_t *resource_list, const char *what)
 {
     json_t *res = json_object_get(only(resource_list, what), "resource");
@@ -371,8 +389,7 @@ START_TEST(test_payload_shape)
     use_protocol(_i);
     setenv("OTEL_SERVICE_NAME", "sbx-test", 1);
     setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=abc%20def , x-tenant = t1", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    sbx_otlp *o = exporter(NULL, 0);
     const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
     emit_run(h, "wasm", false);
     emit_run(h, "wasm", true);
@@ -405,10 +422,7 @@ START_TEST(test_http_error_status)
     struct receiver r;
     if (!receiver_start(&r, 2, 500) && node_missing("test_http_error_status"))
         return;
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    for (int i = 0; i < 3; i++)
-        emit_run(sbx_otlp_hooks(o), "worker", false);
+    sbx_otlp *o = exporter("worker", 3);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
     ck_assert_ptr_nonnull(strstr(sbx_otlp_last_error(o), "HTTP 500"));
     ck_assert_int_eq(sbx_otlp_dropped_spans(o), 3);
@@ -420,8 +434,7 @@ END_TEST
 START_TEST(test_connection_refused)
 {
     endpoint_refused();
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    sbx_otlp *o = exporter(NULL, 0);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK); /* nothing buffered: nothing sent */
     emit_run(sbx_otlp_hooks(o), "process", true);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
@@ -435,8 +448,7 @@ START_TEST(test_bounded_span_buffer)
 {
     endpoint_refused();
     setenv("OTEL_BSP_MAX_QUEUE_SIZE", "4", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    sbx_otlp *o = exporter(NULL, 0);
     const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
     for (int i = 0; i < 10; i++)
         h->span_end(h->user, h->span_start(h->user, "s", NULL, 0), NULL, 0, false, NULL);
@@ -462,8 +474,7 @@ START_TEST(test_typed_attributes)
     if (!receiver_start(&r, 1, 200) && node_missing("test_typed_attributes"))
         return;
     use_protocol(_i);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    sbx_otlp *o = exporter(NULL, 0);
     const sbx_telemetry_hooks *h = sbx_otlp_hooks(o);
     sbx_attr attrs[] = {
         {"exit_code", "42", SBX_ATTR_INT},
@@ -478,8 +489,7 @@ START_TEST(test_typed_attributes)
     };
     size_t n = sizeof(attrs) / sizeof(attrs[0]);
     h->span_end(h->user, h->span_start(h->user, "typed", NULL, 0), attrs, n, false, NULL);
-    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-    json_t *all = receiver_finish(&r);
+    json_t *all = flushed(o, &r);
     check_request(json_array_get(all, 0), _i);
     json_t *rs = json_object_get(request_body(all, "/v1/traces"), "resourceSpans");
     json_t *ss = json_array_get(json_object_get(json_array_get(rs, 0), "scopeSpans"), 0);
@@ -521,11 +531,8 @@ START_TEST(test_resource_attributes)
         else
             unsetenv("OTEL_SERVICE_NAME");
         setenv("OTEL_METRICS_EXPORTER", "none", 1);
-        sbx_otlp *o;
-        ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-        emit_run(sbx_otlp_hooks(o), "worker", false);
-        ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-        json_t *all = receiver_finish(&r);
+        sbx_otlp *o = exporter("worker", 1);
+        json_t *all = flushed(o, &r);
         json_t *rs = json_object_get(request_body(all, "/v1/traces"), "resourceSpans");
         json_t *res =
             json_object_get(json_object_get(json_array_get(rs, 0), "resource"), "attributes");
@@ -550,9 +557,7 @@ START_TEST(test_retry_after)
         node_missing("test_retry_after"))
         return;
     use_protocol(_i);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    sbx_otlp *o = exporter("wasm", 1);
     double t0 = now_ms();
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
     double took = now_ms() - t0;
@@ -583,8 +588,7 @@ START_TEST(test_retry_backoff)
     if (!receiver_script(&r, 5, "/v1/traces=502,200;/v1/metrics=504,503,200", 0) &&
         node_missing("test_retry_backoff"))
         return;
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    sbx_otlp *o = exporter(NULL, 0);
     emit_run(sbx_otlp_hooks(o), "process", true);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
     ck_assert_str_eq(sbx_otlp_last_error(o), "");
@@ -610,9 +614,7 @@ START_TEST(test_no_retry_on_400)
     if (!receiver_script(&r, 2, "/v1/traces=200;/v1/metrics=400", 1500) &&
         node_missing("test_no_retry_on_400"))
         return;
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    sbx_otlp *o = exporter("wasm", 1);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
     const char *err = sbx_otlp_last_error(o);
     ck_assert_msg(strncmp(err, "metrics: POST http://127.0.0.1:", 31) == 0, "error: %s", err);
@@ -638,9 +640,7 @@ START_TEST(test_time_bound)
     if (!receiver_script(&r, 2, scripts[_i], 20000) && node_missing("test_time_bound"))
         return;
     setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1500", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "worker", false);
+    sbx_otlp *o = exporter("worker", 1);
     double t0 = now_ms();
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
     double took = now_ms() - t0;
@@ -670,9 +670,7 @@ START_TEST(test_retry_after_past_timeout)
         node_missing("test_retry_after_past_timeout"))
         return;
     setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "5000", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "worker", false);
+    sbx_otlp *o = exporter("worker", 1);
     double t0 = now_ms();
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
     ck_assert_msg(now_ms() - t0 < 2000, "waited for a Retry-After past the timeout");
@@ -697,9 +695,7 @@ START_TEST(test_per_signal_settings)
     setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-all=1", 1);
     setenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS", "x-metrics=2", 1);
     setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "worker", false);
+    sbx_otlp *o = exporter("worker", 1);
     double t0 = now_ms();
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_E_IO);
     double took = now_ms() - t0;
@@ -733,11 +729,8 @@ START_TEST(test_header_forms)
         return;
     setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-empty=,x%2Dkey=v%3D1,x-spaced = a b ", 1);
     setenv("OTEL_TRACES_EXPORTER", "none", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "worker", false);
-    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-    json_t *all = receiver_finish(&r);
+    sbx_otlp *o = exporter("worker", 1);
+    json_t *all = flushed(o, &r);
     json_t *h = json_object_get(json_array_get(all, 0), "headers");
     ck_assert_str_eq(json_string_value(json_object_get(h, "x-empty")), "");
     ck_assert_str_eq(json_string_value(json_object_get(h, "x-key")), "v=1");
@@ -756,10 +749,7 @@ START_TEST(test_partial_success)
         node_missing("test_partial_success"))
         return;
     use_protocol(_i);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    for (int i = 0; i < 3; i++)
-        emit_run(sbx_otlp_hooks(o), "wasm", false);
+    sbx_otlp *o = exporter("wasm", 3);
     ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
     ck_assert_str_eq(sbx_otlp_last_error(o),
                      "traces: collector rejected 2 spans: two were bad; "
@@ -779,11 +769,8 @@ START_TEST(test_grpc_protocol)
     if (!receiver_start(&r, 2, 200) && node_missing("test_grpc_protocol"))
         return;
     setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "wasm", false);
-    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-    json_t *all = receiver_finish(&r);
+    sbx_otlp *o = exporter("wasm", 1);
+    json_t *all = flushed(o, &r);
     check_request(json_array_get(all, 0), 0);
     json_decref(all);
     sbx_otlp_destroy(o);
@@ -868,11 +855,8 @@ START_TEST(test_signal_endpoints)
     setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url, 1);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d//", r.port);
     setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "worker", false);
-    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-    json_t *all = receiver_finish(&r);
+    sbx_otlp *o = exporter("worker", 1);
+    json_t *all = flushed(o, &r);
     ck_assert_ptr_nonnull(request_body(all, "/custom/traces"));
     json_t *rm = json_object_get(request_body(all, "/v1/metrics"), "resourceMetrics");
     json_t *res = json_object_get(json_array_get(rm, 0), "resource");
@@ -891,12 +875,9 @@ static void one_signal_off(const char *off_var, const char *want_path)
     if (!receiver_start(&r, 1, 200) && node_missing("test_exporter_none"))
         return;
     setenv(off_var, "none", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
-    emit_run(sbx_otlp_hooks(o), "wasm", false);
+    sbx_otlp *o = exporter("wasm", 1);
     ck_assert_int_eq(sbx_otlp_dropped_spans(o), 0);
-    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-    json_t *all = receiver_finish(&r);
+    json_t *all = flushed(o, &r);
     ck_assert_uint_eq(json_array_size(all), 1);
     ck_assert_ptr_nonnull(request_body(all, want_path));
     json_decref(all);
@@ -928,15 +909,13 @@ START_TEST(test_concurrent_threads)
     if (!receiver_start(&r, 2, 200) && node_missing("test_concurrent_threads"))
         return;
     setenv("OTEL_BSP_MAX_QUEUE_SIZE", "100000", 1);
-    sbx_otlp *o;
-    ck_assert_int_eq(sbx_otlp_create_from_env(&o), SBX_OK);
+    sbx_otlp *o = exporter(NULL, 0);
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++)
         ck_assert_int_eq(pthread_create(&th[i], NULL, writer, (void *)sbx_otlp_hooks(o)), 0);
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
-    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
-    json_t *all = receiver_finish(&r);
+    json_t *all = flushed(o, &r);
     json_t *rs = json_object_get(request_body(all, "/v1/traces"), "resourceSpans");
     json_t *ss = json_array_get(json_object_get(json_array_get(rs, 0), "scopeSpans"), 0);
     ck_assert_int_eq(json_array_size(json_object_get(ss, "spans")), THREADS * PER_THREAD);
@@ -1033,9 +1012,5 @@ int main(void)
     tcase_add_test(tc, test_concurrent_threads);
     tcase_add_test(tc, test_alloc_failure_walk);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

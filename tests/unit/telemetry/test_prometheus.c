@@ -13,6 +13,7 @@
 #include <sbx.h>
 
 #include "util/alloc.h"
+#include "sbx_test.h"
 
 #define TIMEOUT_S 30
 
@@ -368,9 +369,5 @@ int main(void)
     tcase_add_test(tc, test_sandbox_run_feeds_registry);
     tcase_add_test(tc, test_alloc_failure_walk);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

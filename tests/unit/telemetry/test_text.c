@@ -6,6 +6,7 @@
 
 #include "telemetry/text.h"
 #include "util/alloc.h"
+#include "sbx_test.h"
 
 #define TIMEOUT_S 10
 #define FFFD      "\xef\xbf\xbd"
@@ -122,9 +123,5 @@ int main(void)
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_capped_buffer);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return sbx_test_main(s);
 }

@@ -61,6 +61,15 @@ static void gb_section(struct gb *m, uint8_t id, struct gb *c)
     memset(c, 0, sizeof(*c));
 }
 
+/* Appends section id holding a vector of n copies of elem (elem_len bytes). */
+static void gb_vec_section(struct gb *m, uint8_t id, const char *elem, size_t elem_len, uint32_t n)
+{
+    struct gb c = {0};
+    gb_uleb(&c, n);
+    gb_fill(&c, elem, elem_len, n);
+    gb_section(m, id, &c);
+}
+
 static void gb_header(struct gb *m)
 {
     gb_put(m, "\0asm\1\0\0\0", 8);
@@ -77,10 +86,8 @@ static void sec_void_type(struct gb *m)
 /* A function section of n functions of type 0 and a code section with their bodies. */
 static void sec_funcs(struct gb *m, uint32_t n, const struct gb *body)
 {
+    gb_vec_section(m, 3, "\x00", 1, n);
     struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x00", 1, n);
-    gb_section(m, 3, &c);
     gb_uleb(&c, n);
     for (uint32_t i = 0; i < n; i++) {
         gb_uleb(&c, (uint32_t)body->len);
@@ -93,31 +100,22 @@ static void sec_funcs(struct gb *m, uint32_t n, const struct gb *body)
 
 static void gen_types(struct gb *m, uint32_t n)
 {
-    struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x60\x00\x00", 3, n);
-    gb_section(m, 1, &c);
+    gb_vec_section(m, 1, "\x60\x00\x00", 3, n);
 }
 
 static void gen_functions(struct gb *m, uint32_t n)
 {
     sec_void_type(m);
-    struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x00", 1, n);
-    gb_section(m, 3, &c);
+    gb_vec_section(m, 3, "\x00", 1, n);
 }
 
 static void gen_imports(struct gb *m, uint32_t n)
 {
     sec_void_type(m);
-    struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c,
-            "\x01m\x01"
-            "f\x00\x00",
-            6, n);
-    gb_section(m, 2, &c);
+    gb_vec_section(m, 2,
+                   "\x01m\x01"
+                   "f\x00\x00",
+                   6, n); /* import "m" "f": func type 0 */
 }
 
 static void gen_exports(struct gb *m, uint32_t n)
@@ -139,18 +137,12 @@ static void gen_exports(struct gb *m, uint32_t n)
 
 static void gen_globals(struct gb *m, uint32_t n)
 {
-    struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x7f\x00\x41\x00\x0b", 5, n);
-    gb_section(m, 6, &c);
+    gb_vec_section(m, 6, "\x7f\x00\x41\x00\x0b", 5, n);
 }
 
 static void gen_tables(struct gb *m, uint32_t n)
 {
-    struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x70\x00\x00", 3, n);
-    gb_section(m, 4, &c);
+    gb_vec_section(m, 4, "\x70\x00\x00", 3, n);
 }
 
 static void gen_table_size(struct gb *m, uint32_t n)
@@ -163,10 +155,7 @@ static void gen_table_size(struct gb *m, uint32_t n)
 
 static void gen_elems(struct gb *m, uint32_t n)
 {
-    struct gb c = {0};
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x01\x00\x00", 3, n); /* passive, funcref, no items */
-    gb_section(m, 9, &c);
+    gb_vec_section(m, 9, "\x01\x00\x00", 3, n); /* passive, funcref, no items */
 }
 
 static void gen_datas(struct gb *m, uint32_t n)
@@ -174,9 +163,7 @@ static void gen_datas(struct gb *m, uint32_t n)
     struct gb c = {0};
     gb_put(&c, "\x01\x00\x01", 3); /* one memory of 1 page */
     gb_section(m, 5, &c);
-    gb_uleb(&c, n);
-    gb_fill(&c, "\x01\x00", 2, n); /* passive, empty */
-    gb_section(m, 11, &c);
+    gb_vec_section(m, 11, "\x01\x00", 2, n); /* passive, empty */
 }
 
 static void gen_arity(struct gb *m, uint32_t n, bool is_results)
@@ -216,10 +203,8 @@ static void gen_module_locals(struct gb *m, uint32_t n)
 {
     sec_void_type(m);
     uint32_t count = (n + WASM_MAX_LOCALS - 1) / WASM_MAX_LOCALS;
+    gb_vec_section(m, 3, "\x00", 1, count);
     struct gb c = {0};
-    gb_uleb(&c, count);
-    gb_fill(&c, "\x00", 1, count);
-    gb_section(m, 3, &c);
     gb_uleb(&c, count);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t k = i + 1 < count ? WASM_MAX_LOCALS : n - i * WASM_MAX_LOCALS;

@@ -11,6 +11,7 @@
 #include "util/alloc.h"
 #include "wasm/code.h"
 #include "wasm/runtime.h"
+#include "sbx_test.h"
 
 #define PAGE WASM_PAGE_SIZE
 
@@ -968,9 +969,5 @@ int main(void)
     tcase_add_test(ti, alloc_failure_torture);
     tcase_add_test(ti, fuel_and_interrupt_stop_a_loop);
     suite_add_tcase(su, ti);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return sbx_test_main(su);
 }

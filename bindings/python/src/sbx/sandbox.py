@@ -9,11 +9,10 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import json
-import threading
 from typing import Any, Sequence
 
+from ._handle import Handle
 from ._lib import Result as CResult
-from ._abort import Aborter
 from ._lib import RunInput, lib
 from .errors import SbxError, raise_for
 from .policy import Policy, PolicyLike
@@ -36,11 +35,17 @@ def _backend(name: str) -> int:
     return out.value
 
 
-class Sandbox:
+class Sandbox(Handle):
     """One tier ("worker" or "process") under one policy; reusable, a context manager."""
+
+    _c_abort = staticmethod(lib.sbx_sandbox_abort)
+    _c_clear_abort = staticmethod(lib.sbx_sandbox_clear_abort)
+    _c_dispose = staticmethod(lib.sbx_sandbox_dispose)
+    _c_destroy = staticmethod(lib.sbx_sandbox_destroy)
 
     def __init__(self, backend: str = "worker", policy: PolicyLike = None,
                  timeout: float | None = None) -> None:
+        super().__init__()
         pol = Policy.of(policy)
         if timeout is not None:
             pol = pol.with_field("timeoutMs", timeout)
@@ -49,24 +54,11 @@ class Sandbox:
         handle = ctypes.c_void_p()
         raise_for(lib.sbx_sandbox_create(_backend(backend), pol._handle, ctypes.byref(handle)))
         self._handle = handle.value
-        self._backend_id = _backend(backend)
-        self._lock = threading.Lock()
-        self._is_busy = False
-        self._aborter = Aborter(lambda: lib.sbx_sandbox_abort(self._handle))
 
     def _run(self, inp: RunInput) -> Result:
         out = CResult()
-        with self._lock:
-            self._is_busy = True
-            try:
-                if not self._aborter.begin():  # abort() came before libsbx had a run to stop
-                    out.error, out.backend, out.exit_code = 2, self._backend_id, -1
-                    rc = 0
-                else:
-                    rc = lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out))
-            finally:
-                self._aborter.end()
-                self._is_busy = False
+        rc = self._guarded(
+            lambda: lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out)))
         try:
             if rc != 0 and out.error == 0:
                 raise_for(rc)
@@ -91,31 +83,6 @@ class Sandbox:
         arr = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
         inp = RunInput(context_json=data, argv=ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)))
         return self._run(inp)
-
-    def abort(self) -> None:
-        """Ends the run in progress with SANDBOX_ABORTED (any thread)."""
-        if self._handle:
-            self._aborter.abort()
-
-    def dispose(self) -> None:
-        """Idempotent; later runs give SANDBOX_DISPOSED. Aborts a run in progress first."""
-        self.abort()
-        with self._lock:
-            if self._handle:
-                lib.sbx_sandbox_dispose(self._handle)
-
-    close = dispose
-
-    def __enter__(self) -> "Sandbox":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.dispose()
-
-    def __del__(self) -> None:
-        if getattr(self, "_handle", None):
-            lib.sbx_sandbox_destroy(self._handle)
-            self._handle = None
 
 
 def eval_js(code: str, context: Any = None, policy: PolicyLike = None, backend: str = "worker",

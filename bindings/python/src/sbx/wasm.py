@@ -13,11 +13,10 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import inspect
-import threading
 from typing import Any, Callable, Mapping, Sequence
 
 from . import _lib
-from ._abort import Aborter
+from ._handle import Handle
 from ._lib import HostFn, HostFunc, WasmImport, WasmOptions, WasmValue, lib
 from .errors import SbxError, raise_for
 from .policy import Policy, PolicyLike
@@ -107,17 +106,19 @@ def _imports_of(wasm: bytes) -> list[_Desc]:
         lib.sbx_wasm_imports_free(out, n.value)
 
 
-class WasmPlugin:
+class WasmPlugin(Handle):
     """A module instance under a policy: call(name, *args) for reactors, run() for commands."""
+
+    _c_abort = staticmethod(lib.sbx_wasm_sandbox_abort)
+    _c_clear_abort = staticmethod(lib.sbx_wasm_sandbox_clear_abort)
+    _c_dispose = staticmethod(lib.sbx_wasm_sandbox_dispose)
+    _c_destroy = staticmethod(lib.sbx_wasm_sandbox_destroy)
 
     def __init__(self, wasm_bytes: bytes, policy: PolicyLike = None,
                  imports: Mapping[str, Callable[..., Any]] | None = None,
                  argv: Sequence[str] | None = None, stdin: bytes | str | None = None) -> None:
-        self._handle: int | None = None
+        super().__init__()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        self._is_busy = False
-        self._aborter = Aborter(lambda: lib.sbx_wasm_sandbox_abort(self._handle))
         self.last_result: Result | None = None
         wasm = bytes(wasm_bytes)
         pol = Policy.of(policy)
@@ -147,20 +148,6 @@ class WasmPlugin:
         raise_for(rc, err.value.decode(errors="replace"))
         self._handle = handle.value
 
-    def _guarded(self, out: _lib.Result, call: Callable[[], object]) -> None:
-        """Runs one call into the guest, one at a time; an abort() that came before libsbx
-        had a call to stop still ends it (SANDBOX_ABORTED)."""
-        with self._lock:
-            self._is_busy = True
-            try:
-                if not self._aborter.begin():
-                    out.error, out.backend, out.exit_code = 2, _lib.BACKEND_WASM, -1
-                else:
-                    call()
-            finally:
-                self._aborter.end()
-                self._is_busy = False
-
     def _export_types(self, name: str) -> tuple[list[int], int]:
         params = (ctypes.c_int * 16)()
         results = (ctypes.c_int * 16)()
@@ -181,7 +168,7 @@ class WasmPlugin:
             for i, a in enumerate(args)])
         results = (WasmValue * max(nr, 1))()
         out = _lib.Result()
-        self._guarded(out, lambda: lib.sbx_wasm_sandbox_call(
+        self._guarded(lambda: lib.sbx_wasm_sandbox_call(
             self._handle, name.encode(), argv, len(args), results, nr, ctypes.byref(out)))
         try:
             values = tuple(_to_py(results[i]) for i in range(nr)) if out.ok else ()
@@ -201,7 +188,7 @@ class WasmPlugin:
     def run(self) -> Result:
         """Runs a WASI command's _start; a non-zero exit is ok=False with exit_code set."""
         out = _lib.Result()
-        self._guarded(out, lambda: lib.sbx_wasm_sandbox_run(self._handle, ctypes.byref(out)))
+        self._guarded(lambda: lib.sbx_wasm_sandbox_run(self._handle, ctypes.byref(out)))
         try:
             self.last_result = from_c(out)
             return self.last_result
@@ -233,28 +220,3 @@ class WasmPlugin:
     def denied_count(self) -> int:
         """Denials counted so far (WASI and capability imports)."""
         return int(lib.sbx_wasm_sandbox_denied_count(self._handle)) if self._handle else 0
-
-    def abort(self) -> None:
-        """Ends the call in progress with SANDBOX_ABORTED (any thread)."""
-        if self._handle:
-            self._aborter.abort()
-
-    def dispose(self) -> None:
-        """Idempotent; later calls raise / give SAND_WASM_DISPOSED."""
-        self.abort()
-        with self._lock:
-            if self._handle:
-                lib.sbx_wasm_sandbox_dispose(self._handle)
-
-    close = dispose
-
-    def __enter__(self) -> "WasmPlugin":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.dispose()
-
-    def __del__(self) -> None:
-        if getattr(self, "_handle", None):
-            lib.sbx_wasm_sandbox_destroy(self._handle)
-            self._handle = None
