@@ -1,0 +1,133 @@
+/* tests/unit/js/test_loader.c: the engine module (src/js/loader.c) is loaded on first use; a
+ * missing or broken module fails the run with SANDBOX_UNAVAILABLE naming the path and dlerror(),
+ * never a crash. Each case runs in its own forked process (Check's default), so each loads
+ * afresh. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <sbx.h>
+
+#include "js/module.h"
+
+static sbx_result run_worker(const char *code)
+{
+    sbx_policy *p = NULL;
+    ck_assert_int_eq(sbx_policy_parse("{}", 2, &p, NULL, 0), SBX_OK);
+    sbx_sandbox *sb = NULL;
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
+    sbx_policy_destroy(p);
+    sbx_run_input in = {.code = code, .code_len = strlen(code)};
+    sbx_result r;
+    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+    sbx_sandbox_destroy(sb);
+    return r;
+}
+
+static void expect_unavailable(const char *path, const char *why)
+{
+    sbx__js_test_module_path(path);
+    sbx_result r = run_worker("return 1");
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_UNAVAILABLE);
+    ck_assert_ptr_nonnull(r.error_message);
+    ck_assert_msg(strstr(r.error_message, path), "%s", r.error_message);
+    ck_assert_msg(strstr(r.error_message, why), "%s", r.error_message);
+    sbx_result_free(&r);
+    char err[512];
+    ck_assert(!sbx__js_module_load(err, sizeof(err)));
+    ck_assert(strstr(err, path));
+}
+
+START_TEST(missing_module)
+{
+    expect_unavailable("/nonexistent/sbx/libsbx-js.so", "No such file");
+}
+END_TEST
+
+START_TEST(not_a_library)
+{
+    char path[] = "/tmp/sbx-js-bad-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    char junk[256];
+    memset(junk, 'x', sizeof(junk));
+    ck_assert_int_eq(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+    close(fd);
+    expect_unavailable(path, "ELF");
+    unlink(path);
+}
+END_TEST
+
+START_TEST(library_without_the_entry)
+{
+    expect_unavailable("libm.so.6", "not this libsbx's");
+}
+END_TEST
+
+/* A module where group or others could replace it is never a candidate; the same file in a
+ * directory only its owner can write is (the control). */
+START_TEST(writable_module_untrusted)
+{
+    char dir[] = "/tmp/sbx-js-dir-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char file[64];
+    snprintf(file, sizeof(file), "%s/libsbx-js.so", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(chmod(file, 0644), 0);
+    ck_assert(sbx__js_module_is_trusted(file));
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert_int_eq(chmod(dir, 01777), 0); /* sticky like /tmp: others still add files */
+    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ck_assert_int_eq(chmod(file, 0666), 0);
+    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert_int_eq(chmod(file, 0620), 0);
+    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert_int_eq(chmod(file, 0644), 0);
+    if (geteuid() == 0 && chown(file, 1234, 1234) == 0) /* another user's file */
+        ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert(!sbx__js_module_is_trusted(dir));            /* not a regular file */
+    ck_assert(!sbx__js_module_is_trusted("libsbx-js.so")); /* never relative to the cwd */
+    unlink(file);
+    rmdir(dir);
+}
+END_TEST
+
+/* The control: the module this build made is found and runs code. */
+START_TEST(built_module_loads)
+{
+    char err[512] = "";
+    ck_assert_msg(sbx__js_module_load(err, sizeof(err)), "%s", err);
+    ck_assert(strstr(sbx__js_module_path(), "/lib/sbx/libsbx-js.so"));
+    sbx_result r = run_worker("return 6 * 7");
+    ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
+    ck_assert_str_eq(r.value_json, "42");
+    sbx_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("js/loader");
+    TCase *tc = tcase_create("loader");
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, missing_module);
+    tcase_add_test(tc, not_a_library);
+    tcase_add_test(tc, library_without_the_entry);
+    tcase_add_test(tc, writable_module_untrusted);
+    tcase_add_test(tc, built_module_loads);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
