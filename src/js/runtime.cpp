@@ -220,12 +220,13 @@ static void thread_exit(void *arg)
 
 /* libmozjs's static destructors abort on a mutex its helper threads still hold; JS_ShutDown
  * stops those threads first. It cannot while a guest is still stuck in the engine (an abandoned
- * run at exit): then the process leaves at once with its status, skipping the destructors (and
+ * run at exit), nor in a forked child (it would wait for helper threads the child does not
+ * have): then the process leaves at once with its status, skipping the destructors (and
  * atexit handlers registered before the engine started; stdio is flushed). */
 static void process_exit(int status, void *)
 {
     pthread_mutex_lock(&wd.lock);
-    bool is_idle = !wd.inside;
+    bool is_idle = !wd.inside && !is_forked;
     wd.is_closed = is_idle;
     pthread_mutex_unlock(&wd.lock);
     if (is_idle) {
@@ -267,11 +268,25 @@ static void install_throttle(void)
         throttle_signal = sig;
 }
 
+/* fork copies wd.lock as it is: taken by the watchdog in mid-scan, it would stay taken in the
+ * child, whose first sm_enter would then wait forever (the run ended as SANDBOX_TIMEOUT instead
+ * of naming the fork). So fork waits for it, and each side releases its copy. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&wd.lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&wd.lock);
+}
+
 /* A forked child has none of the engine's helper threads (a GC would wait for them forever) and
  * none of its pool threads: the engine is off there. */
 static void forked_child(void)
 {
     is_forked = true;
+    pthread_mutex_unlock(&wd.lock);
 }
 
 bool sm_is_forked(void)
@@ -290,7 +305,7 @@ static void process_init(void)
         on_exit(process_exit, nullptr);
         install_throttle();
     }
-    pthread_atfork(nullptr, nullptr, forked_child);
+    pthread_atfork(before_fork, after_fork_parent, forked_child);
 }
 
 /* The usable size of this thread's stack, for the engine's native stack limit. */
