@@ -64,9 +64,12 @@ TEST_SUITES += js/snippets=python3,tests/js/run_snippets.py
 TEST_DEPS += $(BUILD)/sbx
 
 BENCH_WORKER_RUNS ?= 10000
+# Whole processes (bench/worker/cli_bench.sh): `sbx eval`, `node -e`, `sbx policy check`.
+BENCH_CLI_RUNS ?= 100
 .PHONY: bench-worker
-bench-worker: $(BUILD)/bench/worker/bench_worker
+bench-worker: $(BUILD)/bench/worker/bench_worker $(BUILD)/sbx $(JS_MODULE)
 	$(BUILD)/bench/worker/bench_worker --runs $(BENCH_WORKER_RUNS) --node bench/worker/node_peer.js
+	sh bench/worker/cli_bench.sh $(BUILD)/sbx "" $(BENCH_CLI_RUNS)
 
 $(BUILD)/bench/worker/bench_worker: bench/worker/bench_worker.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
