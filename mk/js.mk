@@ -41,6 +41,17 @@ $(JS_MODULE): $(JS_MODULE_OBJ) src/js/module.map
 	$(CXX) -shared -Wl,--version-script=src/js/module.map $(JS_MODULE_NO_UNDEF) $(LDFLAGS) -o $@ \
 		$(JS_MODULE_OBJ) $(MOZJS_LIBS) -lstdc++ -lm
 
+# The self-hosted stencil file beside the module (js/selfhosted.cpp), written by the module
+# itself through src/js/gen/stencil.c, so it is exactly what this libmozjs and sbx decode.
+JS_STENCIL     := $(BUILD)/lib/sbx/libsbx-js.stencil
+JS_STENCIL_GEN := $(BUILD)/gen/sbx-js-stencil
+all: $(JS_STENCIL)
+TEST_DEPS += $(JS_STENCIL)
+$(JS_STENCIL_GEN): src/js/gen/stencil.c $(BUILD)/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+$(JS_STENCIL): $(JS_STENCIL_GEN) $(JS_MODULE)
+	ASAN_OPTIONS=detect_leaks=0 $(JS_STENCIL_GEN) $(JS_MODULE) $@
+
 # Where loader.c looks (besides next to a shared libsbx): this tree's module, then PREFIX's.
 # Rewritten only when PREFIX or the tree moves, so `make install PREFIX=...` rebuilds loader.o.
 JS_MODULE_PATH_H := $(BUILD)/gen/js_module_path.h

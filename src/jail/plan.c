@@ -103,6 +103,16 @@ static void plan_system(struct plan_ctx *c)
     if (strncmp(js, "/usr/", 5) != 0 && access(js, R_OK) == 0) {
         add_mount(c, SBX__MNT_BIND, js, SBX_JS_MODULE_JAIL, false);
         add_rule(c, SBX_JS_MODULE_JAIL, LANDLOCK_ACCESS_FS_READ_FILE);
+        /* and its self-hosted stencil, which saves the guest's engine parsing that code */
+        char stencil[PATH_MAX];
+        const char *slash = strrchr(js, '/');
+        if (slash &&
+            snprintf(stencil, sizeof(stencil), "%.*s/" SBX_JS_STENCIL_NAME, (int)(slash - js), js) <
+                (int)sizeof(stencil) &&
+            access(stencil, R_OK) == 0) {
+            add_mount(c, SBX__MNT_BIND, stencil, SBX_JS_STENCIL_JAIL, false);
+            add_rule(c, SBX_JS_STENCIL_JAIL, LANDLOCK_ACCESS_FS_READ_FILE);
+        }
     }
     /* What the dynamic loader and Debian's interpreter symlinks need from /etc, nothing more. */
     add_mount(c, SBX__MNT_DIR, NULL, "/etc", true);

@@ -18,6 +18,7 @@
 #include "util/alloc.h"
 
 #define MODULE_NAME "libsbx-js.so"
+#define STENCIL_MAX (64 << 20) /* a larger file is not one of ours (they are about 300 KB) */
 
 static const struct sbx__js_host host = {
     .calloc = sbx__calloc,
@@ -113,6 +114,26 @@ const char *sbx__js_module_path(void)
     return path;
 }
 
+/* The stencil file beside the module at p, when it is as trusted as the module (never freed:
+ * the engine decodes from it for the process's life); NULL when there is none. */
+static const uint8_t *read_stencil(const char *p, size_t *len)
+{
+    char file[PATH_MAX];
+    const char *slash = strrchr(p, '/');
+    if (!slash || snprintf(file, sizeof(file), "%.*s/" SBX_JS_STENCIL_NAME, (int)(slash - p), p) >=
+                      (int)sizeof(file))
+        return NULL;
+    struct stat st;
+    FILE *f = sbx__js_module_is_trusted(file) ? fopen(file, "rbe") : NULL;
+    uint8_t *data = NULL;
+    if (f && fstat(fileno(f), &st) == 0 && st.st_size > 0 && st.st_size < STENCIL_MAX)
+        data = sbx__mallocn(1, (size_t)st.st_size);
+    *len = data ? fread(data, 1, (size_t)st.st_size, f) : 0;
+    if (f)
+        fclose(f);
+    return data;
+}
+
 static void load(void)
 {
     const char *p = sbx__js_module_path();
@@ -126,6 +147,11 @@ static void load(void)
     }
     sbx__js_module_open_fn *open_fn = (sbx__js_module_open_fn *)dlsym(lib, SBX_JS_MODULE_OPEN);
     mod = open_fn ? open_fn(SBX_JS_MODULE_ABI, &host) : NULL;
+    if (mod) {
+        size_t len = 0;
+        const uint8_t *stencil = read_stencil(p, &len);
+        mod->self_hosted_offer(stencil, len);
+    }
     if (!mod)
         snprintf(load_error, sizeof(load_error),
                  "worker tier: the engine module %s is not this libsbx's (no %s of ABI %d)", p,
@@ -200,4 +226,14 @@ void sbx__js_eval_out_free(struct sbx__js_eval_out *out)
     sbx__buf_free(&out->out);
     sbx__buf_free(&out->err);
     memset(out, 0, sizeof(*out));
+}
+
+bool sbx__js_write_stencil(const char *out, char *err, size_t errlen)
+{
+    return sbx__js_module_load(err, errlen) && mod->self_hosted_write(out, err, errlen);
+}
+
+const char *sbx__js_test_self_hosted_status(void)
+{
+    return mod ? mod->self_hosted_status() : NULL;
 }

@@ -54,6 +54,9 @@ const struct sbx__js_module *sbx__js_module_open(unsigned abi, const struct sbx_
         .engine_create = sbx__js_engine_create,
         .engine_destroy = sbx__js_engine_destroy,
         .engine_run = sbx__js_engine_run,
+        .self_hosted_offer = sbx__js_self_hosted_offer,
+        .self_hosted_status = sbx__js_self_hosted_status,
+        .self_hosted_write = sbx__js_self_hosted_write,
     };
     if (abi != SBX_JS_MODULE_ABI || !h)
         return NULL;

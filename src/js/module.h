@@ -8,10 +8,11 @@
 
 #include "js/engine.h"
 
-#define SBX_JS_MODULE_ABI  1
+#define SBX_JS_MODULE_ABI  2
 #define SBX_JS_MODULE_OPEN "sbx__js_module_open" /* the module's one exported symbol */
 /* Where the process tier's jail binds the module when the host's is not under /usr. */
-#define SBX_JS_MODULE_JAIL "/.sbx-js/libsbx-js.so"
+#define SBX_JS_MODULE_JAIL  "/.sbx-js/libsbx-js.so"
+#define SBX_JS_STENCIL_JAIL "/.sbx-js/libsbx-js.stencil" /* its stencil file, beside it */
 
 struct sbx__js_host {
     void *(*calloc)(size_t count, size_t size);
@@ -30,7 +31,27 @@ struct sbx__js_module {
     void (*engine_destroy)(struct sbx__js_engine *e);
     void (*engine_run)(struct sbx__js_engine *e, const struct sbx__js_eval_in *in,
                        struct sbx__js_eval_out *out);
+    void (*self_hosted_offer)(const uint8_t *data, size_t len);
+    const char *(*self_hosted_status)(void);
+    bool (*self_hosted_write)(const char *path, char *err, size_t errlen);
 };
+
+/* The self-hosted stencil file (js/selfhosted.cpp), beside the module: the loader reads it
+ * (trusted locations only) and offers its bytes, which must stay alive for the process; the
+ * module uses them only if their header names this libmozjs and sbx and the checksum holds.
+ * NULL data: there is none. */
+#define SBX_JS_STENCIL_NAME "libsbx-js.stencil"
+#ifdef __cplusplus
+extern "C" {
+#endif
+void sbx__js_self_hosted_offer(const uint8_t *data, size_t len);
+/* How the first context got the self-hosted code: "stencil file" or "parsed: <why>". */
+const char *sbx__js_self_hosted_status(void);
+/* Writes this engine's stencil file to path (the build step); false: err says why. */
+bool sbx__js_self_hosted_write(const char *path, char *err, size_t errlen);
+#ifdef __cplusplus
+}
+#endif
 
 /* Returns the module's table, or NULL when abi is not the module's. */
 typedef const struct sbx__js_module *sbx__js_module_open_fn(unsigned abi,
@@ -48,5 +69,11 @@ bool sbx__js_module_is_trusted(const char *p);
 
 /* For tests only: look for the module at p instead (before the first use of the engine). */
 void sbx__js_test_module_path(const char *p);
+
+/* Loads the module and has it write its stencil file to out (src/js/gen/stencil.c). */
+bool sbx__js_write_stencil(const char *out, char *err, size_t errlen);
+
+/* For tests: the module's sbx__js_self_hosted_status (NULL before the module loaded). */
+const char *sbx__js_test_self_hosted_status(void);
 
 #endif

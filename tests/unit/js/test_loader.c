@@ -114,6 +114,120 @@ START_TEST(built_module_loads)
 }
 END_TEST
 
+/* The control for the stencil cases: the built module decodes the stencil file the build
+ * wrote beside it. */
+START_TEST(built_stencil_used)
+{
+    sbx_result r = run_worker("return [1, 2].map(x => x * 2)");
+    ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
+    ck_assert_str_eq(r.value_json, "[2,4]");
+    sbx_result_free(&r);
+    ck_assert_str_eq(sbx__js_test_self_hosted_status(), "stencil file");
+}
+END_TEST
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_gt(n, 0);
+    rewind(f);
+    char *data = malloc((size_t)n);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return data;
+}
+
+static void spill(const char *path, const char *data, size_t len, mode_t mode)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+enum damage { INTACT, TRUNCATED, GARBLED, OTHER_BUILD, NOT_OURS, WRITABLE };
+
+/* A copy of the built module beside a damaged copy of its stencil: the engine still starts and
+ * runs (parsing its self-hosted code instead), and says why the file was not used. */
+static void expect_stencil(enum damage d, const char *status)
+{
+    char dir[] = "/tmp/sbx-js-stencil-XXXXXX", mod[64], stencil[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    snprintf(mod, sizeof(mod), "%s/libsbx-js.so", dir);
+    snprintf(stencil, sizeof(stencil), "%s/" SBX_JS_STENCIL_NAME, dir);
+    size_t mod_len, len;
+    char *m = slurp(sbx__js_module_path(), &mod_len);
+    char built[4096];
+    snprintf(built, sizeof(built), "%s", sbx__js_module_path());
+    snprintf(strrchr(built, '/') + 1, sizeof(built) - (size_t)(strrchr(built, '/') + 1 - built),
+             SBX_JS_STENCIL_NAME);
+    char *st = slurp(built, &len);
+    spill(mod, m, mod_len, 0755);
+    if (d == TRUNCATED)
+        len -= len / 3;
+    if (d == GARBLED)
+        st[len - 1000] ^= 0x5a; /* inside the engine's payload, past every header */
+    if (d == OTHER_BUILD)
+        st[40] ^= 1; /* inside the build id, which follows the 32-byte header */
+    if (d == NOT_OURS)
+        st[0] = 'X';
+    spill(stencil, st, len, d == WRITABLE ? 0666 : 0644);
+    sbx__js_test_module_path(mod);
+    sbx_result r = run_worker("return [1, 2].map(x => x * 2)");
+    ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
+    ck_assert_str_eq(r.value_json, "[2,4]");
+    sbx_result_free(&r);
+    ck_assert_str_eq(sbx__js_test_self_hosted_status(), status);
+    unlink(stencil);
+    unlink(mod);
+    rmdir(dir);
+    free(st);
+    free(m);
+}
+
+START_TEST(stencil_copy_used)
+{
+    expect_stencil(INTACT, "stencil file");
+}
+END_TEST
+
+START_TEST(stencil_truncated)
+{
+    expect_stencil(TRUNCATED, "parsed: truncated");
+}
+END_TEST
+
+START_TEST(stencil_garbled)
+{
+    expect_stencil(GARBLED, "parsed: checksum mismatch");
+}
+END_TEST
+
+START_TEST(stencil_other_build)
+{
+    expect_stencil(OTHER_BUILD, "parsed: built for another libmozjs or sbx");
+}
+END_TEST
+
+START_TEST(stencil_not_ours)
+{
+    expect_stencil(NOT_OURS, "parsed: not a stencil file");
+}
+END_TEST
+
+START_TEST(stencil_writable_untrusted)
+{
+    expect_stencil(WRITABLE, "parsed: no stencil file");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("js/loader");
@@ -124,6 +238,13 @@ int main(void)
     tcase_add_test(tc, library_without_the_entry);
     tcase_add_test(tc, writable_module_untrusted);
     tcase_add_test(tc, built_module_loads);
+    tcase_add_test(tc, built_stencil_used);
+    tcase_add_test(tc, stencil_copy_used);
+    tcase_add_test(tc, stencil_truncated);
+    tcase_add_test(tc, stencil_garbled);
+    tcase_add_test(tc, stencil_other_build);
+    tcase_add_test(tc, stencil_not_ours);
+    tcase_add_test(tc, stencil_writable_untrusted);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
