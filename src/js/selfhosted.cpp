@@ -27,8 +27,8 @@ struct file_header {
     uint64_t checksum;    /* FNV-1a of the payload: a torn or garbled file, not an attacker */
 };
 
-static char build_id_text[160];  /* sbx-<version>-mozjs-<ELF build id of libmozjs>, hex */
-static bool has_elf_id;          /* else the file cache is off (the id would not be exact) */
+static char build_id_text[160]; /* sbx-<version>-mozjs-<ELF build id of libmozjs>, hex */
+static bool has_elf_id;         /* else the file cache is off (the id would not be exact) */
 
 static struct {
     pthread_mutex_t lock;
@@ -71,8 +71,9 @@ static int find_mozjs_id(struct dl_phdr_info *info, size_t, void *)
         while (p + sizeof(ElfW(Nhdr)) <= end) {
             const ElfW(Nhdr) *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
             const uint8_t *desc = p + sizeof(*n) + ((n->n_namesz + 3u) & ~3u);
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(p + sizeof(*n), "GNU", 4) &&
-                desc + n->n_descsz <= end && n->n_descsz <= 64) {
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                !memcmp(p + sizeof(*n), "GNU", 4) && desc + n->n_descsz <= end &&
+                n->n_descsz <= 64) {
                 size_t at = strlen(build_id_text);
                 for (uint32_t k = 0; k < n->n_descsz; k++, at += 2)
                     snprintf(build_id_text + at, sizeof(build_id_text) - at, "%02x", desc[k]);
@@ -116,7 +117,8 @@ static const char *check_file(const uint8_t *data, size_t len, size_t *payload_a
     memcpy(&h, data, sizeof(h));
     if (memcmp(h.magic, MAGIC, sizeof(h.magic)) != 0)
         return "not a stencil file";
-    if (h.id_len != id_len || len - sizeof(h) < id_len || memcmp(data + sizeof(h), build_id_text, id_len))
+    if (h.id_len != id_len || len - sizeof(h) < id_len ||
+        memcmp(data + sizeof(h), build_id_text, id_len))
         return "built for another libmozjs or sbx";
     *payload_at = sizeof(h) + id_len;
     if (h.payload_len != len - *payload_at)
@@ -173,8 +175,8 @@ bool sm_init_self_hosted(JSContext *cx)
         pthread_cond_wait(&sh.ready, &sh.lock);
     bool is_first = !sh.data;
     sh.is_building = is_first;
-    JS::SelfHostedCache cache = is_first ? JS::SelfHostedCache(sh.file, sh.file_len)
-                                         : JS::SelfHostedCache(sh.data, sh.len);
+    JS::SelfHostedCache cache =
+        is_first ? JS::SelfHostedCache(sh.file, sh.file_len) : JS::SelfHostedCache(sh.data, sh.len);
     pthread_mutex_unlock(&sh.lock);
     /* SM keeps decoding from the span for the process's life: both buffers are never freed. */
     bool ok = JS::InitSelfHostedCode(cx, cache, is_first ? keep : nullptr);
