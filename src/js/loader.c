@@ -34,7 +34,6 @@ static pthread_once_t path_once = PTHREAD_ONCE_INIT;
 static const struct sbx__js_module *mod;
 static char path[PATH_MAX];
 static char load_error[PATH_MAX + 200];
-static const uint8_t *stencil; /* kept for the process even when the module did not take it */
 
 /* Whether uid is the kernel's overflow uid standing for an owner this user namespace does not
  * map (inside the process tier's jail, root's files show so): no one in here can change it. */
@@ -150,8 +149,9 @@ static void load(void)
     mod = open_fn ? open_fn(SBX_JS_MODULE_ABI, &host) : NULL;
     if (mod) {
         size_t len = 0;
-        stencil = read_stencil(p, &len);
-        mod->self_hosted_offer(stencil, len);
+        const uint8_t *stencil = read_stencil(p, &len);
+        if (!mod->self_hosted_offer(stencil, len))
+            sbx__free((void *)stencil);
     }
     if (!mod)
         snprintf(load_error, sizeof(load_error),

@@ -31,20 +31,20 @@ struct sbx__js_module {
     void (*engine_destroy)(struct sbx__js_engine *e);
     void (*engine_run)(struct sbx__js_engine *e, const struct sbx__js_eval_in *in,
                        struct sbx__js_eval_out *out);
-    void (*self_hosted_offer)(const uint8_t *data, size_t len);
+    bool (*self_hosted_offer)(const uint8_t *data, size_t len);
     const char *(*self_hosted_status)(void);
     bool (*self_hosted_write)(const char *path, char *err, size_t errlen);
 };
 
 /* The self-hosted stencil file (js/selfhosted.cpp), beside the module: the loader reads it
  * (trusted locations only) and offers its bytes, which must stay alive for the process; the
- * module uses them only if their header names this libmozjs and sbx and the checksum holds.
- * NULL data: there is none. */
+ * module uses them only if their header names this libmozjs and sbx and the checksum holds
+ * (then it returns true; false: the caller may free them). NULL data: there is none. */
 #define SBX_JS_STENCIL_NAME "libsbx-js.stencil"
 #ifdef __cplusplus
 extern "C" {
 #endif
-void sbx__js_self_hosted_offer(const uint8_t *data, size_t len);
+bool sbx__js_self_hosted_offer(const uint8_t *data, size_t len);
 /* How the first context got the self-hosted code: "stencil file" or "parsed: <why>". */
 const char *sbx__js_self_hosted_status(void);
 /* Writes this engine's stencil file to path (the build step); false: err says why. */

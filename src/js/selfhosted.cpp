@@ -128,7 +128,7 @@ static const char *check_file(const uint8_t *data, size_t len, size_t *payload_a
     return nullptr;
 }
 
-void sbx__js_self_hosted_offer(const uint8_t *data, size_t len)
+bool sbx__js_self_hosted_offer(const uint8_t *data, size_t len)
 {
     size_t at = 0;
     pthread_once(&build_id_once, make_build_id); /* the module opens before the engine starts */
@@ -144,6 +144,7 @@ void sbx__js_self_hosted_offer(const uint8_t *data, size_t len)
         sh.status = "stencil file (not decoded yet)";
     }
     pthread_mutex_unlock(&sh.lock);
+    return !why;
 }
 
 const char *sbx__js_self_hosted_status(void)
