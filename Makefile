@@ -111,13 +111,16 @@ demo: $(DEPS_STAMP)
 	@BUILD=$(BUILD) sh scripts/demo.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/sbx $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/sbx $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/lib/sbx
 	install -m 644 $(BUILD)/libsbx.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libsbx.so $(DESTDIR)$(PREFIX)/lib/libsbx.so.0
 	ln -sf libsbx.so.0 $(DESTDIR)$(PREFIX)/lib/libsbx.so
 	install -m 644 include/sbx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/sbx/*.h $(DESTDIR)$(PREFIX)/include/sbx/
 	install -m 755 $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(JS_MODULE) $(DESTDIR)$(PREFIX)/lib/sbx/
+	install -m 644 $(JS_STENCIL) $(DESTDIR)$(PREFIX)/lib/sbx/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
 		sbx.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sbx.pc
 

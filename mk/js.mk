@@ -11,13 +11,57 @@ MOZJS_CFLAGS := $(shell pkg-config --cflags mozjs-102 2>/dev/null)
 MOZJS_LIBS   := $(shell pkg-config --libs mozjs-102 2>/dev/null)
 JS_CXX_SRC   := $(wildcard src/js/*.cpp)
 JS_CXX_OBJ   := $(JS_CXX_SRC:%.cpp=$(BUILD)/%.o)
-LIB_EXTRA_OBJ += $(JS_CXX_OBJ)
-LDLIBS       += $(MOZJS_LIBS) -lstdc++
 CXX_WARN     := $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(WARN)) \
                 $(if $(filter -Werror,$(WARN)),-Wmissing-declarations) \
                 $(if $(findstring clang,$(CXX)),,-Wno-dangling-pointer)
 CXXFLAGS     += -std=c++17 $(OPT) -fPIC -fvisibility=hidden -pthread -fno-exceptions -fno-rtti \
-                $(CXX_WARN) $(SANFLAGS)
+                $(CXX_WARN) $(SANFLAGS) $(JS_CXX_EXTRA)
+
+# The engine module (src/js/module.h): the adapter, its allocator accounting and what it uses of
+# util, linked with libmozjs and libstdc++ and loaded by src/js/loader.c on first use. Only
+# sbx__js_module_open is exported. account.c and module.c live in the module only.
+JS_MODULE     := $(BUILD)/lib/sbx/libsbx-js.so
+# clang's sanitizer runtimes live in the executable (fuzz tree): the module leaves those open.
+JS_MODULE_NO_UNDEF ?= -Wl,--no-undefined
+JS_MODULE_C   := src/js/account.c src/js/module.c
+JS_MODULE_OBJ := $(JS_CXX_OBJ) $(JS_MODULE_C:%.c=$(BUILD)/%.o) $(BUILD)/src/js/text.o \
+                 $(BUILD)/src/util/buf.o
+LIB_SRC       := $(filter-out $(JS_MODULE_C),$(LIB_SRC))
+LIB_OBJ       := $(LIB_SRC:%.c=$(BUILD)/%.o)
+all: $(JS_MODULE)
+# Its thread-locals in the static TLS block glibc keeps spare for dlopen: LeakSanitizer's tracer
+# crashes walking a dlopen'd module's dynamic TLS (seen under SAN=1 in test_worker and soak).
+$(JS_MODULE_OBJ): CFLAGS += -ftls-model=initial-exec
+$(JS_MODULE_OBJ): CXXFLAGS += -ftls-model=initial-exec
+TEST_DEPS += $(JS_MODULE)
+
+$(BUILD)/libsbx.a: | $(JS_MODULE)
+$(JS_MODULE): $(JS_MODULE_OBJ) src/js/module.map
+	@mkdir -p $(@D)
+	$(CXX) -shared -Wl,--version-script=src/js/module.map $(JS_MODULE_NO_UNDEF) $(LDFLAGS) -o $@ \
+		$(JS_MODULE_OBJ) $(MOZJS_LIBS) -lstdc++ -lm
+
+# The self-hosted stencil file beside the module (js/selfhosted.cpp), written by the module
+# itself through src/js/gen/stencil.c, so it is exactly what this libmozjs and sbx decode.
+JS_STENCIL     := $(BUILD)/lib/sbx/libsbx-js.stencil
+JS_STENCIL_GEN := $(BUILD)/gen/sbx-js-stencil
+all: $(JS_STENCIL)
+TEST_DEPS += $(JS_STENCIL)
+$(JS_STENCIL_GEN): src/js/gen/stencil.c $(BUILD)/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+$(JS_STENCIL): $(JS_STENCIL_GEN) $(JS_MODULE)
+	ASAN_OPTIONS=detect_leaks=0 $(JS_STENCIL_GEN) $(JS_MODULE) $@
+
+# Where loader.c looks (besides next to a shared libsbx): this tree's module, then PREFIX's.
+# Rewritten only when PREFIX or the tree moves, so `make install PREFIX=...` rebuilds loader.o.
+JS_MODULE_PATH_H := $(BUILD)/gen/js_module_path.h
+JS_MODULE_PATHS  := \#define SBX_JS_MODULE_BUILD "$(abspath $(JS_MODULE))"\n\#define \
+                    SBX_JS_MODULE_INSTALL "$(PREFIX)/lib/sbx/libsbx-js.so"
+$(JS_MODULE_PATH_H): FORCE | $(BUILD)/gen/.dir
+	@printf '$(JS_MODULE_PATHS)\n' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/src/js/loader.o: $(JS_MODULE_PATH_H)
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)
@@ -31,10 +75,16 @@ TEST_SUITES += js/snippets=python3,tests/js/run_snippets.py
 TEST_DEPS += $(BUILD)/sbx
 
 BENCH_WORKER_RUNS ?= 10000
+# Whole processes (bench/worker/cli_bench.sh): `sbx eval`, `node -e`, `sbx policy check`.
+BENCH_CLI_RUNS ?= 100
 .PHONY: bench-worker
-bench-worker: $(BUILD)/bench/worker/bench_worker
+bench-worker: $(BUILD)/bench/worker/bench_worker $(BUILD)/sbx $(JS_MODULE)
 	$(BUILD)/bench/worker/bench_worker --runs $(BENCH_WORKER_RUNS) --node bench/worker/node_peer.js
+	sh bench/worker/cli_bench.sh $(BUILD)/sbx "" $(BENCH_CLI_RUNS)
 
 $(BUILD)/bench/worker/bench_worker: bench/worker/bench_worker.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+
+# libsbx.so and sbx start without relocating libmozjs: only the module links it.
+TEST_SUITES += js/not-linked=sh,tests/js/not_linked.sh,$(JS_MODULE),$(BUILD)/libsbx.so,$(BUILD)/sbx

@@ -13,6 +13,7 @@
 #include <linux/landlock.h>
 
 #include "jail/plan.h"
+#include "js/module.h"
 #include "util/alloc.h"
 #include "util/path.h"
 
@@ -94,6 +95,23 @@ static void plan_system(struct plan_ctx *c, const struct sbx_policy *p)
         } else if (S_ISDIR(st.st_mode)) {
             add_mount(c, SBX__MNT_BIND, tops[i], tops[i], true);
             add_rule(c, tops[i], rd);
+        }
+    }
+    /* The worker tier's engine module, which the sbx-js guest loads (js/loader.c), read-only at
+     * its fixed place in the jail when it is not under /usr already (the build tree's). */
+    const char *js = sbx__js_module_path();
+    if (strncmp(js, "/usr/", 5) != 0 && access(js, R_OK) == 0) {
+        add_mount(c, SBX__MNT_BIND, js, SBX_JS_MODULE_JAIL, false);
+        add_rule(c, SBX_JS_MODULE_JAIL, LANDLOCK_ACCESS_FS_READ_FILE);
+        /* and its self-hosted stencil, which saves the guest's engine parsing that code */
+        char stencil[PATH_MAX];
+        const char *slash = strrchr(js, '/');
+        if (slash &&
+            snprintf(stencil, sizeof(stencil), "%.*s/" SBX_JS_STENCIL_NAME, (int)(slash - js), js) <
+                (int)sizeof(stencil) &&
+            access(stencil, R_OK) == 0) {
+            add_mount(c, SBX__MNT_BIND, stencil, SBX_JS_STENCIL_JAIL, false);
+            add_rule(c, SBX_JS_STENCIL_JAIL, LANDLOCK_ACCESS_FS_READ_FILE);
         }
     }
     /* What the dynamic loader and Debian's interpreter symlinks need from /etc, nothing more. */

@@ -550,29 +550,7 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
         sm_leave();
 }
 
-void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
-{
-    sbx__js_engine_run(sbx__js_engine_create(), in, out);
-}
-
 void sbx__js_test_deaf_ms(unsigned ms)
 {
     test_deaf_ms.store(ms);
-}
-
-void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes)
-{
-    memset(out, 0, sizeof(*out));
-    size_t cap = max_output_bytes > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)max_output_bytes;
-    sbx__buf_init(&out->out, cap);
-    sbx__buf_init(&out->err, cap);
-}
-
-void sbx__js_eval_out_free(struct sbx__js_eval_out *out)
-{
-    sbx__free(out->message);
-    sbx__free(out->value_json);
-    sbx__buf_free(&out->out);
-    sbx__buf_free(&out->err);
-    memset(out, 0, sizeof(*out));
 }

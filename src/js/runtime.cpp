@@ -4,7 +4,6 @@
  * passed or whose stop flag is set, through JS_RequestInterruptCallback. */
 #include "js/sm.h" /* first: see there */
 
-#include <js/BuildId.h>
 #include <js/ContextOptions.h>
 #include <js/GCVector.h>
 #include <js/Initialization.h>
@@ -153,58 +152,6 @@ void sm_leave(void)
     pthread_mutex_unlock(&wd.lock);
 }
 
-/* The self-hosted code (the engine's builtins written in JS), parsed by the first context and
- * kept in memory as a stencil for every later one: about 4 ms per context instead of 16. It is
- * code the engine trusts, so it never leaves the process (no file a guest could write). */
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t ready; /* the first context finished parsing */
-    bool is_building;
-    uint8_t *data;
-    size_t len;
-} self_hosted = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, nullptr, 0};
-
-static bool keep_self_hosted(JSContext *, JS::SelfHostedCache cache)
-{
-    uint8_t *copy = static_cast<uint8_t *>(malloc(cache.size()));
-    if (copy)
-        memcpy(copy, cache.data(), cache.size());
-    pthread_mutex_lock(&self_hosted.lock);
-    self_hosted.data = copy;
-    self_hosted.len = copy ? cache.size() : 0;
-    pthread_mutex_unlock(&self_hosted.lock);
-    return true;
-}
-
-/* The first context parses and keeps the stencil; contexts created meanwhile (64 runs at once
- * in a new process) wait for it rather than all parsing at once. */
-static bool init_self_hosted(JSContext *cx)
-{
-    pthread_mutex_lock(&self_hosted.lock);
-    while (self_hosted.is_building)
-        pthread_cond_wait(&self_hosted.ready, &self_hosted.lock);
-    bool is_first = !self_hosted.data;
-    self_hosted.is_building = is_first;
-    JS::SelfHostedCache cache(self_hosted.data, self_hosted.len);
-    pthread_mutex_unlock(&self_hosted.lock);
-    bool ok = JS::InitSelfHostedCode(cx, cache, is_first ? keep_self_hosted : nullptr);
-    if (is_first) {
-        pthread_mutex_lock(&self_hosted.lock);
-        self_hosted.is_building = false;
-        pthread_cond_broadcast(&self_hosted.ready);
-        pthread_mutex_unlock(&self_hosted.lock);
-    }
-    return ok;
-}
-
-/* Encoding the stencil needs a build id (the notes measured a crash without one). The cache
- * lives only in this process, so any fixed string is exact. */
-static bool build_id(JS::BuildIdCharVector *id)
-{
-    static const char text[] = "sbx-" SBX_VERSION "-mozjs-102";
-    return id->append(text, sizeof(text) - 1);
-}
-
 static void thread_exit(void *arg)
 {
     struct sm_thread *t = static_cast<struct sm_thread *>(arg);
@@ -220,12 +167,13 @@ static void thread_exit(void *arg)
 
 /* libmozjs's static destructors abort on a mutex its helper threads still hold; JS_ShutDown
  * stops those threads first. It cannot while a guest is still stuck in the engine (an abandoned
- * run at exit): then the process leaves at once with its status, skipping the destructors (and
+ * run at exit), nor in a forked child (it would wait for helper threads the child does not
+ * have): then the process leaves at once with its status, skipping the destructors (and
  * atexit handlers registered before the engine started; stdio is flushed). */
 static void process_exit(int status, void *)
 {
     pthread_mutex_lock(&wd.lock);
-    bool is_idle = !wd.inside;
+    bool is_idle = !wd.inside && !is_forked;
     wd.is_closed = is_idle;
     pthread_mutex_unlock(&wd.lock);
     if (is_idle) {
@@ -267,11 +215,25 @@ static void install_throttle(void)
         throttle_signal = sig;
 }
 
+/* fork copies wd.lock as it is: taken by the watchdog in mid-scan, it would stay taken in the
+ * child, whose first sm_enter would then wait forever (the run ended as SANDBOX_TIMEOUT instead
+ * of naming the fork). So fork waits for it, and each side releases its copy. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&wd.lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&wd.lock);
+}
+
 /* A forked child has none of the engine's helper threads (a GC would wait for them forever) and
  * none of its pool threads: the engine is off there. */
 static void forked_child(void)
 {
     is_forked = true;
+    pthread_mutex_unlock(&wd.lock);
 }
 
 bool sm_is_forked(void)
@@ -283,14 +245,14 @@ static void process_init(void)
 {
     /* No executable memory: the JIT tiers are where most engine CVEs live (docs/worker.md). */
     JS::DisableJitBackend();
-    JS::SetProcessBuildIdOp(build_id);
+    sm_set_build_id();
     is_engine_ok =
         sbx__js_account_install() && JS_Init() && pthread_key_create(&thread_key, thread_exit) == 0;
     if (is_engine_ok) {
         on_exit(process_exit, nullptr);
         install_throttle();
     }
-    pthread_atfork(nullptr, nullptr, forked_child);
+    pthread_atfork(before_fork, after_fork_parent, forked_child);
 }
 
 /* The usable size of this thread's stack, for the engine's native stack limit. */
@@ -344,7 +306,7 @@ static JSContext *new_context(Jobs **jobs)
      * that no run needs (bench-worker's RSS flatness). */
     JS_SetGCParameter(cx, JSGC_MAX_NURSERY_BYTES, 2u << 20);
     *jobs = js_new<Jobs>(cx);
-    if (!*jobs || !init_self_hosted(cx) || !JS_AddInterruptCallback(cx, on_interrupt)) {
+    if (!*jobs || !sm_init_self_hosted(cx) || !JS_AddInterruptCallback(cx, on_interrupt)) {
         js_delete(*jobs);
         JS_DestroyContext(cx);
         sbx__js_account_detach();

@@ -74,6 +74,12 @@ void sm_leave(void);
  * when the engine cannot start. */
 JSContext *sm_thread_cx(void);
 
+/* Sets the engine's build id (libmozjs's ELF build id and sbx's version), before JS_Init. */
+void sm_set_build_id(void);
+
+/* Gives cx the engine's self-hosted code: from the stencil file, or parsed (selfhosted.cpp). */
+bool sm_init_self_hosted(JSContext *cx);
+
 /* Whether this process was forked after its engine started (the engine cannot run here). */
 bool sm_is_forked(void);
 

@@ -5,6 +5,9 @@ set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/cli/lib.sh"
 prefix=$(mktemp -d)
+# A prefix is world-readable as /usr/local is: the jail's setup (an unprivileged user) binds the
+# engine module from it for the process tier's sbx-js guest.
+chmod 755 "$prefix"
 trap 'rm -rf "$prefix"' EXIT
 BUILD=${BUILD:-build}
 # A sanitized library needs a sanitized embedder (the runtime must come first).
@@ -20,8 +23,11 @@ expect_status 0 env LD_LIBRARY_PATH="$prefix/lib" "$prefix/embed"
 expect_contains "$out" 'worker: {"ok":true,"value":{"sum":3},"stdout":"adding\n"' "worker via .so"
 expect_contains "$out" 'hello from the jail' "process via .so"
 expect_contains "$out" 'hello from wasm' "wasm via .so"
+# The shared library loads the engine module installed beside it ($libdir/sbx/libsbx-js.so).
+expect_status 0 env LD_LIBRARY_PATH="$prefix/lib" LD_DEBUG=files "$prefix/embed"
+expect_contains "$err" "file=$prefix/lib/sbx/libsbx-js.so" "engine module from the prefix"
 # The static library works for embedders too, linked with what sbx.pc says it needs (its
-# Libs.private: SpiderMonkey and the C++ runtime) minus -lsbx itself (`make coverage` puts
+# Libs.private; the engine module is loaded at run time) minus -lsbx itself (`make coverage` puts
 # --coverage in LDFLAGS: an instrumented archive needs libgcov in the embedder's link).
 expect_status 0 sh -c "cc -std=c11 $san -o '$prefix/embed-static' '$here/examples/embed/embed.c' \
     \$(pkg-config --cflags sbx) '$prefix/lib/libsbx.a' \

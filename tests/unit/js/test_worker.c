@@ -4,6 +4,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,9 +493,7 @@ static int child_after_fork(void)
 {
     sbx_policy *p = NULL;
     sbx_sandbox *sb = NULL;
-    /* A generous deadline: under ASan the child's first run takes over 100 ms to reach the engine;
-     * the assertion is on the error, which a hang would turn into SANDBOX_TIMEOUT. */
-    if (sbx_policy_parse("{\"timeoutMs\":5000}", 18, &p, NULL, 0) != SBX_OK ||
+    if (sbx_policy_parse("{\"timeoutMs\":100}", 17, &p, NULL, 0) != SBX_OK ||
         sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb) != SBX_OK)
         return 11;
     sbx_run_input in = {.code = "return 1", .code_len = 8};
@@ -508,19 +507,49 @@ static int child_after_fork(void)
     return 0;
 }
 
+/* Forks a child that runs once and leaves through exit() (the engine's exit handler runs there
+ * too); fails unless it reported the fork and exited within 3 s. */
+static void expect_forked_child_fails_fast(void)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        exit(child_after_fork());
+    int status = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 300 && (got = waitpid(pid, &status, WNOHANG)) == 0; i++)
+        usleep(10000);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    ck_assert_msg(got == pid, "the forked child hung");
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
 START_TEST(forked_child)
 {
     struct run x; /* a run first, so the engine has started */
     run1(NULL, "return 1", NULL, &x);
     ck_assert(x.r.ok);
     sbx_result_free(&x.r);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0)
-        _exit(child_after_fork());
-    int status;
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    expect_forked_child_fails_fast();
+}
+END_TEST
+
+/* Forks while the watchdog is busy (it polls an abandoned deaf run every 2 ms, under its lock):
+ * a child forked while the lock was taken used to wait for it forever. */
+START_TEST(forked_while_watched)
+{
+    sbx__js_test_deaf_ms(1500);
+    struct run y;
+    run1("{\"timeoutMs\":20}", "while (true) {}", NULL, &y);
+    ck_assert_int_eq(y.r.error, SBX_E_TIMEOUT);
+    sbx_result_free(&y.r);
+    sbx__js_test_deaf_ms(0);
+    for (int i = 0; i < 40; i++)
+        expect_forked_child_fails_fast();
+    expect_reaped();
 }
 END_TEST
 
@@ -605,5 +634,6 @@ int main(void)
     add(s, "dispose", dispose, 10);
     add(s, "concurrent_runs", concurrent_runs, 60);
     add(s, "forked_child", forked_child, 20);
+    add(s, "forked_while_watched", forked_while_watched, 60);
     return sbx_test_main(s);
 }
