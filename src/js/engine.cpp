@@ -524,9 +524,12 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
 {
     struct engine *e = reinterpret_cast<struct engine *>(js);
     bool is_in = sm_enter();
-    JSContext *cx = e && is_in ? sm_thread_cx() : nullptr;
+    const char *jit_refusal = sm_jit_refusal(in->jit);
+    JSContext *cx = e && is_in && !jit_refusal ? sm_thread_cx() : nullptr;
     if (!is_in) {
         set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, "the process is exiting");
+    } else if (jit_refusal) {
+        set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, jit_refusal);
     } else if (cx && in->memory_bytes < MIN_MEMORY_BYTES) {
         set_error(out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
                   "memoryBytes is too small for the engine (at least 256 KiB)");
@@ -552,6 +555,7 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
 
 void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
 {
+    (void)sm_jit_claim(in->jit); /* before the engine starts: the first run picks its mode */
     sbx__js_engine_run(sbx__js_engine_create(), in, out);
 }
 

@@ -281,8 +281,10 @@ bool sm_is_forked(void)
 
 static void process_init(void)
 {
-    /* No executable memory: the JIT tiers are where most engine CVEs live (docs/worker.md). */
-    JS::DisableJitBackend();
+    /* By default no executable memory: the JIT tiers are where most engine CVEs live
+     * (docs/worker.md, "The JIT"); policy.js.jit of the process's first run may turn them on. */
+    if (!sm_jit_claim(false))
+        JS::DisableJitBackend();
     JS::SetProcessBuildIdOp(build_id);
     is_engine_ok =
         sbx__js_account_install() && JS_Init() && pthread_key_create(&thread_key, thread_exit) == 0;

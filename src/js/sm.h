@@ -70,6 +70,14 @@ struct sm_run {
 bool sm_enter(void);
 void sm_leave(void);
 
+/* Fixes the process's JIT mode to want unless a run (or the engine's start, with false) already
+ * did; returns the mode in effect. Thread-safe. */
+bool sm_jit_claim(bool want);
+
+/* Returns why a run asking for JIT mode want cannot run in this process (static text), or NULL
+ * when the process's mode is want (claiming it first if none was). */
+const char *sm_jit_refusal(bool want);
+
 /* Returns this thread's context, creating it (and the process-wide engine) on first use; NULL
  * when the engine cannot start. */
 JSContext *sm_thread_cx(void);
