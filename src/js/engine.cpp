@@ -413,10 +413,11 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
 
 /* The GC heap may grow by the run's cap over what is live now (dead realms of earlier runs are
  * garbage the last-ditch GC reclaims before the cap is enforced). */
-static void set_gc_cap(JSContext *cx, uint64_t memory_bytes)
+static void set_gc_cap(struct sm_run *run, uint64_t memory_bytes)
 {
+    JSContext *cx = run->cx;
     uint64_t now = JS_GetGCParameter(cx, JSGC_BYTES);
-    uint64_t cap = now + memory_bytes;
+    uint64_t cap = sm_heap_cap_begin(run, now + memory_bytes);
     JS_SetGCParameter(cx, JSGC_MAX_BYTES, cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap);
     /* Malloc memory (buffers, string characters) has a hard cap but no last-ditch GC: a zone
      * GC starts once a quarter of the cap is malloc'd, so garbage goes before the cap is hit. */
@@ -463,7 +464,7 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
         run.deaf_until_ns = sbx__now_ns() + deaf_ms * 1000000ull;
     sm_set_current(&run);
     sm_watch(&run);
-    set_gc_cap(cx, in->memory_bytes);
+    set_gc_cap(&run, in->memory_bytes);
     sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
     {
         JS::RealmOptions options;
@@ -488,6 +489,7 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
         out->heap_peak_bytes = JS_GetGCParameter(cx, JSGC_BYTES) + sbx__js_account_peak_bytes();
     }
     sbx__js_account_end();
+    sm_heap_cap_end(&run);
     JS::ClearKeptObjects(cx); /* WeakRef targets of the run may go with the next GC */
     sm_unwatch(&run);
     sm_set_current(nullptr);

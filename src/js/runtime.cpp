@@ -320,7 +320,7 @@ static size_t stack_bytes(void)
 static bool on_interrupt(JSContext *)
 {
     struct sm_run *run = sm_current();
-    return !(run && (sm_should_stop(run) || sbx__js_account_is_over()));
+    return !(run && (sm_should_stop(run) || sbx__js_account_is_over() || !sm_heap_cap_ok(run)));
 }
 
 static void on_oom(JSContext *, void *)

@@ -57,6 +57,8 @@ struct sm_run {
     bool is_buffer_oom;         /* an ArrayBuffer allocation went over the cap */
     uint64_t buffer_bytes;      /* ArrayBuffer contents allocated by this run */
     uint64_t buffer_cap;        /* and the most it may allocate */
+    uint64_t gc_cap_bytes;      /* with the JIT: the GC heap's cap, enforced by sbx; else 0 */
+    bool is_gc_over_cap;        /* a GC left the heap over gc_cap_bytes (heap_cap.cpp) */
     struct sm_run *watch_next;  /* in the watchdog's list */
     pthread_t thread;           /* the run's thread, for throttling */
     uint64_t stop_seen_ns;      /* when the watchdog first saw the run must stop; 0 = not yet */
@@ -103,6 +105,15 @@ void sm_unwatch(struct sm_run *run);
 
 /* Whether the run must stop now: its stop flag or deadline (and not deaf). */
 bool sm_should_stop(const struct sm_run *run);
+
+/* Returns the GC heap cap to give the engine for a run whose own cap is cap_bytes; with the JIT
+ * on, sbx enforces cap_bytes itself (heap_cap.cpp) until sm_heap_cap_end. */
+uint64_t sm_heap_cap_begin(struct sm_run *run, uint64_t cap_bytes);
+void sm_heap_cap_end(struct sm_run *run);
+
+/* For the interrupt callback: false when the run's GC heap stays over its cap after a full GC
+ * (then run->is_oom is set). */
+bool sm_heap_cap_ok(struct sm_run *run);
 
 /* Defines `console` on the current global. */
 bool sm_console_install(JSContext *cx, JS::HandleObject global);

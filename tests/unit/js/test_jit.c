@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/backend.h"
 #include "core/policy.h"
 #include "js/engine.h"
 #include "sbx_test.h"
 
 /* Hot enough for every tier: Baseline after 100 iterations, Ion after 1,500. */
-#define HOT "let s = 0; for (let i = 0; i < 200000; i++) s = (s + i * i) % 1000003; return s"
+#define HOT       "let s = 0; for (let i = 0; i < 200000; i++) s = (s + i * i) % 1000003; return s"
 #define HOT_VALUE "784002"
 
 /* Counts the anonymous mappings that are executable: JIT code, and nothing else in this test
@@ -33,10 +34,16 @@ static int anon_exec_mappings(void)
     return count;
 }
 
-/* Runs code in the worker tier under policy {"js": {"jit": jit}}; the caller frees *r. */
-static void run_worker(bool jit, const char *code, sbx_result *r)
+/* Runs code in the worker tier under policy {"js": {"jit": jit}} and a memoryBytes of
+ * memory_bytes (0: the default); the caller frees *r. */
+static void run_worker_capped(bool jit, uint64_t memory_bytes, const char *code, sbx_result *r)
 {
-    const char *json = jit ? "{\"js\": {\"jit\": true}}" : "{\"js\": {\"jit\": false}}";
+    char json[128];
+    if (memory_bytes)
+        snprintf(json, sizeof(json), "{\"js\": {\"jit\": %s}, \"memoryBytes\": %llu}",
+                 jit ? "true" : "false", (unsigned long long)memory_bytes);
+    else
+        snprintf(json, sizeof(json), "{\"js\": {\"jit\": %s}}", jit ? "true" : "false");
     sbx_policy *p = NULL;
     sbx_sandbox *sb = NULL;
     ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
@@ -45,6 +52,11 @@ static void run_worker(bool jit, const char *code, sbx_result *r)
     ck_assert_int_eq(sbx_sandbox_run(sb, &in, r), SBX_OK);
     sbx_sandbox_destroy(sb);
     sbx_policy_destroy(p);
+}
+
+static void run_worker(bool jit, const char *code, sbx_result *r)
+{
+    run_worker_capped(jit, 0, code, r);
 }
 
 static void expect_hot(bool jit)
@@ -81,8 +93,8 @@ static void expect_mode_fixed(bool first)
     run_worker(!first, "return 1", &r);
     ck_assert(!r.ok);
     ck_assert_int_eq(r.error, SBX_E_UNAVAILABLE);
-    ck_assert_ptr_nonnull(strstr(r.error_message, first ? "policy.js.jit is false"
-                                                        : "policy.js.jit is true"));
+    ck_assert_ptr_nonnull(
+        strstr(r.error_message, first ? "policy.js.jit is false" : "policy.js.jit is true"));
     ck_assert_ptr_nonnull(strstr(r.error_message, "fixed per process"));
     sbx_result_free(&r);
     expect_hot(first);
@@ -100,6 +112,41 @@ START_TEST(mode_fixed_on)
 }
 END_TEST
 
+/* Object bombs from JIT code: SpiderMonkey's own heap cap wedged the engine here (no out of
+ * memory, no interrupt: the run ended as a timeout whose engine never stopped); sbx's cap ends
+ * each as a memory limit, well before the 5 s deadline. */
+START_TEST(jit_object_bombs_hit_the_cap)
+{
+    static const char *const bombs[] = {
+        "let h = null; for (;;) h = {n: h}",
+        "const a = []; for (;;) a.push({x: a.length})",
+    };
+    for (size_t i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++) {
+        sbx_result r;
+        uint64_t t0 = sbx__now_ns();
+        run_worker_capped(true, 32u << 20, bombs[i], &r);
+        ck_assert_msg(r.error == SBX_E_MEMORY_LIMIT, "%s: %s", bombs[i], r.error_message);
+        ck_assert_int_eq(r.limit, SBX_LIMIT_MEMORY);
+        ck_assert_uint_lt(sbx__now_ns() - t0, 4000000000u);
+        sbx_result_free(&r);
+    }
+}
+END_TEST
+
+/* The control: garbage many times the cap is collected, not taken for a bomb. */
+START_TEST(jit_garbage_is_not_a_bomb)
+{
+    sbx_result r;
+    run_worker_capped(true, 32u << 20,
+                      "let s = 0; for (let i = 0; i < 2000000; i++) { const o = {i, n: {i}}; "
+                      "s += o.n.i % 2 } return s",
+                      &r);
+    ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
+    ck_assert_str_eq(r.value_json, "1000000");
+    sbx_result_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("js_jit");
@@ -109,6 +156,8 @@ int main(void)
     tcase_add_test(tc, jit_off_maps_no_executable_memory);
     tcase_add_test(tc, mode_fixed_off);
     tcase_add_test(tc, mode_fixed_on);
+    tcase_add_test(tc, jit_object_bombs_hit_the_cap);
+    tcase_add_test(tc, jit_garbage_is_not_a_bomb);
     suite_add_tcase(s, tc);
     return sbx_test_main(s);
 }
