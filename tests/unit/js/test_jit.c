@@ -133,6 +133,34 @@ START_TEST(jit_object_bombs_hit_the_cap)
 }
 END_TEST
 
+/* JIT code is stopped as the interpreters are: the caller is back within timeout + 50 ms. */
+START_TEST(jit_code_times_out)
+{
+    static const char *const loops[] = {
+        "for (;;) {}",
+        "for (;;) { try { for (let i = 0;; i++) {} } catch (e) {} }",
+        "return /(a+)+b/.test('a'.repeat(40))",
+    };
+    const char *json = "{\"js\": {\"jit\": true}, \"timeoutMs\": 200}";
+    sbx_policy *p = NULL;
+    sbx_sandbox *sb = NULL;
+    ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
+    ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
+    for (size_t i = 0; i < sizeof(loops) / sizeof(loops[0]); i++) {
+        sbx_run_input in = {.code = loops[i], .code_len = strlen(loops[i])};
+        sbx_result r;
+        uint64_t t0 = sbx__now_ns();
+        ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+        uint64_t ms = (sbx__now_ns() - t0) / 1000000u;
+        ck_assert_msg(r.error == SBX_E_TIMEOUT, "%s: %s", loops[i], r.error_message);
+        ck_assert_msg(ms <= 250, "%s: back after %llu ms", loops[i], (unsigned long long)ms);
+        sbx_result_free(&r);
+    }
+    sbx_sandbox_destroy(sb);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
 /* The control: garbage many times the cap is collected, not taken for a bomb. */
 START_TEST(jit_garbage_is_not_a_bomb)
 {
@@ -158,6 +186,7 @@ int main(void)
     tcase_add_test(tc, mode_fixed_on);
     tcase_add_test(tc, jit_object_bombs_hit_the_cap);
     tcase_add_test(tc, jit_garbage_is_not_a_bomb);
+    tcase_add_test(tc, jit_code_times_out);
     suite_add_tcase(s, tc);
     return sbx_test_main(s);
 }
