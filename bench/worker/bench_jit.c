@@ -23,13 +23,15 @@ static const struct snippet snippets[] = {
     {"per-run a+1", "return context.a + 1", "{\"a\":1}", 0},
     {"sieve 1e6",
      "const n = 1000000, a = new Uint8Array(n + 1); let c = 0;"
-     "for (let i = 2; i <= n; i++) if (!a[i]) { c++; for (let j = 2 * i; j <= n; j += i) a[j] = 1; }"
+     "for (let i = 2; i <= n; i++)"
+     "  if (!a[i]) { c++; for (let j = 2 * i; j <= n; j += i) a[j] = 1; }"
      "return c",
      NULL, 7},
     {"fib(25)", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } return fib(25)",
      NULL, 7},
     {"json 5x20k",
-     "const a = []; for (let i = 0; i < 20000; i++) a.push({id: i, name: 'n' + i, t: [i % 7, i % 11]});"
+     "const a = [];"
+     "for (let i = 0; i < 20000; i++) a.push({id: i, name: 'n' + i, t: [i % 7, i % 11]});"
      "let s = 0; for (let k = 0; k < 5; k++) s += JSON.parse(JSON.stringify(a)).length; return s",
      NULL, 7},
 };
