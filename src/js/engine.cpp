@@ -11,6 +11,7 @@
 #include <js/JSON.h>
 #include <js/Object.h>
 #include <js/Promise.h>
+#include <js/Realm.h>
 #include <js/SourceText.h>
 #include <js/String.h>
 #include <pthread.h>
@@ -286,8 +287,15 @@ static bool settle(JSContext *cx, JS::MutableHandleValue rval)
             return true;
     }
     JS::RootedObject promise(cx, JS::CallOriginalPromiseResolve(cx, rval));
-    if (!promise || !sm_drain_jobs(cx))
+    if (!promise)
         return false;
+    /* A drain that leaves the promise pending has nothing left to run but what a GC may find:
+     * FinalizationRegistry cleanups of targets that died (a guest cannot call gc()). */
+    do {
+        if (!sm_drain_jobs(cx))
+            return false;
+    } while (JS::GetPromiseState(promise) == JS::PromiseState::Pending &&
+             sm_collect_for_cleanups(cx));
     JS::RootedValue result(cx, JS::GetPromiseResult(promise));
     switch (JS::GetPromiseState(promise)) {
     case JS::PromiseState::Fulfilled:
@@ -468,9 +476,7 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
     sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
     {
         JS::RealmOptions options;
-        /* WeakRef and FinalizationRegistry exist, but no cleanup callback is ever scheduled
-         * (none is registered with the engine): a registry's callbacks never run, so none
-         * can run after its run, inside another one. */
+        /* A registry's callbacks run within its run only (sm_cleanups_begin/_end). */
         options.creationOptions()
             .setNewCompartmentAndZone()
             .setWeakRefsEnabled(JS::WeakRefSpecifier::EnabledWithoutCleanupSome)
@@ -482,9 +488,10 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
             fail_run(&run, phase);
         } else {
             JSAutoRealm ar(cx, global);
+            sm_cleanups_begin(&run, JS::GetObjectRealmOrNull(global));
             if (!run_guest(&run, global, &phase))
                 fail_run(&run, phase);
-            sm_drop_jobs(cx);
+            sm_cleanups_end(&run);
         }
         out->heap_peak_bytes = JS_GetGCParameter(cx, JSGC_BYTES) + sbx__js_account_peak_bytes();
     }

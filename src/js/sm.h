@@ -59,6 +59,7 @@ struct sm_run {
     uint64_t buffer_cap;        /* and the most it may allocate */
     uint64_t gc_cap_bytes;      /* with the JIT: the GC heap's cap, enforced by sbx; else 0 */
     bool is_gc_over_cap;        /* a GC left the heap over gc_cap_bytes (heap_cap.cpp) */
+    JS::Realm *realm;           /* the run's realm, whose registries' cleanups may run */
     struct sm_run *watch_next;  /* in the watchdog's list */
     pthread_t thread;           /* the run's thread, for throttling */
     uint64_t stop_seen_ns;      /* when the watchdog first saw the run must stop; 0 = not yet */
@@ -95,8 +96,14 @@ void sm_set_current(struct sm_run *run);
  * Returns false when a job failed that way. */
 bool sm_drain_jobs(JSContext *cx);
 
-/* Drops every queued job (the realm they belong to is going away). */
-void sm_drop_jobs(JSContext *cx);
+/* Between the two, GCs queue the FinalizationRegistry cleanups of realm (the run's) and
+ * sm_drain_jobs runs them; sm_cleanups_end drops what is still queued, with every job. */
+void sm_cleanups_begin(struct sm_run *run, JS::Realm *realm);
+void sm_cleanups_end(struct sm_run *run);
+
+/* Runs a full GC so that registries whose targets died get their cleanups queued; returns
+ * whether any is queued. */
+bool sm_collect_for_cleanups(JSContext *cx);
 
 /* Starts and ends the watchdog's view of run: between the two, a passed deadline or a set stop
  * flag interrupts the guest (from the watchdog thread). */
