@@ -82,7 +82,14 @@ bench-worker: $(BUILD)/bench/worker/bench_worker $(BUILD)/sbx $(JS_MODULE)
 	$(BUILD)/bench/worker/bench_worker --runs $(BENCH_WORKER_RUNS) --node bench/worker/node_peer.js
 	sh bench/worker/cli_bench.sh $(BUILD)/sbx "" $(BENCH_CLI_RUNS)
 
-$(BUILD)/bench/worker/bench_worker: bench/worker/bench_worker.c $(BUILD)/libsbx.a
+# `make bench-jit`: policy.js.jit off against on, and Node, per run and on CPU-heavy snippets.
+.PHONY: bench-jit
+bench-jit: $(BUILD)/bench/worker/bench_jit
+	$(BUILD)/bench/worker/bench_jit --runs $(BENCH_JIT_RUNS) --node bench/worker/node_jit.js
+BENCH_JIT_RUNS ?= 2000
+BENCH_TARGETS += bench-jit
+
+$(BUILD)/bench/worker/bench_%: bench/worker/bench_%.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 

@@ -365,6 +365,27 @@ static sbx_err parse_wasm(const json_t *v, struct sbx_policy *p, struct diag *d)
     return SBX_OK;
 }
 
+/* policy.js: the JavaScript engine's options (docs/worker.md, "The JIT"). */
+static sbx_err parse_js(const json_t *v, struct sbx_policy *p, struct diag *d)
+{
+    if (!json_is_object(v))
+        return fail(d, "policy.js: must be an object");
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        if (strcmp(key, "jit") != 0)
+            return fail(d, "policy.js.%.100s: unknown key", key);
+        if (!json_is_boolean(val)) {
+            char got[64];
+            describe(val, got, sizeof(got));
+            return fail(d, "policy.js.jit: must be a boolean, got %s", got);
+        }
+        p->js_jit = json_is_true(val);
+    }
+    return SBX_OK;
+}
+
 struct scalar_field {
     const char *key;
     uint64_t lo, hi;
@@ -419,6 +440,8 @@ static sbx_err parse_key(const char *key, const json_t *val, struct sbx_policy *
         return parse_caps(val, p, d);
     if (strcmp(key, "wasm") == 0)
         return parse_wasm(val, p, d);
+    if (strcmp(key, "js") == 0)
+        return parse_js(val, p, d);
     return fail(d, "policy.%.100s: unknown key", key);
 }
 

@@ -24,6 +24,7 @@ static sbx_err worker_open(struct sbx__run *run)
         .memory_bytes = run->policy->memory_bytes,
         .max_output_bytes = run->policy->max_output_bytes,
         .deadline_ns = run->deadline_ns,
+        .jit = run->policy->js_jit,
     };
     run->state = sbx__js_job_create(&in);
     return run->state ? SBX_OK : SBX_E_NOMEM;

@@ -11,6 +11,7 @@
 #include <js/JSON.h>
 #include <js/Object.h>
 #include <js/Promise.h>
+#include <js/Realm.h>
 #include <js/SourceText.h>
 #include <js/String.h>
 #include <pthread.h>
@@ -286,8 +287,15 @@ static bool settle(JSContext *cx, JS::MutableHandleValue rval)
             return true;
     }
     JS::RootedObject promise(cx, JS::CallOriginalPromiseResolve(cx, rval));
-    if (!promise || !sm_drain_jobs(cx))
+    if (!promise)
         return false;
+    /* A drain that leaves the promise pending has nothing left to run but what a GC may find:
+     * FinalizationRegistry cleanups of targets that died (a guest cannot call gc()). */
+    do {
+        if (!sm_drain_jobs(cx))
+            return false;
+    } while (JS::GetPromiseState(promise) == JS::PromiseState::Pending &&
+             sm_collect_for_cleanups(cx));
     JS::RootedValue result(cx, JS::GetPromiseResult(promise));
     switch (JS::GetPromiseState(promise)) {
     case JS::PromiseState::Fulfilled:
@@ -413,10 +421,11 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
 
 /* The GC heap may grow by the run's cap over what is live now (dead realms of earlier runs are
  * garbage the last-ditch GC reclaims before the cap is enforced). */
-static void set_gc_cap(JSContext *cx, uint64_t memory_bytes)
+static void set_gc_cap(struct sm_run *run, uint64_t memory_bytes)
 {
+    JSContext *cx = run->cx;
     uint64_t now = JS_GetGCParameter(cx, JSGC_BYTES);
-    uint64_t cap = now + memory_bytes;
+    uint64_t cap = sm_heap_cap_begin(run, now + memory_bytes);
     JS_SetGCParameter(cx, JSGC_MAX_BYTES, cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap);
     /* Malloc memory (buffers, string characters) has a hard cap but no last-ditch GC: a zone
      * GC starts once a quarter of the cap is malloc'd, so garbage goes before the cap is hit. */
@@ -463,13 +472,11 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
         run.deaf_until_ns = sbx__now_ns() + deaf_ms * 1000000ull;
     sm_set_current(&run);
     sm_watch(&run);
-    set_gc_cap(cx, in->memory_bytes);
+    set_gc_cap(&run, in->memory_bytes);
     sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
     {
         JS::RealmOptions options;
-        /* WeakRef and FinalizationRegistry exist, but no cleanup callback is ever scheduled
-         * (none is registered with the engine): a registry's callbacks never run, so none
-         * can run after its run, inside another one. */
+        /* A registry's callbacks run within its run only (sm_cleanups_begin/_end). */
         options.creationOptions()
             .setNewCompartmentAndZone()
             .setWeakRefsEnabled(JS::WeakRefSpecifier::EnabledWithoutCleanupSome)
@@ -481,13 +488,15 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
             fail_run(&run, phase);
         } else {
             JSAutoRealm ar(cx, global);
+            sm_cleanups_begin(&run, JS::GetObjectRealmOrNull(global));
             if (!run_guest(&run, global, &phase))
                 fail_run(&run, phase);
-            sm_drop_jobs(cx);
+            sm_cleanups_end(&run);
         }
         out->heap_peak_bytes = JS_GetGCParameter(cx, JSGC_BYTES) + sbx__js_account_peak_bytes();
     }
     sbx__js_account_end();
+    sm_heap_cap_end(&run);
     JS::ClearKeptObjects(cx); /* WeakRef targets of the run may go with the next GC */
     sm_unwatch(&run);
     sm_set_current(nullptr);
@@ -524,9 +533,12 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
 {
     struct engine *e = reinterpret_cast<struct engine *>(js);
     bool is_in = sm_enter();
-    JSContext *cx = e && is_in ? sm_thread_cx() : nullptr;
+    const char *jit_refusal = sm_jit_refusal(in->jit);
+    JSContext *cx = e && is_in && !jit_refusal ? sm_thread_cx() : nullptr;
     if (!is_in) {
         set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, "the process is exiting");
+    } else if (jit_refusal) {
+        set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, jit_refusal);
     } else if (cx && in->memory_bytes < MIN_MEMORY_BYTES) {
         set_error(out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
                   "memoryBytes is too small for the engine (at least 256 KiB)");

@@ -33,6 +33,7 @@ struct sbx__js_eval_in {
     uint64_t memory_bytes;     /* cap on what the guest allocates (GC heap, buffers) */
     uint64_t max_output_bytes; /* per console stream */
     uint64_t deadline_ns;      /* sbx__now_ns() clock; 0 = none */
+    bool jit;                  /* policy.js.jit; must match the process's engine (sm_jit_mode) */
     sbx__js_atomic_int *stop;  /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
     /* Called once *out is final, before the realm is collected (which takes a while for a big
      * heap), so a waiter can take the result early; sbx__js_eval touches *out no more after it. */

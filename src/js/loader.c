@@ -209,6 +209,8 @@ void sbx__js_engine_run(struct sbx__js_engine *e, const struct sbx__js_eval_in *
 
 void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
 {
+    if (loaded())
+        (void)mod->jit_claim(in->jit); /* before the engine starts: the first run picks its mode */
     sbx__js_engine_run(sbx__js_engine_create(), in, out);
 }
 

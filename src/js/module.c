@@ -57,6 +57,7 @@ const struct sbx__js_module *sbx__js_module_open(unsigned abi, const struct sbx_
         .self_hosted_offer = sbx__js_self_hosted_offer,
         .self_hosted_status = sbx__js_self_hosted_status,
         .self_hosted_write = sbx__js_self_hosted_write,
+        .jit_claim = sbx__js_jit_claim,
     };
     if (abi != SBX_JS_MODULE_ABI || !h)
         return NULL;

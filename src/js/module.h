@@ -8,7 +8,7 @@
 
 #include "js/engine.h"
 
-#define SBX_JS_MODULE_ABI  2
+#define SBX_JS_MODULE_ABI  3
 #define SBX_JS_MODULE_OPEN "sbx__js_module_open" /* the module's one exported symbol */
 /* Where the process tier's jail binds the module when the host's is not under /usr. */
 #define SBX_JS_MODULE_JAIL  "/.sbx-js/libsbx-js.so"
@@ -34,6 +34,7 @@ struct sbx__js_module {
     bool (*self_hosted_offer)(const uint8_t *data, size_t len);
     const char *(*self_hosted_status)(void);
     bool (*self_hosted_write)(const char *path, char *err, size_t errlen);
+    bool (*jit_claim)(bool want);
 };
 
 /* The self-hosted stencil file (js/selfhosted.cpp), beside the module: the loader reads it
@@ -49,6 +50,8 @@ bool sbx__js_self_hosted_offer(const uint8_t *data, size_t len);
 const char *sbx__js_self_hosted_status(void);
 /* Writes this engine's stencil file to path (the build step); false: err says why. */
 bool sbx__js_self_hosted_write(const char *path, char *err, size_t errlen);
+/* Fixes the process's JIT mode (policy.js.jit) to want unless it is fixed; returns the mode. */
+bool sbx__js_jit_claim(bool want);
 #ifdef __cplusplus
 }
 #endif

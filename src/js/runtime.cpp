@@ -5,9 +5,11 @@
 #include "js/sm.h" /* first: see there */
 
 #include <js/ContextOptions.h>
+#include <js/GCAPI.h>
 #include <js/GCVector.h>
 #include <js/Initialization.h>
 #include <js/Promise.h>
+#include <js/Realm.h>
 #include <js/MemoryCallbacks.h>
 #include <errno.h>
 #include <pthread.h>
@@ -41,7 +43,7 @@ namespace
 class Jobs : public JS::JobQueue
 {
   public:
-    explicit Jobs(JSContext *cx) : queue_(cx)
+    explicit Jobs(JSContext *cx) : queue_(cx), cleanups_(cx)
     {
     }
 
@@ -70,36 +72,60 @@ class Jobs : public JS::JobQueue
         return queue_.empty();
     }
 
-    /* Runs jobs until none is left; a job that fails with an exception reports nothing (the
-     * promise machinery already turned guest throws into rejections), one that fails without
-     * (an interrupt) ends the drain. */
+    /* Runs jobs, then FinalizationRegistry cleanups (which may queue jobs), until neither is
+     * left; a job that fails with an exception reports nothing (the promise machinery already
+     * turned guest throws into rejections), one that fails without (an interrupt) ends the
+     * drain. */
     bool drain(JSContext *cx)
     {
-        JS::RootedObject job(cx);
-        JS::RootedValue rval(cx);
-        for (size_t i = 0; i < queue_.length(); i++) {
-            job = queue_[i];
-            queue_[i].set(nullptr);
-            JSAutoRealm ar(cx, job);
-            if (!JS::Call(cx, JS::UndefinedHandleValue, job, JS::HandleValueArray::empty(),
-                          &rval)) {
-                if (!JS_IsExceptionPending(cx)) {
-                    queue_.clear();
-                    return false;
-                }
-                JS_ClearPendingException(cx);
-            }
+        while (!queue_.empty() || !cleanups_.empty()) {
+            if (!run_all(cx, queue_) || !run_all(cx, cleanups_))
+                return false;
         }
-        queue_.clear();
         return true;
+    }
+
+    /* Queues a registry's cleanup (from inside a GC: it may not GC, so an append that fails
+     * drops the cleanup; the spec lets a host skip cleanups). */
+    void add_cleanup(JSObject *fn)
+    {
+        (void)cleanups_.append(fn);
+    }
+
+    bool has_cleanups() const
+    {
+        return !cleanups_.empty();
     }
 
     void drop()
     {
         queue_.clear();
+        cleanups_.clear();
     }
 
   private:
+    using Queue = JS::PersistentRooted<JS::GCVector<JSObject *, 0, js::SystemAllocPolicy>>;
+
+    static bool run_all(JSContext *cx, Queue &q)
+    {
+        JS::RootedObject fn(cx);
+        JS::RootedValue rval(cx);
+        for (size_t i = 0; i < q.length(); i++) {
+            fn = q[i];
+            q[i].set(nullptr);
+            JSAutoRealm ar(cx, fn);
+            if (!JS::Call(cx, JS::UndefinedHandleValue, fn, JS::HandleValueArray::empty(), &rval)) {
+                if (!JS_IsExceptionPending(cx)) {
+                    q.clear();
+                    return false;
+                }
+                JS_ClearPendingException(cx);
+            }
+        }
+        q.clear();
+        return true;
+    }
+
     class Saved : public JobQueue::SavedJobQueue
     {
     };
@@ -109,7 +135,8 @@ class Jobs : public JS::JobQueue
         return js::UniquePtr<SavedJobQueue>(js_new<Saved>());
     }
 
-    JS::PersistentRooted<JS::GCVector<JSObject *, 0, js::SystemAllocPolicy>> queue_;
+    Queue queue_;
+    Queue cleanups_; /* FinalizationRegistry cleanup functions of the current run */
 };
 
 } // namespace
@@ -243,8 +270,10 @@ bool sm_is_forked(void)
 
 static void process_init(void)
 {
-    /* No executable memory: the JIT tiers are where most engine CVEs live (docs/worker.md). */
-    JS::DisableJitBackend();
+    /* By default no executable memory: the JIT tiers are where most engine CVEs live
+     * (docs/worker.md, "The JIT"); policy.js.jit of the process's first run may turn them on. */
+    if (!sm_jit_claim(false))
+        JS::DisableJitBackend();
     sm_set_build_id();
     is_engine_ok =
         sbx__js_account_install() && JS_Init() && pthread_key_create(&thread_key, thread_exit) == 0;
@@ -280,7 +309,7 @@ static size_t stack_bytes(void)
 static bool on_interrupt(JSContext *)
 {
     struct sm_run *run = sm_current();
-    return !(run && (sm_should_stop(run) || sbx__js_account_is_over()));
+    return !(run && (sm_should_stop(run) || sbx__js_account_is_over() || !sm_heap_cap_ok(run)));
 }
 
 static void on_oom(JSContext *, void *)
@@ -367,9 +396,35 @@ bool sm_drain_jobs(JSContext *)
     return self->jobs->drain(self->cx);
 }
 
-void sm_drop_jobs(JSContext *)
+/* The engine found dead targets of a live registry during a GC. Only the current run's own
+ * registries are queued: a realm's registries die with it, and a cleanup for any other realm
+ * (or found by a GC between runs) is dropped, so none can run inside a later run. */
+static void on_cleanup(JSFunction *fn, JSObject *, void *)
 {
+    struct sm_run *run = sm_current();
+    JSObject *obj = JS_GetFunctionObject(fn);
+    if (run && run->realm && JS::GetObjectRealmOrNull(obj) == run->realm)
+        self->jobs->add_cleanup(obj);
+}
+
+void sm_cleanups_begin(struct sm_run *run, JS::Realm *realm)
+{
+    run->realm = realm;
+    JS::SetHostCleanupFinalizationRegistryCallback(run->cx, on_cleanup, nullptr);
+}
+
+void sm_cleanups_end(struct sm_run *run)
+{
+    JS::SetHostCleanupFinalizationRegistryCallback(run->cx, nullptr, nullptr);
+    run->realm = nullptr;
     self->jobs->drop();
+}
+
+bool sm_collect_for_cleanups(JSContext *cx)
+{
+    JS::PrepareForFullGC(cx);
+    JS::NonIncrementalGC(cx, JS::GCOptions::Normal, JS::GCReason::API);
+    return self->jobs->has_cleanups();
 }
 
 bool sm_should_stop(const struct sm_run *run)

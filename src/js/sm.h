@@ -57,6 +57,9 @@ struct sm_run {
     bool is_buffer_oom;         /* an ArrayBuffer allocation went over the cap */
     uint64_t buffer_bytes;      /* ArrayBuffer contents allocated by this run */
     uint64_t buffer_cap;        /* and the most it may allocate */
+    uint64_t gc_cap_bytes;      /* with the JIT: the GC heap's cap, enforced by sbx; else 0 */
+    bool is_gc_over_cap;        /* a GC left the heap over gc_cap_bytes (heap_cap.cpp) */
+    JS::Realm *realm;           /* the run's realm, whose registries' cleanups may run */
     struct sm_run *watch_next;  /* in the watchdog's list */
     pthread_t thread;           /* the run's thread, for throttling */
     uint64_t stop_seen_ns;      /* when the watchdog first saw the run must stop; 0 = not yet */
@@ -69,6 +72,14 @@ struct sm_run {
  * handler shuts the engine down only while no thread is inside. sm_enter fails once it has. */
 bool sm_enter(void);
 void sm_leave(void);
+
+/* Fixes the process's JIT mode to want unless a run (or the engine's start, with false) already
+ * did; returns the mode in effect. Thread-safe. */
+bool sm_jit_claim(bool want);
+
+/* Returns why a run asking for JIT mode want cannot run in this process (static text), or NULL
+ * when the process's mode is want (claiming it first if none was). */
+const char *sm_jit_refusal(bool want);
 
 /* Returns this thread's context, creating it (and the process-wide engine) on first use; NULL
  * when the engine cannot start. */
@@ -91,8 +102,14 @@ void sm_set_current(struct sm_run *run);
  * Returns false when a job failed that way. */
 bool sm_drain_jobs(JSContext *cx);
 
-/* Drops every queued job (the realm they belong to is going away). */
-void sm_drop_jobs(JSContext *cx);
+/* Between the two, GCs queue the FinalizationRegistry cleanups of realm (the run's) and
+ * sm_drain_jobs runs them; sm_cleanups_end drops what is still queued, with every job. */
+void sm_cleanups_begin(struct sm_run *run, JS::Realm *realm);
+void sm_cleanups_end(struct sm_run *run);
+
+/* Runs a full GC so that registries whose targets died get their cleanups queued; returns
+ * whether any is queued. */
+bool sm_collect_for_cleanups(JSContext *cx);
 
 /* Starts and ends the watchdog's view of run: between the two, a passed deadline or a set stop
  * flag interrupts the guest (from the watchdog thread). */
@@ -101,6 +118,15 @@ void sm_unwatch(struct sm_run *run);
 
 /* Whether the run must stop now: its stop flag or deadline (and not deaf). */
 bool sm_should_stop(const struct sm_run *run);
+
+/* Returns the GC heap cap to give the engine for a run whose own cap is cap_bytes; with the JIT
+ * on, sbx enforces cap_bytes itself (heap_cap.cpp) until sm_heap_cap_end. */
+uint64_t sm_heap_cap_begin(struct sm_run *run, uint64_t cap_bytes);
+void sm_heap_cap_end(struct sm_run *run);
+
+/* For the interrupt callback: false when the run's GC heap stays over its cap after a full GC
+ * (then run->is_oom is set). */
+bool sm_heap_cap_ok(struct sm_run *run);
 
 /* Defines `console` on the current global. */
 bool sm_console_install(JSContext *cx, JS::HandleObject global);

@@ -28,6 +28,7 @@ START_TEST(defaults_are_finite_and_deny)
     ck_assert_uint_eq(p->outbound_count, 0);
     ck_assert_int_eq(sbx__policy_capability(p, "host.log"), SBX_CAP_DENY);
     ck_assert_int_eq(p->wasm_tier, SBX_WASM_TIER_AUTO);
+    ck_assert(!p->js_jit);
     sbx_policy_destroy(p);
 }
 END_TEST
@@ -78,6 +79,11 @@ static const struct bad_case bad[] = {
      "policy.wasm.tier: must be \"auto\", \"interp\" or \"compiled\", got \"jit\""},
     {"{\"wasm\": {\"tier\": 1}}", "policy.wasm.tier: must be a string"},
     {"{\"wasm\": {\"level\": 2}}", "policy.wasm.level: unknown key"},
+    {"{\"js\": true}", "policy.js: must be an object"},
+    {"{\"js\": {\"jit\": 1}}", "policy.js.jit: must be a boolean, got 1"},
+    {"{\"js\": {\"jit\": \"on\"}}", "policy.js.jit: must be a boolean, got a string"},
+    {"{\"js\": {\"jit\": null}}", "policy.js.jit: must be a boolean, got null"},
+    {"{\"js\": {\"ion\": true}}", "policy.js.ion: unknown key"},
     {"[1, 2]", "policy: must be a JSON object"},
     {"{\"timeoutMs\": }", "policy: syntax error at line 1, column"},
     {"{\n  \"a\": 1,\n  oops\n}", "policy: syntax error at line 3, column"},
@@ -114,8 +120,9 @@ START_TEST(parses_every_field)
                              "\"net\": {\"loopback\": true, \"outbound\": [\"API.example.org:443\","
                              "\"*.cdn.org:*\", \"[::1]:8080\", \"10.0.0.5:*\"]},"
                              "\"capabilities\": {\"host.log\": \"allow\", \"host.kv\": \"deny\"},"
-                             "\"wasm\": {\"tier\": \"compiled\"}}");
+                             "\"wasm\": {\"tier\": \"compiled\"}, \"js\": {\"jit\": true}}");
     ck_assert_int_eq(p->wasm_tier, SBX_WASM_TIER_COMPILED);
+    ck_assert(p->js_jit);
     ck_assert_uint_eq(p->timeout_ms, 100);
     ck_assert_uint_eq(p->cpu_percent, 50);
     ck_assert_uint_eq(p->fuel, 1000);
@@ -172,6 +179,12 @@ START_TEST(with_appends_merges_replaces)
     ck_assert_int_eq(sbx_policy_with(s, "wasm.tier", "\"interp\"", &t, err, sizeof(err)), SBX_OK);
     ck_assert_int_eq(t->wasm_tier, SBX_WASM_TIER_INTERP);
     sbx_policy_destroy(t);
+    ck_assert_int_eq(sbx_policy_with(s, "js.jit", "true", &t, err, sizeof(err)), SBX_OK);
+    ck_assert(t->js_jit);
+    sbx_policy_destroy(t);
+    ck_assert_int_eq(sbx_policy_with(s, "js.jit", "\"yes\"", &t, err, sizeof(err)),
+                     SBX_E_INVALID_OPTIONS);
+    ck_assert_ptr_nonnull(strstr(err, "policy.js.jit: must be a boolean"));
     t = NULL;
     ck_assert_int_eq(sbx_policy_with(s, "timeoutMs", "0", &t, err, sizeof(err)),
                      SBX_E_INVALID_OPTIONS);

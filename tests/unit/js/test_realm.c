@@ -1,8 +1,8 @@
 /* tests/unit/js/test_realm.c: what one run leaves behind is out of reach of the next (globals,
- * every built-in prototype, Symbol.for keys, FinalizationRegistry callbacks, pending promise
- * jobs), promises and thenables settle within the deadline, errors thrown while the result is
- * serialised are reported, and a timeout inside an error's getters is a timeout (issue 10,
- * item 7). Runs share one sandbox, so they reuse the same pool thread and JSContext. */
+ * every built-in prototype, Symbol.for keys, FinalizationRegistry callbacks, which run within
+ * their own run only, pending promise jobs), promises and thenables settle within the deadline,
+ * errors thrown while the result is serialised are reported, and a timeout inside an error's
+ * getters is a timeout (issue 10, item 7). Runs share one sandbox (one thread and JSContext). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -117,8 +117,9 @@ START_TEST(builtins_and_globals)
 }
 END_TEST
 
-/* FinalizationRegistry callbacks and WeakRef targets of a finished run: its realm is gone, so
- * a callback never prints into a later run, even after many GCs. */
+/* FinalizationRegistry callbacks and WeakRef targets of a finished run whose registry was still
+ * alive at its end: its realm is gone, so a callback never prints into a later run, even after
+ * many GCs. */
 START_TEST(finalizers_after_the_run)
 {
     sbx_sandbox *sb = sandbox(NULL);
@@ -132,6 +133,49 @@ START_TEST(finalizers_after_the_run)
                         "let a = []; for (let i = 0; i < 20000; i++) a.push({i, s: 'x' + i});"
                         "return typeof reg",
                         "\"undefined\"");
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+/* A registry's callbacks run within its own run once a GC finds their targets dead: a run
+ * that awaits one gets it (the host collects when nothing else is left to run). */
+START_TEST(finalizers_within_their_run)
+{
+    sbx_sandbox *sb = sandbox(NULL);
+    sbx_result r;
+    run_on(sb,
+           "globalThis.reg = new FinalizationRegistry(h => console.log('cb ' + h));"
+           "(function () { for (let i = 0; i < 3; i++) reg.register({i}, i); })();"
+           "return await new Promise(res => {"
+           "  globalThis.r2 = new FinalizationRegistry(res); r2.register({}, 'fired'); })",
+           &r);
+    ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
+    ck_assert_str_eq(r.value_json, "\"fired\"");
+    ck_assert_ptr_nonnull(r.stdout_data);
+    ck_assert_msg(strstr(r.stdout_data, "cb 0") && strstr(r.stdout_data, "cb 2"), "stdout %s",
+                  r.stdout_data);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+/* Cleanups a GC queued in a run that then ended without draining them are dropped with it:
+ * the first run's object bomb fills its 4 MiB heap, so the engine's GCs (the last-ditch one at
+ * the latest) find its registry's dead targets before the run ends at the cap; the later runs
+ * drain jobs and collect again, and run their own registries' callbacks, never the first's. */
+START_TEST(finalizers_never_in_a_later_run)
+{
+    sbx_sandbox *sb = sandbox("{\"memoryBytes\": 4194304}");
+    expect_error_on(sb,
+                    "globalThis.reg = new FinalizationRegistry(() => console.log('LEAK'));"
+                    "(function () { for (let i = 0; i < 100; i++) reg.register({i}, i); })();"
+                    "let h = null; for (;;) h = {n: h}",
+                    SBX_E_MEMORY_LIMIT, NULL);
+    for (int i = 0; i < 3; i++)
+        expect_value_on(sb,
+                        "await null; return await new Promise(res => {"
+                        "  globalThis.r = new FinalizationRegistry(res); r.register({}, 'own'); })",
+                        "\"own\"");
     sbx_sandbox_destroy(sb);
 }
 END_TEST
@@ -218,6 +262,8 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, builtins_and_globals);
     tcase_add_test(tc, finalizers_after_the_run);
+    tcase_add_test(tc, finalizers_within_their_run);
+    tcase_add_test(tc, finalizers_never_in_a_later_run);
     tcase_add_test(tc, pending_jobs_dropped);
     tcase_add_test(tc, promises_settle);
     tcase_add_test(tc, serialisation_errors);
