@@ -25,14 +25,22 @@ coverage: $(DEPS_STAMP)
 	$(COV_MAKE) coverage-suites || echo "coverage: some suites failed"
 	$(MAKE) --no-print-directory coverage-report
 
+# Issue 15's regression check: processes that exit while libsbx's threads work still write
+# consistent counters (tests/coverage/exit_counters.sh). Meaningful in coverage builds only.
+$(BUILD)/tests/coverage/exit_busy: tests/coverage/exit_busy.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+COV_SUITES := coverage/exit-counters=sh,tests/coverage/exit_counters.sh,$(BUILD),$(BUILD)/sbx,$(BUILD)/tests/coverage/exit_busy
+
 coverage-deps:
-	@echo $(TEST_DEPS)
+	@echo $(TEST_DEPS) $(BUILD)/tests/coverage/exit_busy
 
 # Suites also run as an unprivileged user and in user namespaces: the counters must be writable
 # by them too, or libgcov complains on the stderr a test compares.
 coverage-suites:
 	@find $(BUILD) -type d -exec chmod a+rwx {} + ; find $(BUILD) -name '*.gcda' -exec chmod a+rw {} +
-	@umask 000 && BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) sh scripts/run-tests.sh $(TEST_SUITES)
+	@umask 000 && BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) sh scripts/run-tests.sh $(TEST_SUITES) \
+		$(COV_SUITES)
 
 # One gcovr pass writes both reports (gcov runs once per counter file, not twice).
 coverage-report:
