@@ -103,10 +103,11 @@ static int run_guest(sbx_policy *policy, const char *code, size_t code_len, cons
 }
 
 #ifdef SBX_COVERAGE
-void __gcov_dump(void);
 /* Coverage builds count this guest too, where its build tree is in sight: not in a jail, where
- * the attempt would fill the guest's stderr with libgcov's complaints. */
-static void cov_dump(void)
+ * the attempt would fill the guest's stderr with libgcov's complaints. It leaves through exit
+ * there, whose handlers bring the worker pool, the engine and its watchdog to rest before
+ * libgcov writes the counters: a dump while they run breaks gcov's counts (issue 15). */
+static void cov_exit(int rc)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -115,11 +116,12 @@ static void cov_dump(void)
         return;
     *slash = '\0';
     if (access(exe, W_OK) == 0)
-        __gcov_dump();
+        exit(rc);
 }
 #else
-static void cov_dump(void)
+static void cov_exit(int rc)
 {
+    (void)rc;
 }
 #endif
 
@@ -144,6 +146,6 @@ int cli_js_guest(int argc, char **argv)
      * stops the world with ptrace) would fail the run: leave without atexit handlers. */
     fflush(stdout);
     fflush(stderr);
-    cov_dump();
+    cov_exit(rc);
     _exit(rc);
 }

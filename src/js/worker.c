@@ -7,8 +7,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/backend.h"
 #include "util/alloc.h"
@@ -57,6 +60,88 @@ static struct {
 static atomic_int abandoned_count;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
+#ifdef SBX_COVERAGE
+/* Coverage builds (issue 15): libgcov writes the counters at exit, and a thread caught between
+ * two counter updates leaves a snapshot that breaks gcov's flow equations (negative counts).
+ * So exit first waits until every pool thread is parked (or gone, joined) and then holds
+ * pool.lock, so none resumes; the engine's exit handler holds the watchdog's lock likewise. */
+#define POOL_DETACH     PTHREAD_CREATE_JOINABLE
+#define QUIESCE_WAIT_MS 10000
+static atomic_int busy;       /* pool threads not parked in worker_main's wait */
+static pthread_t last_exited; /* under pool.lock: joined by the next one to exit, or at exit */
+static bool has_exited;
+
+static void busy_add(int n)
+{
+    atomic_fetch_add(&busy, n);
+}
+
+/* Under pool.lock. The thread is past its last use of the lock. */
+static void reap_exited(void)
+{
+    if (has_exited)
+        pthread_join(last_exited, NULL);
+    has_exited = false;
+}
+
+static void note_exit(void)
+{
+    reap_exited();
+    last_exited = pthread_self();
+    has_exited = true;
+}
+
+/* Abandoned runs are not waited for: they may be stuck for minutes, and while one is inside the
+ * engine the engine's exit handler leaves without any dump (js/runtime.cpp). */
+static void quiesce_at_exit(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    int ms = 0;
+    for (; ms < QUIESCE_WAIT_MS && atomic_load(&busy) > atomic_load(&abandoned_count); ms++) {
+        pthread_mutex_unlock(&pool.lock);
+        usleep(1000);
+        pthread_mutex_lock(&pool.lock);
+    }
+    if (ms == QUIESCE_WAIT_MS)
+        fprintf(stderr,
+                "sbx coverage build: pool threads still busy at exit after %d ms; "
+                "counters may be inconsistent\n",
+                ms);
+    reap_exited();
+}
+
+/* After the engine's own exit handler is registered, so this one runs first. */
+static void register_quiesce(void)
+{
+    (void)sbx__js_can_throttle();
+    atexit(quiesce_at_exit);
+}
+
+static void forget_quiesce(void)
+{
+    atomic_store(&busy, 0);
+    has_exited = false;
+}
+#else
+#define POOL_DETACH PTHREAD_CREATE_DETACHED
+static void busy_add(int n)
+{
+    (void)n;
+}
+
+static void note_exit(void)
+{
+}
+
+static void register_quiesce(void)
+{
+}
+
+static void forget_quiesce(void)
+{
+}
+#endif
+
 /* A forked child has none of the parent's threads: forget them (their structs leak there). */
 static void forget_pool_in_child(void)
 {
@@ -64,11 +149,13 @@ static void forget_pool_in_child(void)
     pool.idle = NULL;
     pool.idle_count = 0;
     atomic_store(&abandoned_count, 0);
+    forget_quiesce();
 }
 
 static void register_atfork(void)
 {
     pthread_atfork(NULL, NULL, forget_pool_in_child);
+    register_quiesce();
 }
 
 static char *copy_text(const char *s, size_t len)
@@ -171,8 +258,12 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        while (!w->job)
-            pthread_cond_wait(&w->cond, &pool.lock);
+        if (!w->job) {
+            busy_add(-1);
+            while (!w->job)
+                pthread_cond_wait(&w->cond, &pool.lock);
+            busy_add(1);
+        }
         struct sbx__js_job *job = w->job;
         struct sbx__js_engine *engine = w->spare;
         w->spare = NULL;
@@ -198,6 +289,8 @@ static void *worker_main(void *arg)
         pool.idle = w;
         pool.idle_count++;
     }
+    note_exit();
+    busy_add(-1);
     pthread_mutex_unlock(&pool.lock);
     pthread_cond_destroy(&w->cond);
     sbx__free(w);
@@ -219,15 +312,17 @@ static bool spawn(struct sbx__js_job *job)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setdetachstate(&attr, POOL_DETACH);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t tid;
+    busy_add(1); /* before it runs, so an exit from now on waits for it */
     int rc = pthread_create(&tid, &attr, worker_main, w);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
+        busy_add(-1);
         pthread_cond_destroy(&w->cond);
         sbx__free(w);
         return false;

@@ -48,6 +48,7 @@ struct sbx__watchdog {
     /* Called from the watchdog thread, under mu, when an armed deadline passes. */
     void (*on_timeout)(void *user);
     void *user;
+    struct sbx__watchdog *cov_next; /* coverage builds: the live watchdogs (watchdog.c) */
 };
 
 /* Checks that the throttle signal can be used (installs its handler once). SBX_OK or

@@ -4,6 +4,7 @@
  * cannot be paused and resumed from outside, and a sleeping thread uses no CPU). */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -153,6 +154,66 @@ static sbx_err init_sync(struct sbx__watchdog *wd)
     return SBX_OK;
 }
 
+#ifdef SBX_COVERAGE
+/* Coverage builds (issue 15): libgcov writes the counters at exit, and a watchdog thread caught
+ * between two counter updates (a wait that ends after the call was disarmed) leaves a snapshot
+ * that breaks gcov's flow equations. The thread runs only while it holds its mu, so exit takes
+ * every live watchdog's mu and keeps it. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbx__watchdog *live;
+static pthread_once_t live_once = PTHREAD_ONCE_INIT;
+
+static void hold_all_at_exit(void)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct sbx__watchdog *wd = live; wd; wd = wd->cov_next)
+        pthread_mutex_lock(&wd->mu);
+}
+
+static void forget_live_in_child(void)
+{
+    pthread_mutex_init(&live_lock, NULL);
+    live = NULL; /* the child has none of the threads */
+}
+
+static void register_live(void)
+{
+    pthread_atfork(NULL, NULL, forget_live_in_child);
+    atexit(hold_all_at_exit);
+}
+
+static void live_add(struct sbx__watchdog *wd)
+{
+    pthread_once(&live_once, register_live);
+    pthread_mutex_lock(&live_lock);
+    wd->cov_next = live;
+    live = wd;
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void live_remove(struct sbx__watchdog *wd)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct sbx__watchdog **p = &live; *p; p = &(*p)->cov_next) {
+        if (*p == wd) {
+            *p = wd->cov_next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+#else
+static void live_add(struct sbx__watchdog *wd)
+{
+    (void)wd;
+}
+
+static void live_remove(struct sbx__watchdog *wd)
+{
+    (void)wd;
+}
+#endif
+
 /* Starts the thread on first use; it lives until sbx__plugin_watchdog_destroy(). */
 static sbx_err ensure_thread(struct sbx__watchdog *wd)
 {
@@ -169,6 +230,7 @@ static sbx_err ensure_thread(struct sbx__watchdog *wd)
         return SBX_E_NOMEM;
     }
     wd->is_started = true;
+    live_add(wd);
     return SBX_OK;
 }
 
@@ -242,6 +304,7 @@ void sbx__plugin_watchdog_destroy(struct sbx__watchdog *wd)
 {
     if (!wd->is_started)
         return;
+    live_remove(wd);
     pthread_mutex_lock(&wd->mu);
     wd->is_exiting = true;
     pthread_cond_signal(&wd->cond);
