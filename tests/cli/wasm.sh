@@ -231,7 +231,7 @@ EOF
 timeout 20 wat2wasm "$dir/simd.wat" -o "$dir/simd.wasm" || bad "wat2wasm simd.wat failed"
 expect_status 125 "$SBX" wasm --tier compiled --invoke lane "$dir/simd.wasm"
 expect_contains "$err" "SANDBOX_UNAVAILABLE" "compiled: SIMD is unavailable, not run silently"
-expect_contains "$err" "SIMD (v128)" "compiled: the feature is named"
+expect_contains "$err" "v128.const" "compiled: the opcode is named"
 expect_status 0 "$SBX" wasm --invoke lane "$dir/simd.wasm"
 expect_eq "$out" "2" "auto runs SIMD in the interpreter"
 finish
