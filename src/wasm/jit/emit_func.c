@@ -219,7 +219,7 @@ static bool dispatch(struct jit_func *f, const struct wasm_instr *in)
 {
     static const jit_family_fn families[] = {
         sbx__jit_emit_control, sbx__jit_emit_call,    sbx__jit_emit_variable, sbx__jit_emit_memory,
-        sbx__jit_emit_table,   sbx__jit_emit_numeric, sbx__jit_emit_convert,
+        sbx__jit_emit_table,   sbx__jit_emit_numeric, sbx__jit_emit_convert,  sbx__jit_emit_simd,
     };
     bool ok = true;
     for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
