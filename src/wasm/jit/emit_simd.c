@@ -118,26 +118,16 @@ static const struct {
     uint8_t shape;
     uint8_t is_signed;
 } lane_ops[] = {
-    {WASM_OP_I8X16_SPLAT, SH_I8, 0},
-    {WASM_OP_I16X8_SPLAT, SH_I16, 0},
-    {WASM_OP_I32X4_SPLAT, SH_I32, 0},
-    {WASM_OP_I64X2_SPLAT, SH_I64, 0},
-    {WASM_OP_F32X4_SPLAT, SH_F32, 0},
-    {WASM_OP_F64X2_SPLAT, SH_F64, 0},
-    {WASM_OP_I8X16_EXTRACT_LANE_S, SH_I8, 1},
-    {WASM_OP_I8X16_EXTRACT_LANE_U, SH_I8, 0},
-    {WASM_OP_I16X8_EXTRACT_LANE_S, SH_I16, 1},
-    {WASM_OP_I16X8_EXTRACT_LANE_U, SH_I16, 0},
-    {WASM_OP_I32X4_EXTRACT_LANE, SH_I32, 0},
-    {WASM_OP_I64X2_EXTRACT_LANE, SH_I64, 0},
-    {WASM_OP_F32X4_EXTRACT_LANE, SH_F32, 0},
-    {WASM_OP_F64X2_EXTRACT_LANE, SH_F64, 0},
-    {WASM_OP_I8X16_REPLACE_LANE, SH_I8, 0},
-    {WASM_OP_I16X8_REPLACE_LANE, SH_I16, 0},
-    {WASM_OP_I32X4_REPLACE_LANE, SH_I32, 0},
-    {WASM_OP_I64X2_REPLACE_LANE, SH_I64, 0},
-    {WASM_OP_F32X4_REPLACE_LANE, SH_F32, 0},
-    {WASM_OP_F64X2_REPLACE_LANE, SH_F64, 0},
+    {WASM_OP_I8X16_SPLAT, SH_I8, 0},           {WASM_OP_I16X8_SPLAT, SH_I16, 0},
+    {WASM_OP_I32X4_SPLAT, SH_I32, 0},          {WASM_OP_I64X2_SPLAT, SH_I64, 0},
+    {WASM_OP_F32X4_SPLAT, SH_F32, 0},          {WASM_OP_F64X2_SPLAT, SH_F64, 0},
+    {WASM_OP_I8X16_EXTRACT_LANE_S, SH_I8, 1},  {WASM_OP_I8X16_EXTRACT_LANE_U, SH_I8, 0},
+    {WASM_OP_I16X8_EXTRACT_LANE_S, SH_I16, 1}, {WASM_OP_I16X8_EXTRACT_LANE_U, SH_I16, 0},
+    {WASM_OP_I32X4_EXTRACT_LANE, SH_I32, 0},   {WASM_OP_I64X2_EXTRACT_LANE, SH_I64, 0},
+    {WASM_OP_F32X4_EXTRACT_LANE, SH_F32, 0},   {WASM_OP_F64X2_EXTRACT_LANE, SH_F64, 0},
+    {WASM_OP_I8X16_REPLACE_LANE, SH_I8, 0},    {WASM_OP_I16X8_REPLACE_LANE, SH_I16, 0},
+    {WASM_OP_I32X4_REPLACE_LANE, SH_I32, 0},   {WASM_OP_I64X2_REPLACE_LANE, SH_I64, 0},
+    {WASM_OP_F32X4_REPLACE_LANE, SH_F32, 0},   {WASM_OP_F64X2_REPLACE_LANE, SH_F64, 0},
 };
 
 /* i8 and i16 lanes travel as i32 scalars. */
@@ -200,7 +190,8 @@ static bool op_reduce(struct jit_func *f, uint16_t op)
 {
     if (op == WASM_OP_V128_ANY_TRUE) {
         LLVMValueRef v = bitcast_int(f, sbx__jit_pop(f), 128);
-        sbx__jit_push(f, to_i32(f, L(BuildICmp)(f->b, LLVMIntNE, v, L(ConstNull)(L(TypeOf)(v)), "")));
+        sbx__jit_push(f,
+                      to_i32(f, L(BuildICmp)(f->b, LLVMIntNE, v, L(ConstNull)(L(TypeOf)(v)), "")));
         return true;
     }
     for (size_t i = 0; i < sizeof(reduce_ops) / sizeof(reduce_ops[0]); i++) {

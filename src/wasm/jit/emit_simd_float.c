@@ -7,12 +7,12 @@
 #include "wasm/jit/emit_simd.h"
 
 enum fkind {
-    F_BIN = 1,  /* an LLVM binary opcode */
-    F_CMP,      /* a float predicate, the mask in same-width integer lanes */
-    F_UNARY,    /* a unary intrinsic */
+    F_BIN = 1, /* an LLVM binary opcode */
+    F_CMP,     /* a float predicate, the mask in same-width integer lanes */
+    F_UNARY,   /* a unary intrinsic */
     F_NEG,
-    F_MINMAX,   /* code 0 = min, 1 = max */
-    F_PMINMAX,  /* code 0 = pmin, 1 = pmax */
+    F_MINMAX,  /* code 0 = min, 1 = max */
+    F_PMINMAX, /* code 0 = pmin, 1 = pmax */
 };
 
 struct frow {
@@ -129,12 +129,10 @@ static LLVMValueRef emit_binary(struct jit_func *f, const struct frow *r, LLVMVa
     enum simd_shape s = (enum simd_shape)r->shape;
     switch (r->kind) {
     case F_BIN:
-        return L(BuildBinOp)(f->b, (LLVMOpcode)r->code, opaque_const(f, a), opaque_const(f, b),
-                             "");
+        return L(BuildBinOp)(f->b, (LLVMOpcode)r->code, opaque_const(f, a), opaque_const(f, b), "");
     case F_CMP: {
         LLVMTypeRef it = sbx__jit_simd_type(f->jm, s == SH_F32 ? SH_I32 : SH_I64);
-        return L(BuildSExt)(f->b, L(BuildFCmp)(f->b, (LLVMRealPredicate)r->code, a, b, ""), it,
-                            "");
+        return L(BuildSExt)(f->b, L(BuildFCmp)(f->b, (LLVMRealPredicate)r->code, a, b, ""), it, "");
     }
     case F_MINMAX:
         return minmax(f, s, r->code != 0, opaque_const(f, a), opaque_const(f, b));

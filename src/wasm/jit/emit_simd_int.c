@@ -41,7 +41,9 @@ struct irow {
         {WASM_OP_##P##_LE_S, I_CMP, S, 0, LLVMIntSLE, NULL},                                       \
         {WASM_OP_##P##_LE_U, I_CMP, S, 0, LLVMIntULE, NULL},                                       \
         {WASM_OP_##P##_GE_S, I_CMP, S, 0, LLVMIntSGE, NULL},                                       \
-        {WASM_OP_##P##_GE_U, I_CMP, S, 0, LLVMIntUGE, NULL}
+    {                                                                                              \
+        WASM_OP_##P##_GE_U, I_CMP, S, 0, LLVMIntUGE, NULL                                          \
+    }
 
 #define COMMON_ROWS(P, S)                                                                          \
     {WASM_OP_##P##_ADD, I_BIN, S, 0, LLVMAdd, NULL},                                               \
@@ -49,20 +51,27 @@ struct irow {
         {WASM_OP_##P##_SHL, I_SHIFT, S, 0, LLVMShl, NULL},                                         \
         {WASM_OP_##P##_SHR_S, I_SHIFT, S, 0, LLVMAShr, NULL},                                      \
         {WASM_OP_##P##_SHR_U, I_SHIFT, S, 0, LLVMLShr, NULL},                                      \
-        {WASM_OP_##P##_ABS, I_ABS, S, 0, 0, NULL}, {WASM_OP_##P##_NEG, I_NEG, S, 0, 0, NULL}
+        {WASM_OP_##P##_ABS, I_ABS, S, 0, 0, NULL},                                                 \
+    {                                                                                              \
+        WASM_OP_##P##_NEG, I_NEG, S, 0, 0, NULL                                                    \
+    }
 
 #define SAT_ROWS(P, S)                                                                             \
     {WASM_OP_##P##_ADD_SAT_S, I_INTR2, S, 0, 0, "llvm.sadd.sat"},                                  \
         {WASM_OP_##P##_ADD_SAT_U, I_INTR2, S, 0, 0, "llvm.uadd.sat"},                              \
         {WASM_OP_##P##_SUB_SAT_S, I_INTR2, S, 0, 0, "llvm.ssub.sat"},                              \
         {WASM_OP_##P##_SUB_SAT_U, I_INTR2, S, 0, 0, "llvm.usub.sat"},                              \
-        {WASM_OP_##P##_AVGR_U, I_AVGR, S, 0, 0, NULL}
+    {                                                                                              \
+        WASM_OP_##P##_AVGR_U, I_AVGR, S, 0, 0, NULL                                                \
+    }
 
 #define MINMAX_ROWS(P, S)                                                                          \
     {WASM_OP_##P##_MIN_S, I_INTR2, S, 0, 0, "llvm.smin"},                                          \
         {WASM_OP_##P##_MIN_U, I_INTR2, S, 0, 0, "llvm.umin"},                                      \
         {WASM_OP_##P##_MAX_S, I_INTR2, S, 0, 0, "llvm.smax"},                                      \
-        {WASM_OP_##P##_MAX_U, I_INTR2, S, 0, 0, "llvm.umax"}
+    {                                                                                              \
+        WASM_OP_##P##_MAX_U, I_INTR2, S, 0, 0, "llvm.umax"                                         \
+    }
 
 /* P: the result's prefix, Q: the source's (I16X8 from I8X16). */
 #define WIDEN_ROWS(P, Q, S)                                                                        \
@@ -73,7 +82,9 @@ struct irow {
         {WASM_OP_##P##_EXTMUL_LOW_##Q##_S, I_EXTMUL, S, 0, 1, NULL},                               \
         {WASM_OP_##P##_EXTMUL_HIGH_##Q##_S, I_EXTMUL, S, 1, 1, NULL},                              \
         {WASM_OP_##P##_EXTMUL_LOW_##Q##_U, I_EXTMUL, S, 0, 0, NULL},                               \
-        {WASM_OP_##P##_EXTMUL_HIGH_##Q##_U, I_EXTMUL, S, 1, 0, NULL}
+    {                                                                                              \
+        WASM_OP_##P##_EXTMUL_HIGH_##Q##_U, I_EXTMUL, S, 1, 0, NULL                                 \
+    }
 
 static const struct irow rows[] = {
     CMP_ROWS(I8X16, SH_I8),
@@ -167,8 +178,7 @@ static LLVMValueRef intr(struct jit_func *f, const char *name, LLVMValueRef *arg
 
 /* a and b (each res + 1) concatenated, clamped to res's signed or unsigned range (the input is
  * signed either way), truncated. */
-static LLVMValueRef narrow(struct jit_func *f, const struct irow *r, LLVMValueRef a,
-                           LLVMValueRef b)
+static LLVMValueRef narrow(struct jit_func *f, const struct irow *r, LLVMValueRef a, LLVMValueRef b)
 {
     struct jit_mod *jm = f->jm;
     unsigned n = sbx__jit_simd_lanes((enum simd_shape)r->shape), bits = lane_bits(r->shape);
@@ -188,8 +198,8 @@ static LLVMValueRef narrow(struct jit_func *f, const struct irow *r, LLVMValueRe
 static LLVMValueRef avgr(struct jit_func *f, enum simd_shape s, LLVMValueRef a, LLVMValueRef b)
 {
     unsigned n = sbx__jit_simd_lanes(s), bits = 2 * lane_bits(s);
-    LLVMValueRef sum = L(BuildAdd)(f->b, widen(f, a, false, bits, n), widen(f, b, false, bits, n),
-                                   "");
+    LLVMValueRef sum =
+        L(BuildAdd)(f->b, widen(f, a, false, bits, n), widen(f, b, false, bits, n), "");
     sum = L(BuildAdd)(f->b, sum, kvec(f->jm, bits, n, 1), "");
     sum = L(BuildBinOp)(f->b, LLVMLShr, sum, kvec(f->jm, bits, n, 1), "");
     return L(BuildTrunc)(f->b, sum, sbx__jit_simd_type(f->jm, s), "");
@@ -199,7 +209,8 @@ static LLVMValueRef avgr(struct jit_func *f, enum simd_shape s, LLVMValueRef a, 
 static LLVMValueRef q15mulr(struct jit_func *f, LLVMValueRef a, LLVMValueRef b)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef p = L(BuildBinOp)(f->b, LLVMMul, widen(f, a, true, 32, 8), widen(f, b, true, 32, 8), "");
+    LLVMValueRef p =
+        L(BuildBinOp)(f->b, LLVMMul, widen(f, a, true, 32, 8), widen(f, b, true, 32, 8), "");
     p = L(BuildAdd)(f->b, p, kvec(jm, 32, 8, 0x4000), "");
     LLVMValueRef args[] = {L(BuildBinOp)(f->b, LLVMAShr, p, kvec(jm, 32, 8, 15), ""),
                            kvec(jm, 32, 8, 0x7fff)};
@@ -219,7 +230,8 @@ static LLVMValueRef pairwise(struct jit_func *f, LLVMValueRef v, enum simd_shape
 /* i32x4.dot_i16x8_s: the products in i32 lanes, adjacent pairs added (wrapping). */
 static LLVMValueRef dot(struct jit_func *f, LLVMValueRef a, LLVMValueRef b)
 {
-    LLVMValueRef p = L(BuildBinOp)(f->b, LLVMMul, widen(f, a, true, 32, 8), widen(f, b, true, 32, 8), "");
+    LLVMValueRef p =
+        L(BuildBinOp)(f->b, LLVMMul, widen(f, a, true, 32, 8), widen(f, b, true, 32, 8), "");
     return L(BuildAdd)(f->b, pick(f, p, 0, 2, 4), pick(f, p, 1, 2, 4), "");
 }
 
@@ -229,7 +241,9 @@ static LLVMValueRef shift_count(struct jit_func *f, LLVMValueRef c, enum simd_sh
     struct jit_mod *jm = f->jm;
     c = L(BuildAnd)(f->b, c, sbx__jit_i32(jm, lane_bits(s) - 1), "");
     LLVMTypeRef lt = sbx__jit_simd_lane(jm, s);
-    c = s == SH_I64 ? L(BuildZExt)(f->b, c, lt, "") : s == SH_I32 ? c : L(BuildTrunc)(f->b, c, lt, "");
+    c = s == SH_I64   ? L(BuildZExt)(f->b, c, lt, "")
+        : s == SH_I32 ? c
+                      : L(BuildTrunc)(f->b, c, lt, "");
     return sbx__jit_simd_splat(f, c, s);
 }
 
@@ -282,8 +296,8 @@ static LLVMValueRef emit_binary(struct jit_func *f, const struct irow *r, LLVMVa
 /* The operands' shape: the result's, or the narrower source of widening rows. */
 static enum simd_shape operand_shape(const struct irow *r)
 {
-    bool is_widening = r->kind == I_EXTADD || r->kind == I_EXTEND || r->kind == I_EXTMUL ||
-                       r->kind == I_DOT;
+    bool is_widening =
+        r->kind == I_EXTADD || r->kind == I_EXTEND || r->kind == I_EXTMUL || r->kind == I_DOT;
     bool is_narrowing = r->kind == I_NARROW;
     return (enum simd_shape)(r->shape + (is_narrowing ? 1 : 0) - (is_widening ? 1 : 0));
 }

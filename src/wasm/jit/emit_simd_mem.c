@@ -19,17 +19,28 @@ static const struct {
     uint8_t kind;
     uint8_t is_signed; /* M_EXTEND */
 } rows[] = {
-    {WASM_OP_V128_LOAD, M_LOAD, 0},          {WASM_OP_V128_LOAD8X8_S, M_EXTEND, 1},
-    {WASM_OP_V128_LOAD8X8_U, M_EXTEND, 0},   {WASM_OP_V128_LOAD16X4_S, M_EXTEND, 1},
-    {WASM_OP_V128_LOAD16X4_U, M_EXTEND, 0},  {WASM_OP_V128_LOAD32X2_S, M_EXTEND, 1},
-    {WASM_OP_V128_LOAD32X2_U, M_EXTEND, 0},  {WASM_OP_V128_LOAD8_SPLAT, M_SPLAT, 0},
-    {WASM_OP_V128_LOAD16_SPLAT, M_SPLAT, 0}, {WASM_OP_V128_LOAD32_SPLAT, M_SPLAT, 0},
-    {WASM_OP_V128_LOAD64_SPLAT, M_SPLAT, 0}, {WASM_OP_V128_LOAD32_ZERO, M_ZERO, 0},
-    {WASM_OP_V128_LOAD64_ZERO, M_ZERO, 0},   {WASM_OP_V128_LOAD8_LANE, M_LOAD_LANE, 0},
-    {WASM_OP_V128_LOAD16_LANE, M_LOAD_LANE, 0}, {WASM_OP_V128_LOAD32_LANE, M_LOAD_LANE, 0},
-    {WASM_OP_V128_LOAD64_LANE, M_LOAD_LANE, 0}, {WASM_OP_V128_STORE, M_STORE, 0},
-    {WASM_OP_V128_STORE8_LANE, M_STORE_LANE, 0}, {WASM_OP_V128_STORE16_LANE, M_STORE_LANE, 0},
-    {WASM_OP_V128_STORE32_LANE, M_STORE_LANE, 0}, {WASM_OP_V128_STORE64_LANE, M_STORE_LANE, 0},
+    {WASM_OP_V128_LOAD, M_LOAD, 0},
+    {WASM_OP_V128_LOAD8X8_S, M_EXTEND, 1},
+    {WASM_OP_V128_LOAD8X8_U, M_EXTEND, 0},
+    {WASM_OP_V128_LOAD16X4_S, M_EXTEND, 1},
+    {WASM_OP_V128_LOAD16X4_U, M_EXTEND, 0},
+    {WASM_OP_V128_LOAD32X2_S, M_EXTEND, 1},
+    {WASM_OP_V128_LOAD32X2_U, M_EXTEND, 0},
+    {WASM_OP_V128_LOAD8_SPLAT, M_SPLAT, 0},
+    {WASM_OP_V128_LOAD16_SPLAT, M_SPLAT, 0},
+    {WASM_OP_V128_LOAD32_SPLAT, M_SPLAT, 0},
+    {WASM_OP_V128_LOAD64_SPLAT, M_SPLAT, 0},
+    {WASM_OP_V128_LOAD32_ZERO, M_ZERO, 0},
+    {WASM_OP_V128_LOAD64_ZERO, M_ZERO, 0},
+    {WASM_OP_V128_LOAD8_LANE, M_LOAD_LANE, 0},
+    {WASM_OP_V128_LOAD16_LANE, M_LOAD_LANE, 0},
+    {WASM_OP_V128_LOAD32_LANE, M_LOAD_LANE, 0},
+    {WASM_OP_V128_LOAD64_LANE, M_LOAD_LANE, 0},
+    {WASM_OP_V128_STORE, M_STORE, 0},
+    {WASM_OP_V128_STORE8_LANE, M_STORE_LANE, 0},
+    {WASM_OP_V128_STORE16_LANE, M_STORE_LANE, 0},
+    {WASM_OP_V128_STORE32_LANE, M_STORE_LANE, 0},
+    {WASM_OP_V128_STORE64_LANE, M_STORE_LANE, 0},
 };
 
 static LLVMValueRef load(struct jit_func *f, LLVMTypeRef t, LLVMValueRef p)
@@ -60,8 +71,7 @@ static LLVMValueRef load_extend(struct jit_func *f, LLVMValueRef p, uint16_t op,
     return is_signed ? L(BuildSExt)(f->b, v, wide, "") : L(BuildZExt)(f->b, v, wide, "");
 }
 
-static void emit_row(struct jit_func *f, const struct wasm_instr *in, unsigned kind,
-                     bool is_signed)
+static void emit_row(struct jit_func *f, const struct wasm_instr *in, unsigned kind, bool is_signed)
 {
     struct jit_mod *jm = f->jm;
     uint32_t bytes = 1u << sbx__wasm_opinfo[in->op].arg;
