@@ -1,5 +1,6 @@
 # mk/spectest.mk: the WebAssembly spec-test runner over ../shared/wasm-testsuite (wast2json JSON).
-# `make spectest` runs every top-level script in both tiers (interpreter, compiled); SPECTEST_FILES picks others (e.g. simd/*.json) and
+# `make spectest` runs every top-level script, then every simd/ script, in both tiers (interpreter,
+# compiled); SPECTEST_FILES picks others instead and
 # SPECTEST_SUMMARY writes failures grouped by likely owner to a file.
 
 SPECTEST_DIR     ?= ../shared/wasm-testsuite
@@ -27,7 +28,10 @@ spectest_comma := ,
 # host after every assertion had passed (docs/wasm.md); ASan and UBSan stay on, and the compiled
 # cases of test_interp keep the leak check for the tier.
 TEST_SUITES += wasm/spectest-compiled=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR)$(if $(filter 1,$(SAN)),$(spectest_comma)ASAN_OPTIONS=detect_leaks=0),$(BUILD)/sbx-spectest,--tier,compiled
-TEST_SUITES += wasm/spectest-simd=needs:SPECTEST_DIR=$(SPECTEST_DIR)/simd,env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(subst $(spectest_sp),$(spectest_comma),$(strip $(SPECTEST_SIMD)))
+spectest_simd_args := $(subst $(spectest_sp),$(spectest_comma),$(strip $(SPECTEST_SIMD)))
+TEST_SUITES += wasm/spectest-simd=needs:SPECTEST_DIR=$(SPECTEST_DIR)/simd,env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(spectest_simd_args)
+# ... and compiled (src/wasm/jit/emit_simd*.c), one compile per module, as the core scripts.
+TEST_SUITES += wasm/spectest-simd-compiled=needs:SPECTEST_DIR=$(SPECTEST_DIR)/simd,env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR)$(if $(filter 1,$(SAN)),$(spectest_comma)ASAN_OPTIONS=detect_leaks=0),$(BUILD)/sbx-spectest,--tier,compiled,$(spectest_simd_args)
 # The validator's unit test reads the same scripts (its other cases run without them).
 TEST_SUITES := $(patsubst unit.wasm.test_validate=%,unit.wasm.test_validate=env$(spectest_comma)SBX_WASM_TESTSUITE=$(SPECTEST_DIR)$(spectest_comma)%,$(TEST_SUITES))
 # The runner itself: commands built to fail must be reported, and only those.
@@ -40,3 +44,7 @@ TEST_SUITES += wasm/regress-compiled=env,SPECTEST_TIER=compiled,sh,tests/wasm/re
 spectest: $(BUILD)/sbx-spectest
 	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
 		--tier both $(if $(SPECTEST_SUMMARY),--summary $(SPECTEST_SUMMARY)) $(SPECTEST_FILES)
+ifeq ($(SPECTEST_FILES),)
+	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
+		--tier both $(SPECTEST_SIMD)
+endif

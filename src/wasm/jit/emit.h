@@ -115,6 +115,10 @@ LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
 /* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */
 LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n);
 
+/* emit_memory.c: the host address of [addr + offset, + bytes) after its bounds check. */
+LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
+                                   uint32_t bytes);
+
 /* emit_numeric.c: v through an empty asm (an SSE register in, the same out), hiding it from
  * the optimiser's folds. */
 LLVMValueRef sbx__jit_opaque(struct jit_func *f, LLVMValueRef v);
@@ -130,6 +134,8 @@ bool sbx__jit_emit_convert(struct jit_func *f, const struct wasm_instr *in, bool
 bool sbx__jit_emit_memory(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_emit_table(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+/* emit_simd.c: the 0xFD instructions (emit_simd.h). */
+bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 
 /* emit_call.c: direct and indirect calls and the slot-ABI wrapper of a function. */
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok);

@@ -5,6 +5,7 @@
  * wrapper with that slot ABI (wasm_func.jit_entry) for the host's entry and foreign callers. */
 #include <stddef.h>
 
+#include "wasm/code.h"
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
 
@@ -48,20 +49,44 @@ static LLVMValueRef slot_at(struct jit_func *f, LLVMValueRef slots, uint32_t i)
     return L(BuildGEP2)(f->b, f->jm->t_i64, slots, &idx, 1, "");
 }
 
+/* A v128 fills two slots (code.h), the interpreter's layout, stored whole: slots are only
+ * 8-byte aligned. */
+static void store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMValueRef slots,
+                       uint32_t i)
+{
+    bool is_v128 = type == WASM_V128;
+    LLVMValueRef st = L(BuildStore)(f->b, is_v128 ? v : to_slot(f, v, type), slot_at(f, slots, i));
+    if (is_v128)
+        L(SetAlignment)(st, 8);
+}
+
 LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t *types, uint32_t n,
                            uint32_t room)
 {
     struct jit_mod *jm = f->jm;
     LLVMValueRef slots = sbx__jit_alloca(f, L(ArrayType)(jm->t_i64, room ? room : 1));
-    for (uint32_t i = 0; i < n; i++)
-        L(BuildStore)(f->b, to_slot(f, vals[i], types[i]), slot_at(f, slots, i));
+    for (uint32_t i = 0, k = 0; i < n; k += sbx__wasm_type_slots(types[i++]))
+        store_slot(f, vals[i], types[i], slots, k);
     return slots;
 }
 
 LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, uint8_t type)
 {
+    if (type == WASM_V128) {
+        LLVMValueRef v = L(BuildLoad2)(f->b, sbx__jit_type(f->jm, type), slot_at(f, slots, i), "");
+        L(SetAlignment)(v, 8);
+        return v;
+    }
     LLVMValueRef s = L(BuildLoad2)(f->b, f->jm->t_i64, slot_at(f, slots, i), "");
     return from_slot(f, s, type);
+}
+
+static uint32_t slot_count(const uint8_t *types, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += sbx__wasm_type_slots(types[i]);
+    return k;
 }
 
 /* Pops a call's arguments into args (np values, in order). */
@@ -88,14 +113,15 @@ static void call_slow(struct jit_func *f, LLVMValueRef fn, const struct wasm_fun
                       LLVMValueRef *args, LLVMValueRef *res)
 {
     struct jit_mod *jm = f->jm;
-    uint32_t room = t->param_count > t->result_count ? t->param_count : t->result_count;
-    LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, room);
+    const uint8_t *rtypes = t->types + t->param_count;
+    uint32_t ps = slot_count(t->types, t->param_count), rs = slot_count(rtypes, t->result_count);
+    LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, ps > rs ? ps : rs);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
     LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->js), fn, sbx__jit_const_ptr(jm, jm->inst),
                         slots};
     sbx__jit_call_c(f, (const void *)sbx__jit_rt_call, jm->t_void, p, a, 4);
-    for (uint32_t i = 0; i < t->result_count; i++)
-        res[i] = sbx__jit_unpack(f, slots, i, t->types[t->param_count + i]);
+    for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++]))
+        res[i] = sbx__jit_unpack(f, slots, k, rtypes[i]);
 }
 
 #define MAX_CALL_VALUES 1000 /* params or results of one type: the decoder's limit */
@@ -220,13 +246,14 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
     f.fn = L(AddFunction)(jm->mod, name, wty);
     L(PositionBuilderAtEnd)(jm->b, sbx__jit_block(&f, "entry"));
     LLVMValueRef slots = L(GetParam)(f.fn, 0);
-    for (uint32_t i = 0; i < t->param_count; i++)
-        args[i] = sbx__jit_unpack(&f, slots, i, t->types[i]);
+    for (uint32_t i = 0, k = 0; i < t->param_count; k += sbx__wasm_type_slots(t->types[i++]))
+        args[i] = sbx__jit_unpack(&f, slots, k, t->types[i]);
     LLVMValueRef ret = L(BuildCall2)(jm->b, jm->fn_types[jm->m->funcs[def_idx].type_index],
                                      jm->fns[def_idx], args, t->param_count, "");
-    for (uint32_t i = 0; i < t->result_count; i++) {
+    const uint8_t *rtypes = t->types + t->param_count;
+    for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++])) {
         LLVMValueRef v = t->result_count == 1 ? ret : L(BuildExtractValue)(jm->b, ret, i, "");
-        L(BuildStore)(jm->b, to_slot(&f, v, t->types[t->param_count + i]), slot_at(&f, slots, i));
+        store_slot(&f, v, rtypes[i], slots, k);
     }
     L(BuildRetVoid)(jm->b);
     return true;

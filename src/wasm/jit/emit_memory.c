@@ -13,9 +13,8 @@ static bool is_signed_load(uint16_t op)
            op == WASM_OP_I64_LOAD16_S || op == WASM_OP_I64_LOAD32_S;
 }
 
-/* Returns the host address of [addr + offset, + bytes) after the bounds check. */
-static LLVMValueRef checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
-                                 uint32_t bytes)
+LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
+                                   uint32_t bytes)
 {
     struct jit_mod *jm = f->jm;
     struct wasm_memory *mem = jm->inst->mem0;
@@ -51,7 +50,7 @@ static bool op_load(struct jit_func *f, const struct wasm_instr *in)
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
     uint8_t vt = sbx__wasm_siginfo[info->sig].result;
     uint32_t bytes = 1u << info->arg;
-    LLVMValueRef p = checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
     LLVMTypeRef at = access_type(jm, vt, bytes);
     LLVMValueRef v = L(BuildLoad2)(f->b, at, p, "");
     L(SetAlignment)(v, 1);
@@ -70,7 +69,7 @@ static bool op_store(struct jit_func *f, const struct wasm_instr *in)
     uint8_t vt = sbx__wasm_siginfo[info->sig].params[1];
     uint32_t bytes = 1u << info->arg;
     LLVMValueRef v = sbx__jit_pop(f);
-    LLVMValueRef p = checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
     LLVMTypeRef at = access_type(jm, vt, bytes);
     if (at != sbx__jit_type(jm, vt))
         v = L(BuildTrunc)(f->b, v, at, "");

@@ -10,6 +10,15 @@ static LLVMValueRef global_addr(struct jit_func *f, uint32_t idx)
     return sbx__jit_const_ptr(f->jm, &g->value);
 }
 
+/* A global's wasm_value is 8-byte aligned: a v128 access must not assume its type's 16. */
+static LLVMValueRef global_access(struct jit_func *f, LLVMValueRef access, uint32_t idx)
+{
+    if (f->m->globals[idx].type == WASM_V128)
+        L(SetAlignment)(access, 8);
+    sbx__jit_alias_global(f->jm, access, idx);
+    return access;
+}
+
 bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, bool *ok)
 {
     struct jit_mod *jm = f->jm;
@@ -28,13 +37,11 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
     case WASM_OP_GLOBAL_GET: {
         uint8_t t = f->m->globals[in->idx].type;
         LLVMValueRef v = L(BuildLoad2)(f->b, sbx__jit_type(jm, t), global_addr(f, in->idx), "");
-        sbx__jit_alias_global(jm, v, in->idx);
-        sbx__jit_push(f, v);
+        sbx__jit_push(f, global_access(f, v, in->idx));
         return true;
     }
     case WASM_OP_GLOBAL_SET:
-        sbx__jit_alias_global(jm, L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx)),
-                              in->idx);
+        global_access(f, L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx)), in->idx);
         return true;
     default:
         return false;

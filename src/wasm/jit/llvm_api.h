@@ -35,6 +35,7 @@
     X(BuildCall2) \
     X(BuildCast) \
     X(BuildCondBr) \
+    X(BuildExtractElement) \
     X(BuildExtractValue) \
     X(BuildFAdd) \
     X(BuildFCmp) \
@@ -42,6 +43,7 @@
     X(BuildFPExt) \
     X(BuildGEP2) \
     X(BuildICmp) \
+    X(BuildInsertElement) \
     X(BuildInsertValue) \
     X(BuildIntToPtr) \
     X(BuildIsNull) \
@@ -55,6 +57,7 @@
     X(BuildSExt) \
     X(BuildSRem) \
     X(BuildSelect) \
+    X(BuildShuffleVector) \
     X(BuildStore) \
     X(BuildSwitch) \
     X(BuildTrunc) \
@@ -69,6 +72,7 @@
     X(ConstPointerNull) \
     X(ConstReal) \
     X(ConstRealGetDouble) \
+    X(ConstVector) \
     X(CreateBuilderInContext) \
     X(CreatePassBuilderOptions) \
     X(CreateStringAttribute) \
@@ -111,6 +115,7 @@
     X(IntrinsicGetType) \
     X(IsAConstantFP) \
     X(IsAFPExtInst) \
+    X(IsConstant) \
     X(LookupIntrinsicID) \
     X(MDNodeInContext2) \
     X(MDStringInContext2) \
@@ -148,6 +153,7 @@
     X(StructTypeInContext) \
     X(TypeOf) \
     X(ValueAsMetadata) \
+    X(VectorType) \
     X(VerifyModule) \
     X(VoidTypeInContext)
 

@@ -35,29 +35,42 @@ static _Noreturn void rethrow(struct wasm_jit_store *js)
     longjmp(*js->top, 1);
 }
 
+/* Values to and from slots in the interpreter's layout: a v128 fills two (code.h). */
 static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; slots += sbx__wasm_type_slots(types[i++])) {
         memset(&vals[i], 0, sizeof(vals[i]));
         if (types[i] == WASM_I32 || types[i] == WASM_F32)
-            vals[i].i32 = (uint32_t)slots[i];
+            vals[i].i32 = (uint32_t)*slots;
         else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
-            vals[i].ref = (void *)(uintptr_t)slots[i];
+            vals[i].ref = (void *)(uintptr_t)*slots;
+        else if (types[i] == WASM_V128)
+            memcpy(vals[i].v128, slots, 16);
         else
-            vals[i].i64 = slots[i];
+            vals[i].i64 = *slots;
     }
 }
 
 static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; slots += sbx__wasm_type_slots(types[i++])) {
         if (types[i] == WASM_I32 || types[i] == WASM_F32)
-            slots[i] = vals[i].i32;
+            *slots = vals[i].i32;
         else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
-            slots[i] = (uint64_t)(uintptr_t)vals[i].ref;
+            *slots = (uint64_t)(uintptr_t)vals[i].ref;
+        else if (types[i] == WASM_V128)
+            memcpy(slots, vals[i].v128, 16);
         else
-            slots[i] = vals[i].i64;
+            *slots = vals[i].i64;
     }
+}
+
+static uint32_t slot_count(const uint8_t *types, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += sbx__wasm_type_slots(types[i]);
+    return k;
 }
 
 /* An interpreted function of another instance: a nested entry through the public call. */
@@ -238,7 +251,9 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
                                        const wasm_value *args, wasm_value *results)
 {
     const struct wasm_functype *t = f->type;
-    uint32_t n = t->param_count > t->result_count ? t->param_count : t->result_count;
+    uint32_t ps = slot_count(t->types, t->param_count);
+    uint32_t rs = slot_count(t->types + t->param_count, t->result_count);
+    uint32_t n = ps > rs ? ps : rs;
     uint64_t inline_slots[INLINE_SLOTS];
     uint64_t *slots = n <= INLINE_SLOTS ? inline_slots : sbx__mallocn(n, sizeof(uint64_t));
     if (!slots) {
