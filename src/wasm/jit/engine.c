@@ -1,6 +1,7 @@
 /* wasm/jit/engine.c: compiling an instance: LLVM module set-up (types, declarations), the
  * per-function emitters, verification, the optimisation pipeline and the ORC LLJIT that owns
  * the code. One LLJIT per store; its code lives until the store is destroyed. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -155,10 +156,16 @@ static void wrapper_name(char *buf, size_t len, uint32_t seq, uint32_t def_idx)
     snprintf(buf, len, "sbx_m%u_w%u", seq, def_idx);
 }
 
+/* A tier-up whose store is being destroyed stops at the next function or phase. */
+static bool is_cancelled(const struct jit_mod *jm)
+{
+    return atomic_load_explicit(&jm->inst->store->tierup.cancel, memory_order_relaxed);
+}
+
 static bool emit_all(struct jit_mod *jm)
 {
     for (uint32_t i = 0; i < jm->m->func_def_count; i++) {
-        if (!sbx__jit_emit_func(jm, i))
+        if (is_cancelled(jm) || !sbx__jit_emit_func(jm, i))
             return false;
     }
     for (uint32_t i = 0; i < jm->m->func_def_count; i++) {
@@ -220,6 +227,8 @@ static sbx_err build(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *
     if (!declare(jm))
         return SBX_E_NOMEM;
     if (!emit_all(jm)) {
+        if (is_cancelled(jm))
+            return SBX_E_ABORTED;
         if (!jm->feature)
             return SBX_E_NOMEM;
         set_err(err, errlen, "the module uses a feature this tier does not compile yet",
@@ -227,6 +236,8 @@ static sbx_err build(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *
         return SBX_E_UNAVAILABLE;
     }
     sbx_err rc = optimise(jm, err, errlen);
+    if (rc == SBX_OK && is_cancelled(jm))
+        return SBX_E_ABORTED;
     return rc == SBX_OK ? link_code(jm, tsc, err, errlen) : rc;
 }
 
