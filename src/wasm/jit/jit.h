@@ -18,7 +18,6 @@ struct wasm_code;
 struct wasm_jit_store {
     struct wasm_store *store;
     void *lljit;           /* LLVMOrcLLJITRef */
-    void *tm;              /* LLVMTargetMachineRef of the host, for the optimiser's cost model */
     uint32_t module_seq;   /* modules added, for unique symbol names */
     jmp_buf *top;          /* innermost entry, NULL outside compiled code */
     uintptr_t stack_limit; /* compiled code traps "call stack exhausted" below it */

@@ -75,6 +75,7 @@
     X(CreateTargetMachine) \
     X(DisposeBuilder) \
     X(DisposeErrorMessage) \
+    X(DisposeMemoryBuffer) \
     X(DisposeMessage) \
     X(DisposeModule) \
     X(DisposePassBuilderOptions) \
@@ -120,12 +121,10 @@
     X(OrcCreateLLJIT) \
     X(OrcCreateLLJITBuilder) \
     X(OrcCreateNewThreadSafeContext) \
-    X(OrcCreateNewThreadSafeModule) \
     X(OrcDisposeLLJIT) \
     X(OrcDisposeThreadSafeContext) \
-    X(OrcDisposeThreadSafeModule) \
     X(OrcJITDylibAddGenerator) \
-    X(OrcLLJITAddLLVMIRModule) \
+    X(OrcLLJITAddObjectFile) \
     X(OrcLLJITGetDataLayoutStr) \
     X(OrcLLJITGetGlobalPrefix) \
     X(OrcLLJITGetMainJITDylib) \
@@ -145,6 +144,7 @@
     X(SetMetadata) \
     X(SetOrdering) \
     X(SetTarget) \
+    X(TargetMachineEmitToMemoryBuffer) \
     X(StructTypeInContext) \
     X(TypeOf) \
     X(ValueAsMetadata) \

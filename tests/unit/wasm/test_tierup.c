@@ -55,9 +55,10 @@ static bool resolve(void *user, const struct wasm_import *imp, struct wasm_exter
 }
 
 /* work(n) = n + (n-1) + ... + 1 by a loop; run() = work(100), wait(), work(100) + the wait's
- * result (1 when the state was reached); quick() = work(3). pad extra functions make the
- * compile longer. */
-static uint8_t *build(uint32_t pad, size_t *len)
+ * result (1 when the state was reached); quick() = work(3). pad extra functions, the i-th
+ * returning work(i % 64 + 1) after filler pairs of i32.const/drop, make the module larger
+ * (exported: the last, as "last"). */
+static uint8_t *build(uint32_t pad, uint32_t filler, size_t *len)
 {
     struct wb *w = wb_new();
     uint32_t wait = wb_import_func(w, "t", "wait", "", "i");
@@ -80,13 +81,17 @@ static uint8_t *build(uint32_t pad, size_t *len)
     wbc_i32_const(&q, 3), wbc_call(&q, work), wbc_end(&q);
     wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
     wb_bytes_free(&q);
+    uint32_t last = 0;
     for (uint32_t i = 0; i < pad; i++) {
         struct wb_bytes p = {0};
-        wbc_local_get(&p, 0), wbc_i32_const(&p, (int32_t)i), wbc_op(&p, WB_OP_I32_MUL);
-        wbc_call(&p, work), wbc_end(&p);
-        wb_func(w, "i", "i", "", &p);
+        for (uint32_t k = 0; k < filler; k++) /* bytes for the split, no code for LLVM */
+            wbc_i32_const(&p, 1), wbc_op(&p, WB_OP_DROP);
+        wbc_i32_const(&p, (int32_t)(i % 64) + 1), wbc_call(&p, work), wbc_end(&p);
+        last = wb_func(w, "", "i", "", &p);
         wb_bytes_free(&p);
     }
+    if (pad)
+        wb_export_func(w, "last", last);
     uint8_t *bytes = wb_finish(w, len);
     wb_free(w);
     ck_assert_ptr_nonnull(bytes);
@@ -99,19 +104,25 @@ struct env {
     struct wasm_instance *inst;
 };
 
-static void env_open(struct env *e, uint32_t pad, uint32_t tierup_ms)
+static void env_open_tier(struct env *e, uint32_t pad, uint32_t filler, uint32_t tierup_ms,
+                          uint8_t tier)
 {
     char err[256] = "";
     size_t len;
-    uint8_t *bytes = build(pad, &len);
+    uint8_t *bytes = build(pad, filler, &len);
     ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
     free(bytes);
-    struct wasm_store_limits l = {.tier = WASM_TIER_AUTO, .tierup_ms = tierup_ms};
+    struct wasm_store_limits l = {.tier = tier, .tierup_ms = tierup_ms};
     ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
     cur_store = e->store;
-    sbx_err rc = sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err,
-                                       sizeof(err));
+    sbx_err rc =
+        sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err, sizeof(err));
     ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+}
+
+static void env_open(struct env *e, uint32_t pad, uint32_t tierup_ms)
+{
+    env_open_tier(e, pad, 0, tierup_ms, WASM_TIER_AUTO);
 }
 
 static void env_close(struct env *e)
@@ -199,6 +210,21 @@ START_TEST(fuel_runs_stay_interpreted)
 }
 END_TEST
 
+/* A module past engine.c's 64 KiB split (two functions of 36 KB each, mostly i32.const/drop
+ * pairs that give LLVM nothing to do) is compiled as two parts on two threads: the second
+ * part's last() calls work() in the first, and host entries into both are native. */
+START_TEST(two_part_module)
+{
+    struct env e;
+    env_open_tier(&e, 2, 12000, 0, WASM_TIER_COMPILED);
+    ck_assert_uint_ge(e.m->len, 64u << 10);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_int_eq(call(&e, "last"), 2 * 3 / 2); /* the second pad: work(1 % 64 + 1) */
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 2);
+    env_close(&e);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("wasm_tierup");
@@ -208,6 +234,7 @@ static Suite *suite(void)
     tcase_add_test(tc, short_run_never_starts_llvm);
     tcase_add_test(tc, destroy_during_compile);
     tcase_add_test(tc, fuel_runs_stay_interpreted);
+    tcase_add_test(tc, two_part_module);
     suite_add_tcase(s, tc);
     return s;
 }
