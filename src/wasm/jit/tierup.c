@@ -14,10 +14,12 @@
 
 #define DEFAULT_TIERUP_MS 200
 /* LLVM's memory is host memory, as the interpreter's translated code is: neither is charged to
- * the store's max_bytes (the guest's budget). It is bounded instead: peak compile memory grows
- * with the code (docs/wasm.md has the measurements), so stores whose modules total more than
- * this stay interpreted. */
-#define TIERUP_MAX_MODULE_BYTES (8u << 20)
+ * the store's max_bytes (the guest's budget). It is bounded instead, with LLVM's time: compile
+ * memory and time grow with the code, and faster than linearly with one function's size, and
+ * destroying the store waits for the LLVM phase in flight. So stores whose modules total more
+ * than this, or with one function body larger than that, stay interpreted. */
+#define TIERUP_MAX_MODULE_BYTES (2u << 20)
+#define TIERUP_MAX_BODY_BYTES   (256u << 10)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;         /* the worker: a store was armed, or shutdown */
@@ -58,11 +60,17 @@ static void unlink_armed(struct wasm_store *s)
     }
 }
 
-static bool fits_budget(const struct wasm_store *s)
+static bool is_compilable(const struct wasm_store *s)
 {
     uint64_t bytes = 0;
-    for (const struct wasm_instance *i = s->tierup.insts; i; i = i->next)
-        bytes += i->module->len;
+    for (const struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
+        const struct wasm_module *m = i->module;
+        bytes += m->len;
+        for (uint32_t f = 0; f < m->func_def_count; f++) {
+            if (m->funcs[f].code_len > TIERUP_MAX_BODY_BYTES)
+                return false;
+        }
+    }
     return bytes <= TIERUP_MAX_MODULE_BYTES;
 }
 
@@ -84,7 +92,7 @@ static bool compile_store(struct wasm_store *s)
 {
     char err[256];
     static atomic_bool has_exit_hook;
-    if (!fits_budget(s) || !sbx__jit_llvm_load(err, sizeof(err)))
+    if (!is_compilable(s) || !sbx__jit_llvm_load(err, sizeof(err)))
         return false;
     if (!atomic_exchange(&has_exit_hook, true))
         atexit(at_exit);

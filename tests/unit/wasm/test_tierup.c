@@ -210,6 +210,22 @@ START_TEST(fuel_runs_stay_interpreted)
 }
 END_TEST
 
+/* A function body past 256 KiB (LLVM's time grows faster than its size) keeps the store
+ * interpreted: it reaches FAILED without loading LLVM, and runs on correctly. */
+START_TEST(huge_function_stays_interpreted)
+{
+    struct env e;
+    env_open_tier(&e, 1, 100000, 1, WASM_TIER_AUTO);
+    host_waits_for = WASM_TIERUP_FAILED;
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_FAILED);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    env_close(&e);
+}
+END_TEST
+
 /* A module past engine.c's 64 KiB split (two functions of 36 KB each, mostly i32.const/drop
  * pairs that give LLVM nothing to do) is compiled as two parts on two threads: the second
  * part's last() calls work() in the first, and host entries into both are native. */
@@ -235,6 +251,7 @@ static Suite *suite(void)
     tcase_add_test(tc, destroy_during_compile);
     tcase_add_test(tc, fuel_runs_stay_interpreted);
     tcase_add_test(tc, two_part_module);
+    tcase_add_test(tc, huge_function_stays_interpreted);
     suite_add_tcase(s, tc);
     return s;
 }
