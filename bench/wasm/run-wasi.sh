@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/wasm/run-wasi.sh: WASI programs (each kernel of bench/wasm/kernels, and wasi/mixed.c,
-# linked with wasi/main.c) end to end under sbx (interpreter: sbx; compiled tier: sbxc, its time
-# including LLVM's compile, which is also reported alone), node's WASI (V8), wabt's wasm-interp
+# linked with wasi/main.c) end to end under sbx (interpreter: sbx; the default auto tier, which
+# tiers up in the background after 200 ms: sbxa; compiled tier: sbxc, its time including LLVM's
+# compile, which is also reported alone), node's WASI (V8), wabt's wasm-interp
 # (reduced sizes, time scaled up) and natively, interleaved round-robin REPS times (median kept); then
 # start-up (hello world) and load/instantiate of a ~1 MB module. Prints, never asserts.
 # `make bench-wasm [BENCH_WASM_REPS=N]`.
@@ -56,6 +57,7 @@ run() { # run RUNNER PROGRAM: one timed run, appends "prog runner cpu_s wall_s" 
     case $1 in
     native) set -- "$2" "$OUT/$2.native" ;;
     sbx) set -- "$2" "$SBX" wasm --tier interp --timeout-ms 3600000 "$OUT/$2.wasm" ;;
+    sbxa) set -- "$2" "$SBX" wasm --tier auto --timeout-ms 3600000 "$OUT/$2.wasm" ;;
     sbxc) set -- "$2" "$SBX" wasm --tier compiled --timeout-ms 3600000 "$OUT/$2.wasm" ;;
     node) set -- "$2" node --no-warnings "$DIR/node_wasi.mjs" "$OUT/$2.wasm" ;;
     wabt) set -- "$2" wasm-interp --dummy-import-func --run-all-exports "$OUT/$2.small.wasm" ;;
@@ -67,7 +69,7 @@ run() { # run RUNNER PROGRAM: one timed run, appends "prog runner cpu_s wall_s" 
         >>"$OUT/results"
 }
 
-RUNNERS="native sbx sbxc node"
+RUNNERS="native sbx sbxa sbxc node"
 if [ "$WABT" = 1 ]; then RUNNERS="$RUNNERS wabt"; fi
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$OUT/results"
@@ -76,7 +78,7 @@ while [ $i -lt "$REPS" ]; do
     for p in $PROGRAMS; do
         for r in $RUNNERS; do run "$r" "$p"; done
         # Same result everywhere (wasm-interp's is the reduced size's, checked natively).
-        for r in sbx sbxc node; do
+        for r in sbx sbxa sbxc node; do
             cmp -s "$OUT/$p.native.out" "$OUT/$p.$r.out" || echo "WARNING: $p: $r's output differs"
         done
         if [ "$WABT" = 1 ]; then

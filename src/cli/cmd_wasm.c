@@ -26,7 +26,8 @@ static void usage(FILE *out)
             "calls the export NAME with ARGS as its typed arguments and prints each result.\n"
             "Options add to the policy: --dir grants a directory (read-only unless rw:),\n"
             "--env sets a variable, --allow-outbound allows a connection pattern, --tier picks\n"
-            "the engine (policy wasm.tier; compiled = LLVM native code, auto = interp for now).\n"
+            "the engine (policy wasm.tier; compiled = LLVM native code, auto = the interpreter,\n"
+            "then native code compiled in the background once a run has taken 200 ms).\n"
             "Exit status: the guest's exit code, 124 timeout, 134 trap, 125 sbx failed,\n"
             "2 usage error.\n");
     cli_print_defaults(out);

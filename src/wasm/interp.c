@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wasm/code.h"
+#include "wasm/jit/jit.h"
 #include "wasm/interp_num.h"
 #include "wasm/opcodes.h"
 
@@ -433,6 +434,19 @@ do_call_wasm:
     if (UNLIKELY(frp >= frames_end || (size_t)(stack_end - nfp) < callee->frame_slots))
         TRAP(WASM_TRAP_STACK_EXHAUSTED);
     POLL(callee->entry_fuel);
+    if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) ==
+                 WASM_TIERUP_NATIVE) &&
+        ret && !is_metered) { /* tiered up: a call with native code runs it */
+        ex->depth = (uint32_t)(frp - frames);
+        ex->sp = nfp + callee->frame_slots;
+        if (sbx__wasm_jit_call_code(ex, cinst, callee, nfp, &tk)) {
+            if (UNLIKELY(tk != WASM_TRAP_NONE))
+                goto trap_jit;
+            msize = mem ? mem->size : 0;
+            ip = ret;
+            NEXT();
+        }
+    }
     frp->ip = ret;
     frp->fp = fp;
     frp->code = code;
@@ -907,6 +921,9 @@ op_elem_drop:
 
 #include "wasm/interp_simd.h"
 
+trap_jit: /* the record is complete, "in <func>" included */
+    ex->depth = entry_depth;
+    return tk;
 trap_host:
     ex->depth = entry_depth;
     ex->trap_inst = inst;

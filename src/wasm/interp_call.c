@@ -201,8 +201,10 @@ static void report_trap(const struct wasm_exec *ex, struct wasm_trap *trap)
 static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
                                       const wasm_value *args, wasm_value *results)
 {
-    if (f->jit_entry && !ex->store->is_metered) /* fuel is counted by the interpreter only */
+    struct wasm_store *s = ex->store;
+    if (f->jit_entry && !s->is_metered && sbx__wasm_tier_native(s)) /* fuel: interpreter only */
         return sbx__wasm_jit_call(ex, f, args, results);
+    bool is_timed = ex->nest == 0 && s->limits.tier == WASM_TIER_AUTO && !s->is_metered;
     const struct wasm_functype *t = f->type;
     uint32_t ps = types_slots(t->types, t->param_count);
     uint32_t rs = types_slots(t->types + t->param_count, t->result_count);
@@ -213,9 +215,13 @@ static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
         return WASM_TRAP_STACK_EXHAUSTED;
     }
     pack(fp, args, t->types, t->param_count);
+    if (is_timed)
+        sbx__wasm_tierup_enter(s);
     ex->nest++;
     enum wasm_trap_kind tk = sbx__wasm_interp_run(ex, f, fp);
     ex->nest--;
+    if (is_timed)
+        sbx__wasm_tierup_leave(s);
     ex->sp = fp;
     if (tk == WASM_TRAP_NONE)
         unpack(results, fp, t->types + t->param_count, t->result_count);

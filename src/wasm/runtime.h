@@ -62,6 +62,26 @@ struct wasm_instance {
     struct wasm_instance *next;
 };
 
+/* The AUTO tier's background compile of a store (jit/tierup.c). */
+enum wasm_tierup_state {
+    WASM_TIERUP_IDLE = 0, /* interpreting; not yet entered, or not hot */
+    WASM_TIERUP_ARMED,    /* entered: the worker looks again when enough time may have passed */
+    WASM_TIERUP_COMPILING,
+    WASM_TIERUP_NATIVE, /* every instance of the snapshot has native code: calls switch to it */
+    WASM_TIERUP_FAILED, /* stays interpreted (no LLVM, SIMD, memory budget, cancelled) */
+};
+
+struct wasm_tierup {
+    _Atomic uint8_t state;       /* enum wasm_tierup_state; NATIVE is published with release */
+    atomic_bool cancel;          /* the store is being destroyed: stop at the next function */
+    _Atomic uint64_t busy_ns;    /* interpretation time of finished outermost calls */
+    _Atomic uint64_t entered_ns; /* start of the current outermost call, 0 outside one */
+    uint64_t deadline_ns;        /* the worker's next look (under its lock) */
+    uint64_t native_entries;     /* entries into compiled code (the store's thread) */
+    struct wasm_instance *insts; /* the instances to compile: the list as it was when armed */
+    struct wasm_store *next;     /* the worker's list of armed stores */
+};
+
 /* Everything the store owns, freed together by sbx__wasm_store_destroy(). */
 struct wasm_store_object;
 
@@ -76,6 +96,7 @@ struct wasm_store {
     struct wasm_store_object *objects; /* funcs, tables, memories, globals */
     struct wasm_exec *exec;            /* the interpreter's stacks, created on first call */
     struct wasm_jit_store *jit;        /* compiled code (jit/jit.h), created on first use */
+    struct wasm_tierup tierup;
 };
 
 /* Registers an object for freeing with the store (free_fn(ptr) at destroy). false on NOMEM. */

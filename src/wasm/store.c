@@ -122,6 +122,7 @@ void sbx__wasm_store_destroy(struct wasm_store *store)
 {
     if (!store)
         return;
+    sbx__wasm_tierup_cancel(store); /* before anything a compile in flight reads */
     if (store->exec)
         sbx__wasm_exec_destroy(store->exec);
     store->exec = NULL;

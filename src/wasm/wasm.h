@@ -62,8 +62,10 @@ struct wasm_extern {
     } u;
 };
 
-/* Which engine runs a store's code (policy.wasm.tier). AUTO is the interpreter until
- * background tier-up exists; COMPILED compiles each instance with LLVM (src/wasm/jit/). */
+/* Which engine runs a store's code (policy.wasm.tier). AUTO starts in the interpreter and,
+ * once the store has interpreted for tierup_ms, compiles its instances with LLVM on a
+ * background thread, then switches calls to native code; COMPILED compiles each instance at
+ * instantiation (src/wasm/jit/). */
 enum wasm_tier { WASM_TIER_AUTO = 0, WASM_TIER_INTERP, WASM_TIER_COMPILED };
 
 struct wasm_store_limits {
@@ -76,7 +78,8 @@ struct wasm_store_limits {
      * their growth, the interpreter's stacks (charged at creation), element segments and
      * per-function records of instances; 0 = unlimited. */
     uint64_t max_bytes;
-    uint8_t tier; /* enum wasm_tier; metered calls always interpret */
+    uint8_t tier;       /* enum wasm_tier; metered calls always interpret */
+    uint32_t tierup_ms; /* AUTO: interpretation time before compiling; 0 = 200 ms */
 };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */

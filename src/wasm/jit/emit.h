@@ -38,8 +38,13 @@ struct jit_mod {
     const struct wasm_module *m;
     struct wasm_instance *inst;
     struct wasm_jit_store *js;
-    uint32_t seq;        /* the store's module number, in symbol names */
-    const char *feature; /* set when the module uses something not compiled (e.g. "SIMD") */
+    uint32_t seq;                /* the store's module number, in symbol names */
+    uint32_t def_first, def_end; /* the defined functions this part translates */
+    bool is_whole;               /* one part: functions are internal */
+    LLVMTargetMachineRef tm;     /* this part's (optimiser costs, codegen) */
+    const char *triple, *layout; /* the JIT's */
+    LLVMMemoryBufferRef obj;     /* the part's object code */
+    const char *feature;         /* set when the module uses something not compiled (e.g. "SIMD") */
     unsigned tbaa_kind;
     LLVMMetadataRef tbaa_root;
     LLVMValueRef tbaa[JIT_ALIAS_COUNT_]; /* access tags, made on first use */

@@ -1,6 +1,8 @@
 /* wasm/jit/engine.c: compiling an instance: LLVM module set-up (types, declarations), the
  * per-function emitters, verification, the optimisation pipeline and the ORC LLJIT that owns
  * the code. One LLJIT per store; its code lives until the store is destroyed. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +10,8 @@
 #include "wasm/jit/emit.h"
 
 #define OPT_PIPELINE "default<O2>"
+/* Modules with less code than this are compiled as one part, on the calling thread. */
+#define SPLIT_MIN_BYTES (64u << 10)
 
 static void set_err(char *err, size_t errlen, const char *what, const char *detail)
 {
@@ -70,7 +74,6 @@ static sbx_err store_jit(struct wasm_store *store, struct wasm_jit_store **out, 
         return llvm_fail(e, err, errlen, "cannot resolve process symbols");
     }
     L(OrcJITDylibAddGenerator)(L(OrcLLJITGetMainJITDylib)(jit), gen);
-    js->tm = host_machine();
     js->store = store;
     js->lljit = jit;
     store->jit = js;
@@ -84,8 +87,6 @@ void sbx__wasm_jit_store_free(struct wasm_jit_store *js)
         return;
     if (js->lljit)
         L(OrcDisposeLLJIT)((LLVMOrcLLJITRef)js->lljit);
-    if (js->tm)
-        L(DisposeTargetMachine)((LLVMTargetMachineRef)js->tm);
     sbx__free(js);
 }
 
@@ -136,10 +137,13 @@ static bool declare(struct jit_mod *jm)
     LLVMAttributeRef no_tail =
         L(CreateStringAttribute)(jm->ctx, "disable-tail-calls", 18, "true", 4);
     for (uint32_t i = 0; i < m->func_def_count; i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "f%u", m->func_import_count + i);
+        char name[48];
+        snprintf(name, sizeof(name), "sbx_m%u_f%u", jm->seq, i);
         jm->fns[i] = L(AddFunction)(jm->mod, name, jm->fn_types[m->funcs[i].type_index]);
-        L(SetLinkage)(jm->fns[i], LLVMInternalLinkage);
+        /* Internal when the module is one part (LLVM may drop what it inlined); otherwise
+         * the other part links to it by name. */
+        if (jm->is_whole)
+            L(SetLinkage)(jm->fns[i], LLVMInternalLinkage);
         L(AddAttributeAtIndex)(jm->fns[i], (LLVMAttributeIndex)LLVMAttributeFunctionIndex, no_tail);
     }
     LLVMTypeRef arr = L(ArrayType)(jm->t_ptr, m->func_def_count);
@@ -155,13 +159,19 @@ static void wrapper_name(char *buf, size_t len, uint32_t seq, uint32_t def_idx)
     snprintf(buf, len, "sbx_m%u_w%u", seq, def_idx);
 }
 
+/* A tier-up whose store is being destroyed stops at the next function or phase. */
+static bool is_cancelled(const struct jit_mod *jm)
+{
+    return atomic_load_explicit(&jm->inst->store->tierup.cancel, memory_order_relaxed);
+}
+
 static bool emit_all(struct jit_mod *jm)
 {
-    for (uint32_t i = 0; i < jm->m->func_def_count; i++) {
-        if (!sbx__jit_emit_func(jm, i))
+    for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
+        if (is_cancelled(jm) || !sbx__jit_emit_func(jm, i))
             return false;
     }
-    for (uint32_t i = 0; i < jm->m->func_def_count; i++) {
+    for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
         char name[48];
         wrapper_name(name, sizeof(name), jm->seq, i);
         if (!sbx__jit_emit_wrapper(jm, i, name))
@@ -180,46 +190,34 @@ static sbx_err optimise(struct jit_mod *jm, char *err, size_t errlen)
     }
     L(DisposeMessage)(msg);
     LLVMPassBuilderOptionsRef po = L(CreatePassBuilderOptions)();
-    LLVMErrorRef e = L(RunPasses)(jm->mod, OPT_PIPELINE, (LLVMTargetMachineRef)jm->js->tm, po);
+    LLVMErrorRef e = L(RunPasses)(jm->mod, OPT_PIPELINE, jm->tm, po);
     L(DisposePassBuilderOptions)(po);
     return e ? llvm_fail(e, err, errlen, "optimisation failed") : SBX_OK;
 }
 
-/* Hands the module to the JIT and points every function at its compiled wrapper. */
-static sbx_err link_code(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *err,
-                         size_t errlen)
+/* Machine code for the optimised module, in jm->obj (codegen runs here, on the part's thread,
+ * not later inside the JIT's lookup). */
+static sbx_err emit_object(struct jit_mod *jm, char *err, size_t errlen)
 {
-    LLVMOrcLLJITRef jit = jm->js->lljit;
-    LLVMOrcThreadSafeModuleRef tsm = L(OrcCreateNewThreadSafeModule)(jm->mod, tsc);
-    jm->mod = NULL; /* owned by tsm now */
-    LLVMErrorRef e = L(OrcLLJITAddLLVMIRModule)(jit, L(OrcLLJITGetMainJITDylib)(jit), tsm);
-    if (e) {
-        L(OrcDisposeThreadSafeModule)(tsm);
-        return llvm_fail(e, err, errlen, "cannot add the module");
-    }
-    const struct wasm_module *m = jm->m;
-    for (uint32_t i = 0; i < m->func_def_count; i++) {
-        char name[48];
-        wrapper_name(name, sizeof(name), jm->seq, i);
-        LLVMOrcExecutorAddress addr = 0;
-        e = L(OrcLLJITLookup)(jit, &addr, name);
-        if (e)
-            return llvm_fail(e, err, errlen, "code generation failed");
-        struct wasm_func *fn = jm->inst->funcs[m->func_import_count + i];
-        fn->jit_entry = (void (*)(uint64_t *))(uintptr_t)addr;
+    char *msg = NULL;
+    if (L(TargetMachineEmitToMemoryBuffer)(jm->tm, jm->mod, LLVMObjectFile, &msg, &jm->obj)) {
+        set_err(err, errlen, "code generation failed", msg);
+        L(DisposeMessage)(msg);
+        return SBX_E_UNAVAILABLE;
     }
     return SBX_OK;
 }
 
-static sbx_err build(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *err, size_t errlen)
+static sbx_err build(struct jit_mod *jm, char *err, size_t errlen)
 {
-    LLVMOrcLLJITRef jit = jm->js->lljit;
-    L(SetTarget)(jm->mod, L(OrcLLJITGetTripleString)(jit));
-    L(SetDataLayout)(jm->mod, L(OrcLLJITGetDataLayoutStr)(jit));
+    L(SetTarget)(jm->mod, jm->triple);
+    L(SetDataLayout)(jm->mod, jm->layout);
     init_types(jm);
     if (!declare(jm))
         return SBX_E_NOMEM;
     if (!emit_all(jm)) {
+        if (is_cancelled(jm))
+            return SBX_E_ABORTED;
         if (!jm->feature)
             return SBX_E_NOMEM;
         set_err(err, errlen, "the module uses a feature this tier does not compile yet",
@@ -227,32 +225,132 @@ static sbx_err build(struct jit_mod *jm, LLVMOrcThreadSafeContextRef tsc, char *
         return SBX_E_UNAVAILABLE;
     }
     sbx_err rc = optimise(jm, err, errlen);
-    return rc == SBX_OK ? link_code(jm, tsc, err, errlen) : rc;
+    if (rc == SBX_OK && is_cancelled(jm))
+        return SBX_E_ABORTED;
+    return rc == SBX_OK ? emit_object(jm, err, errlen) : rc;
+}
+
+/* One part of the module: its own LLVM context, module, target machine and object. */
+struct jit_part {
+    struct jit_mod jm;
+    sbx_err rc;
+    char err[256];
+};
+
+static void *part_run(void *arg)
+{
+    struct jit_part *p = arg;
+    struct jit_mod *jm = &p->jm;
+    jm->tm = host_machine();
+    if (!jm->tm) {
+        set_err(p->err, sizeof(p->err), "no target machine for the host", NULL);
+        p->rc = SBX_E_UNAVAILABLE;
+        return NULL;
+    }
+    LLVMOrcThreadSafeContextRef tsc = L(OrcCreateNewThreadSafeContext)();
+    jm->ctx = L(OrcThreadSafeContextGetContext)(tsc);
+    jm->mod = L(ModuleCreateWithNameInContext)("wasm", jm->ctx);
+    jm->b = L(CreateBuilderInContext)(jm->ctx);
+    p->rc = build(jm, p->err, sizeof(p->err));
+    L(DisposeBuilder)(jm->b);
+    L(DisposeModule)(jm->mod);
+    L(OrcDisposeThreadSafeContext)(tsc);
+    L(DisposeTargetMachine)(jm->tm);
+    sbx__free(jm->fn_types);
+    sbx__free(jm->fns);
+    sbx__free(jm->tbaa_globals);
+    return NULL;
+}
+
+/* Hands the objects to the JIT (linking only) and points every function at its wrapper. */
+static sbx_err link_parts(struct jit_part *parts, uint32_t n, char *err, size_t errlen)
+{
+    struct jit_mod *jm0 = &parts[0].jm;
+    LLVMOrcLLJITRef jit = jm0->js->lljit;
+    LLVMOrcJITDylibRef jd = L(OrcLLJITGetMainJITDylib)(jit);
+    for (uint32_t i = 0; i < n; i++) {
+        LLVMErrorRef e = L(OrcLLJITAddObjectFile)(jit, jd, parts[i].jm.obj);
+        parts[i].jm.obj = NULL; /* owned by the JIT, also on failure */
+        if (e)
+            return llvm_fail(e, err, errlen, "cannot add the code");
+    }
+    const struct wasm_module *m = jm0->m;
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        char name[48];
+        wrapper_name(name, sizeof(name), jm0->seq, i);
+        LLVMOrcExecutorAddress addr = 0;
+        LLVMErrorRef e = L(OrcLLJITLookup)(jit, &addr, name);
+        if (e)
+            return llvm_fail(e, err, errlen, "cannot link the code");
+        struct wasm_func *fn = jm0->inst->funcs[m->func_import_count + i];
+        fn->jit_entry = (void (*)(uint64_t *))(uintptr_t)addr;
+    }
+    return SBX_OK;
+}
+
+/* Where the second part starts: about half of the code bytes in each (0 = one part). */
+static uint32_t split_point(const struct wasm_module *m)
+{
+    uint64_t total = 0, half = 0;
+    for (uint32_t i = 0; i < m->func_def_count; i++)
+        total += m->funcs[i].code_len;
+    if (total < SPLIT_MIN_BYTES || m->func_def_count < 2)
+        return 0;
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        half += m->funcs[i].code_len;
+        if (2 * half >= total)
+            return i + 1 < m->func_def_count ? i + 1 : 0;
+    }
+    return 0;
+}
+
+/* Builds the parts, the second on its own thread; false if the thread could not start. */
+static void run_parts(struct jit_part *parts, uint32_t n)
+{
+    pthread_t t;
+    bool is_threaded = n == 2 && pthread_create(&t, NULL, part_run, &parts[1]) == 0;
+    part_run(&parts[0]);
+    if (is_threaded)
+        pthread_join(t, NULL);
+    else if (n == 2)
+        part_run(&parts[1]);
 }
 
 sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
 {
     if (!sbx__jit_llvm_load(err, errlen))
         return SBX_E_UNAVAILABLE;
-    struct jit_mod jm;
-    memset(&jm, 0, sizeof(jm));
-    sbx_err rc = store_jit(inst->store, &jm.js, err, errlen);
+    struct wasm_jit_store *js = NULL;
+    sbx_err rc = store_jit(inst->store, &js, err, errlen);
     if (rc != SBX_OK)
         return rc;
-    jm.m = inst->module;
-    jm.inst = inst;
-    jm.seq = jm.js->module_seq++;
-    LLVMOrcThreadSafeContextRef tsc = L(OrcCreateNewThreadSafeContext)();
-    jm.ctx = L(OrcThreadSafeContextGetContext)(tsc);
-    jm.mod = L(ModuleCreateWithNameInContext)("wasm", jm.ctx);
-    jm.b = L(CreateBuilderInContext)(jm.ctx);
-    rc = build(&jm, tsc, err, errlen);
-    L(DisposeBuilder)(jm.b);
-    if (jm.mod)
-        L(DisposeModule)(jm.mod);
-    L(OrcDisposeThreadSafeContext)(tsc);
-    sbx__free(jm.fn_types);
-    sbx__free(jm.fns);
-    sbx__free(jm.tbaa_globals);
+    struct jit_part parts[2];
+    memset(parts, 0, sizeof(parts));
+    uint32_t split = split_point(inst->module), n = split ? 2 : 1, seq = js->module_seq++;
+    for (uint32_t i = 0; i < n; i++) {
+        struct jit_mod *jm = &parts[i].jm;
+        jm->js = js;
+        jm->m = inst->module;
+        jm->inst = inst;
+        jm->seq = seq;
+        jm->is_whole = n == 1;
+        jm->def_first = i == 0 ? 0 : split;
+        jm->def_end = i == 0 && split ? split : inst->module->func_def_count;
+        jm->triple = L(OrcLLJITGetTripleString)(js->lljit);
+        jm->layout = L(OrcLLJITGetDataLayoutStr)(js->lljit);
+    }
+    run_parts(parts, n);
+    for (uint32_t i = 0; i < n && rc == SBX_OK; i++) {
+        if (parts[i].rc != SBX_OK) {
+            rc = parts[i].rc;
+            snprintf(err, errlen, "%s", parts[i].err);
+        }
+    }
+    if (rc == SBX_OK)
+        rc = link_parts(parts, n, err, errlen);
+    for (uint32_t i = 0; i < n; i++) {
+        if (parts[i].jm.obj)
+            L(DisposeMemoryBuffer)(parts[i].jm.obj);
+    }
     return rc;
 }

@@ -11,13 +11,13 @@
 #include "wasm/wasm.h"
 
 struct wasm_exec;
+struct wasm_code;
 
 /* A store's compiled-tier state: the LLVM JIT that holds its code, and the current entry from
  * the host (traps longjmp there; compiled code has no cleanups to skip). */
 struct wasm_jit_store {
     struct wasm_store *store;
     void *lljit;           /* LLVMOrcLLJITRef */
-    void *tm;              /* LLVMTargetMachineRef of the host, for the optimiser's cost model */
     uint32_t module_seq;   /* modules added, for unique symbol names */
     jmp_buf *top;          /* innermost entry, NULL outside compiled code */
     uintptr_t stack_limit; /* compiled code traps "call stack exhausted" below it */
@@ -32,6 +32,29 @@ sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t err
  * trap kind with ex->trap (and its "in <func>" facts) filled as the interpreter fills them. */
 enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f,
                                        const wasm_value *args, wasm_value *results);
+
+/* Runs the native code of the function code belongs to (in inst) on the interpreter's slots, a
+ * call inside the interpreter once the store's tier-up has finished: false (nothing run) when
+ * it has none. *tk is the trap kind, its record filled as for sbx__wasm_jit_call(). */
+bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
+                             const struct wasm_code *code, uint64_t *slots,
+                             enum wasm_trap_kind *tk);
+
+/* tierup.c: AUTO stores. enter/leave bracket an outermost interpreted call from the host (the
+ * first enter arms the store); cancel, at store destruction, forgets the store and waits for
+ * a compile of it in flight (stopped at its next function). */
+void sbx__wasm_tierup_enter(struct wasm_store *s);
+void sbx__wasm_tierup_leave(struct wasm_store *s);
+void sbx__wasm_tierup_cancel(struct wasm_store *s);
+/* True when calls of s may run native code: COMPILED, or AUTO after its tier-up. */
+bool sbx__wasm_tier_native(struct wasm_store *s);
+/* For tests and benchmarks: enum wasm_tierup_state (runtime.h), and how many times compiled
+ * code was entered (from the host or from the interpreter). */
+unsigned sbx__wasm_store_tierup_state(struct wasm_store *s);
+uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s);
+
+/* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
+bool sbx__jit_llvm_is_loaded(void);
 
 /* Frees the store's compiled code. Accepts NULL. */
 void sbx__wasm_jit_store_free(struct wasm_jit_store *js);

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "wasm/jit/jit.h"
 #include "wasm/jit/llvm_api.h"
 
 #define LLVM_LIB "libLLVM-16.so.1"
@@ -45,7 +46,12 @@ static void load(void)
     L(InitializeX86Target)();
     L(InitializeX86TargetMC)();
     L(InitializeX86AsmPrinter)();
-    is_loaded = true;
+    __atomic_store_n(&is_loaded, true, __ATOMIC_RELEASE);
+}
+
+bool sbx__jit_llvm_is_loaded(void)
+{
+    return __atomic_load_n(&is_loaded, __ATOMIC_ACQUIRE);
 }
 
 bool sbx__jit_llvm_load(char *err, size_t errlen)

@@ -79,6 +79,7 @@
     X(CreateTargetMachine) \
     X(DisposeBuilder) \
     X(DisposeErrorMessage) \
+    X(DisposeMemoryBuffer) \
     X(DisposeMessage) \
     X(DisposeModule) \
     X(DisposePassBuilderOptions) \
@@ -125,12 +126,10 @@
     X(OrcCreateLLJIT) \
     X(OrcCreateLLJITBuilder) \
     X(OrcCreateNewThreadSafeContext) \
-    X(OrcCreateNewThreadSafeModule) \
     X(OrcDisposeLLJIT) \
     X(OrcDisposeThreadSafeContext) \
-    X(OrcDisposeThreadSafeModule) \
     X(OrcJITDylibAddGenerator) \
-    X(OrcLLJITAddLLVMIRModule) \
+    X(OrcLLJITAddObjectFile) \
     X(OrcLLJITGetDataLayoutStr) \
     X(OrcLLJITGetGlobalPrefix) \
     X(OrcLLJITGetMainJITDylib) \
@@ -150,6 +149,7 @@
     X(SetMetadata) \
     X(SetOrdering) \
     X(SetTarget) \
+    X(TargetMachineEmitToMemoryBuffer) \
     X(StructTypeInContext) \
     X(TypeOf) \
     X(ValueAsMetadata) \

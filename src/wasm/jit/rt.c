@@ -263,6 +263,7 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
         return WASM_TRAP_HOST;
     }
     pack(slots, args, t->types, t->param_count);
+    ex->store->tierup.native_entries++;
     ex->nest++;
     enum wasm_trap_kind tk = enter(ex->store->jit, f, slots);
     ex->nest--;
@@ -271,4 +272,18 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
     if (slots != inline_slots)
         sbx__free(slots);
     return tk;
+}
+
+bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
+                             const struct wasm_code *code, uint64_t *slots, enum wasm_trap_kind *tk)
+{
+    atomic_thread_fence(memory_order_acquire); /* the worker published jit_entry before */
+    struct wasm_func *f = inst->funcs[code->func_index];
+    if (!f->jit_entry || !ex->store->jit)
+        return false;
+    ex->store->tierup.native_entries++;
+    ex->nest++;
+    *tk = enter(ex->store->jit, f, slots);
+    ex->nest--;
+    return true;
 }

@@ -1,0 +1,255 @@
+/* wasm/jit/tierup.c: the AUTO tier's background compile. A store starts in the interpreter;
+ * once its outermost calls have interpreted for limits.tierup_ms in all, one process-wide
+ * worker thread compiles its instances with LLVM and publishes the native code, and calls then
+ * switch to it (at host entries, call_guest(), and at wasm calls inside the interpreter). Short
+ * runs never reach the threshold, so they never load LLVM. The worker is created by the first
+ * AUTO store that enters guest code; it holds no lock while compiling. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "wasm/jit/emit.h"
+#include "wasm/module.h"
+
+#define DEFAULT_TIERUP_MS 200
+/* LLVM's memory is host memory, as the interpreter's translated code is: neither is charged to
+ * the store's max_bytes (the guest's budget). It is bounded instead, with LLVM's time: compile
+ * memory and time grow with the code, and faster than linearly with one function's size, and
+ * destroying the store waits for the LLVM phase in flight. So stores whose modules total more
+ * than this, or with one function body larger than that, stay interpreted. */
+#define TIERUP_MAX_MODULE_BYTES (2u << 20)
+#define TIERUP_MAX_BODY_BYTES   (256u << 10)
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;         /* the worker: a store was armed, or shutdown */
+static pthread_cond_t done;         /* a compile finished (cancel waits for it) */
+static bool is_started, is_exiting; /* worker running; process exiting (no new compile) */
+static struct wasm_store *armed;    /* stores waiting for their threshold */
+static struct wasm_store *running;  /* the store being compiled, or NULL */
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t threshold_ns(const struct wasm_store *s)
+{
+    uint32_t ms = s->limits.tierup_ms ? s->limits.tierup_ms : DEFAULT_TIERUP_MS;
+    return (uint64_t)ms * 1000000u;
+}
+
+/* Interpretation time so far: finished outermost calls plus the one running. */
+static uint64_t busy_ns(struct wasm_store *s, uint64_t now)
+{
+    uint64_t t0 = atomic_load_explicit(&s->tierup.entered_ns, memory_order_relaxed);
+    uint64_t busy = atomic_load_explicit(&s->tierup.busy_ns, memory_order_relaxed);
+    return busy + (t0 && now > t0 ? now - t0 : 0);
+}
+
+static void unlink_armed(struct wasm_store *s)
+{
+    for (struct wasm_store **p = &armed; *p; p = &(*p)->tierup.next) {
+        if (*p == s) {
+            *p = s->tierup.next;
+            s->tierup.next = NULL;
+            return;
+        }
+    }
+}
+
+static bool is_compilable(const struct wasm_store *s)
+{
+    uint64_t bytes = 0;
+    for (const struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
+        const struct wasm_module *m = i->module;
+        bytes += m->len;
+        for (uint32_t f = 0; f < m->func_def_count; f++) {
+            if (m->funcs[f].code_len > TIERUP_MAX_BODY_BYTES)
+                return false;
+        }
+    }
+    return bytes <= TIERUP_MAX_MODULE_BYTES;
+}
+
+/* Exit runs libLLVM's static destructors: no compile may be in flight then. Registered after
+ * libLLVM is loaded, so it runs before them. */
+static void at_exit(void)
+{
+    pthread_mutex_lock(&mu);
+    is_exiting = true;
+    if (running)
+        atomic_store(&running->tierup.cancel, true);
+    while (running)
+        pthread_cond_wait(&done, &mu);
+    pthread_mutex_unlock(&mu);
+}
+
+/* Compiles the snapshot's instances (no lock held); true when all have native code. */
+static bool compile_store(struct wasm_store *s)
+{
+    char err[256];
+    static atomic_bool has_exit_hook;
+    if (!is_compilable(s) || !sbx__jit_llvm_load(err, sizeof(err)))
+        return false;
+    if (!atomic_exchange(&has_exit_hook, true))
+        atexit(at_exit);
+    for (struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
+        if (atomic_load(&s->tierup.cancel) || sbx__wasm_jit_instance(i, err, sizeof(err)) != SBX_OK)
+            return false;
+    }
+    return true;
+}
+
+static void run_one(struct wasm_store *s)
+{
+    unlink_armed(s);
+    running = s;
+    atomic_store(&s->tierup.state, WASM_TIERUP_COMPILING);
+    pthread_mutex_unlock(&mu);
+    bool ok = compile_store(s);
+    pthread_mutex_lock(&mu);
+    atomic_store_explicit(&s->tierup.state, ok ? WASM_TIERUP_NATIVE : WASM_TIERUP_FAILED,
+                          memory_order_release);
+    running = NULL;
+    pthread_cond_broadcast(&done);
+}
+
+/* The armed store to look at first (earliest deadline), or NULL. */
+static struct wasm_store *next_armed(void)
+{
+    struct wasm_store *best = NULL;
+    for (struct wasm_store *s = armed; s; s = s->tierup.next) {
+        if (!best || s->tierup.deadline_ns < best->tierup.deadline_ns)
+            best = s;
+    }
+    return best;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&mu);
+    for (;;) {
+        struct wasm_store *s = is_exiting ? NULL : next_armed();
+        uint64_t now = now_ns();
+        if (!s) {
+            pthread_cond_wait(&wake, &mu);
+        } else if (now < s->tierup.deadline_ns) {
+            struct timespec ts = {.tv_sec = (time_t)(s->tierup.deadline_ns / 1000000000u),
+                                  .tv_nsec = (long)(s->tierup.deadline_ns % 1000000000u)};
+            pthread_cond_timedwait(&wake, &mu, &ts);
+        } else if (busy_ns(s, now) >= threshold_ns(s)) {
+            run_one(s);
+        } else { /* not hot yet: look again when it could be */
+            s->tierup.deadline_ns = now + threshold_ns(s) - busy_ns(s, now);
+        }
+    }
+    return NULL;
+}
+
+/* A forked child has no worker: it starts its own when needed. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&mu);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&mu);
+}
+
+static void after_fork_child(void)
+{
+    pthread_mutex_unlock(&mu);
+    is_started = false;
+    armed = running = NULL;
+}
+
+static bool start_worker(void)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_cond_init(&done, NULL);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 8u << 20); /* LLVM recurses deeply on large functions */
+    pthread_t t;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the host's signals stay with its threads */
+    is_started = pthread_create(&t, &a, worker, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+    static bool has_atfork;
+    if (is_started && !has_atfork)
+        has_atfork = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
+    return is_started;
+}
+
+/* First entry: snapshot the instances and hand the store to the worker. */
+static void arm(struct wasm_store *s, uint64_t now)
+{
+    pthread_mutex_lock(&mu);
+    if (is_started || start_worker()) {
+        s->tierup.insts = s->instances;
+        s->tierup.deadline_ns = now + threshold_ns(s);
+        s->tierup.next = armed;
+        armed = s;
+        atomic_store(&s->tierup.state, WASM_TIERUP_ARMED);
+        pthread_cond_signal(&wake);
+    } else {
+        atomic_store(&s->tierup.state, WASM_TIERUP_FAILED);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+void sbx__wasm_tierup_enter(struct wasm_store *s)
+{
+    uint64_t now = now_ns();
+    if (atomic_load_explicit(&s->tierup.state, memory_order_relaxed) == WASM_TIERUP_IDLE)
+        arm(s, now);
+    atomic_store_explicit(&s->tierup.entered_ns, now, memory_order_relaxed);
+}
+
+void sbx__wasm_tierup_leave(struct wasm_store *s)
+{
+    uint64_t t0 = atomic_load_explicit(&s->tierup.entered_ns, memory_order_relaxed);
+    uint64_t now = now_ns();
+    atomic_store_explicit(&s->tierup.entered_ns, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->tierup.busy_ns, now > t0 ? now - t0 : 0, memory_order_relaxed);
+}
+
+void sbx__wasm_tierup_cancel(struct wasm_store *s)
+{
+    if (atomic_load(&s->tierup.state) == WASM_TIERUP_IDLE)
+        return;
+    pthread_mutex_lock(&mu);
+    unlink_armed(s);
+    atomic_store(&s->tierup.cancel, true);
+    while (running == s)
+        pthread_cond_wait(&done, &mu);
+    pthread_mutex_unlock(&mu);
+}
+
+bool sbx__wasm_tier_native(struct wasm_store *s)
+{
+    return s->limits.tier == WASM_TIER_COMPILED ||
+           atomic_load_explicit(&s->tierup.state, memory_order_acquire) == WASM_TIERUP_NATIVE;
+}
+
+unsigned sbx__wasm_store_tierup_state(struct wasm_store *s)
+{
+    return atomic_load(&s->tierup.state);
+}
+
+uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s)
+{
+    return s->tierup.native_entries;
+}

@@ -1,0 +1,262 @@
+/* AUTO tier's background tier-up (src/wasm/jit/tierup.c): a store that interprets long enough
+ * gets native code and its calls switch to it (the engine's entry counter says so, no timing
+ * is asserted), a short run never loads LLVM, and destroying a store while its compile is in
+ * flight is clean (run under ASan by `make SAN=1 test`). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx_test.h"
+#include "wasm/jit/jit.h"
+#include "wasm/runtime.h"
+#include "wasm/wasm.h"
+#include "wasm_builder.h"
+
+#define WAIT_S 120 /* the longest any state is awaited: LLVM under ASan on a loaded machine */
+
+static struct wasm_store *cur_store;
+static unsigned host_waits_for; /* enum wasm_tierup_state the host import blocks until */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static bool wait_state(struct wasm_store *s, unsigned want)
+{
+    for (double end = now_s() + WAIT_S; now_s() < end; usleep(1000)) {
+        unsigned st = sbx__wasm_store_tierup_state(s);
+        if (st == want || st == WASM_TIERUP_FAILED)
+            return st == want;
+    }
+    return false;
+}
+
+/* The import "wait": blocks (inside the guest's call, so the time counts as interpretation)
+ * until the store reaches host_waits_for. */
+static int host_wait(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
+{
+    (void)c, (void)user, (void)args;
+    res[0].i32 = wait_state(cur_store, host_waits_for) ? 1 : 0;
+    return 0;
+}
+
+static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
+{
+    const struct wasm_module *m = user;
+    if (imp->kind != WASM_EXTERN_FUNC || strcmp(imp->name, "wait") != 0)
+        return false;
+    out->kind = WASM_EXTERN_FUNC;
+    out->u.func = sbx__wasm_func_new_host(cur_store, &m->types[imp->u.func_type], host_wait, NULL);
+    return out->u.func != NULL;
+}
+
+/* work(n) = n + (n-1) + ... + 1 by a loop; run() = work(100), wait(), work(100) + the wait's
+ * result (1 when the state was reached); quick() = work(3). pad extra functions, the i-th
+ * returning work(i % 64 + 1) after filler pairs of i32.const/drop, make the module larger
+ * (exported: the last, as "last"). */
+static uint8_t *build(uint32_t pad, uint32_t filler, size_t *len)
+{
+    struct wb *w = wb_new();
+    uint32_t wait = wb_import_func(w, "t", "wait", "", "i");
+    struct wb_bytes b = {0};
+    /* local 1 = acc; loop: acc += n; n -= 1; br_if n != 0 */
+    wbc_op(&b, WB_OP_LOOP), wbc_op(&b, WB_BLOCKTYPE_VOID);
+    wbc_local_get(&b, 1), wbc_local_get(&b, 0), wbc_op(&b, WB_OP_I32_ADD), wbc_local_set(&b, 1);
+    wbc_local_get(&b, 0), wbc_i32_const(&b, 1), wbc_op(&b, WB_OP_I32_SUB), wbc_local_set(&b, 0);
+    wbc_local_get(&b, 0), wbc_op(&b, WB_OP_BR_IF), wb_bytes_uleb(&b, 0), wbc_end(&b);
+    wbc_local_get(&b, 1), wbc_end(&b);
+    uint32_t work = wb_func(w, "i", "i", "i", &b);
+    wb_bytes_free(&b);
+    struct wb_bytes r = {0};
+    wbc_i32_const(&r, 100), wbc_call(&r, work), wbc_op(&r, WB_OP_DROP);
+    wbc_call(&r, wait), wbc_i32_const(&r, 100), wbc_call(&r, work), wbc_op(&r, WB_OP_I32_ADD);
+    wbc_end(&r);
+    wb_export_func(w, "run", wb_func(w, "", "i", "", &r));
+    wb_bytes_free(&r);
+    struct wb_bytes q = {0};
+    wbc_i32_const(&q, 3), wbc_call(&q, work), wbc_end(&q);
+    wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
+    wb_bytes_free(&q);
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < pad; i++) {
+        struct wb_bytes p = {0};
+        for (uint32_t k = 0; k < filler; k++) /* bytes for the split, no code for LLVM */
+            wbc_i32_const(&p, 1), wbc_op(&p, WB_OP_DROP);
+        wbc_i32_const(&p, (int32_t)(i % 64) + 1), wbc_call(&p, work), wbc_end(&p);
+        last = wb_func(w, "", "i", "", &p);
+        wb_bytes_free(&p);
+    }
+    if (pad)
+        wb_export_func(w, "last", last);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    ck_assert_ptr_nonnull(bytes);
+    return bytes;
+}
+
+struct env {
+    struct wasm_module *m;
+    struct wasm_store *store;
+    struct wasm_instance *inst;
+};
+
+static void env_open_tier(struct env *e, uint32_t pad, uint32_t filler, uint32_t tierup_ms,
+                          uint8_t tier)
+{
+    char err[256] = "";
+    size_t len;
+    uint8_t *bytes = build(pad, filler, &len);
+    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
+    free(bytes);
+    struct wasm_store_limits l = {.tier = tier, .tierup_ms = tierup_ms};
+    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
+    cur_store = e->store;
+    sbx_err rc =
+        sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err, sizeof(err));
+    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+}
+
+static void env_open(struct env *e, uint32_t pad, uint32_t tierup_ms)
+{
+    env_open_tier(e, pad, 0, tierup_ms, WASM_TIER_AUTO);
+}
+
+static void env_close(struct env *e)
+{
+    sbx__wasm_store_destroy(e->store);
+    sbx__wasm_module_destroy(e->m);
+}
+
+static int32_t call(struct env *e, const char *name)
+{
+    struct wasm_extern ext;
+    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
+    wasm_value res[1];
+    memset(res, 0, sizeof(res));
+    struct wasm_trap trap;
+    sbx_err rc = sbx__wasm_func_call(e->store, ext.u.func, NULL, res, &trap);
+    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
+    return (int32_t)res[0].i32;
+}
+
+/* One interpreted call spans the tier-up: its second call of work() is native (entered from
+ * the interpreter), and the result is the same; later host entries are native too. */
+START_TEST(long_run_switches_to_native)
+{
+    struct env e;
+    env_open(&e, 0, 1);
+    host_waits_for = WASM_TIERUP_NATIVE;
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 1); /* work(), from run() */
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 2); /* quick(), from the host */
+    ck_assert(sbx__jit_llvm_is_loaded());
+    env_close(&e);
+}
+END_TEST
+
+/* Under the default threshold a short call never compiles: even past the worker's first look
+ * (the threshold counts time inside calls only), LLVM is not loaded. Check forks each test,
+ * so nothing else in this process loaded it. */
+START_TEST(short_run_never_starts_llvm)
+{
+    struct env e;
+    env_open(&e, 0, 0);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_ARMED);
+    usleep(400 * 1000); /* twice the default threshold */
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_ARMED);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    env_close(&e);
+}
+END_TEST
+
+/* The store goes while its compile runs (2,000 more functions make it last): destroy waits
+ * for the worker to stop, which then compiles the next store normally. */
+START_TEST(destroy_during_compile)
+{
+    struct env e;
+    env_open(&e, 2000, 1);
+    host_waits_for = WASM_TIERUP_COMPILING;
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_COMPILING);
+    env_close(&e);
+    struct env e2;
+    env_open(&e2, 0, 1);
+    host_waits_for = WASM_TIERUP_NATIVE;
+    ck_assert_int_eq(call(&e2, "run"), 5050 + 1);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e2.store), 1);
+    env_close(&e2);
+}
+END_TEST
+
+/* Fuel runs stay in the interpreter, which counts fuel: a metered store never arms. */
+START_TEST(fuel_runs_stay_interpreted)
+{
+    struct env e;
+    env_open(&e, 0, 1);
+    sbx__wasm_store_set_fuel(e.store, 1000000);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_IDLE);
+    env_close(&e);
+}
+END_TEST
+
+/* A function body past 256 KiB (LLVM's time grows faster than its size) keeps the store
+ * interpreted: it reaches FAILED without loading LLVM, and runs on correctly. */
+START_TEST(huge_function_stays_interpreted)
+{
+    struct env e;
+    env_open_tier(&e, 1, 100000, 1, WASM_TIER_AUTO);
+    host_waits_for = WASM_TIERUP_FAILED;
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_FAILED);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    env_close(&e);
+}
+END_TEST
+
+/* A module past engine.c's 64 KiB split (two functions of 36 KB each, mostly i32.const/drop
+ * pairs that give LLVM nothing to do) is compiled as two parts on two threads: the second
+ * part's last() calls work() in the first, and host entries into both are native. */
+START_TEST(two_part_module)
+{
+    struct env e;
+    env_open_tier(&e, 2, 12000, 0, WASM_TIER_COMPILED);
+    ck_assert_uint_ge(e.m->len, 64u << 10);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_int_eq(call(&e, "last"), 2 * 3 / 2); /* the second pad: work(1 % 64 + 1) */
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 2);
+    env_close(&e);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("wasm_tierup");
+    TCase *tc = tcase_create("tierup");
+    tcase_set_timeout(tc, 2 * WAIT_S + 30);
+    tcase_add_test(tc, long_run_switches_to_native);
+    tcase_add_test(tc, short_run_never_starts_llvm);
+    tcase_add_test(tc, destroy_during_compile);
+    tcase_add_test(tc, fuel_runs_stay_interpreted);
+    tcase_add_test(tc, two_part_module);
+    tcase_add_test(tc, huge_function_stays_interpreted);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return sbx_test_main(suite());
+}
