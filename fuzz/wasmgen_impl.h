@@ -1,0 +1,68 @@
+/* fuzz/wasmgen_impl.h: the generator's state, shared by wasmgen.c (module layout, sections) and
+ * wasmgen_body.c (function bodies by typed stack-machine generation). */
+#ifndef SBX_FUZZ_WASMGEN_IMPL_H
+#define SBX_FUZZ_WASMGEN_IMPL_H
+
+#include "wasmgen.h"
+
+#define MAX_FUNCS   4 /* defined; function 0 is the host import env.h */
+#define MAX_TYPES   64
+#define MAX_GLOBALS 6
+#define MAX_LOCALS  16
+#define MAX_STACK   64
+#define MAX_CTRL    8
+
+struct buf {
+    uint8_t *p;
+    size_t len, cap;
+    bool is_bad; /* an allocation failed */
+};
+
+struct frame {
+    uint8_t kind; /* opcode: 0x02 block, 0x03 loop, 0x04 if, 0 = the function body */
+    bool in_else;
+    struct wgen_sig sig;
+    uint32_t height; /* operand stack height below the frame's params */
+};
+
+struct gen {
+    const uint8_t *in;
+    size_t in_left;
+    struct wgen_sig types[MAX_TYPES];
+    uint32_t type_count;
+    uint32_t func_type[MAX_FUNCS + 1]; /* by function index */
+    uint32_t func_count;               /* with the import */
+    uint8_t global_type[MAX_GLOBALS];
+    bool global_is_mut[MAX_GLOBALS];
+    uint32_t global_count;
+    uint32_t mem_pages, table_min;
+    uint32_t passive_data_len, passive_elem_len;
+    /* The function being generated. */
+    struct buf *code;
+    uint8_t local_type[MAX_LOCALS];
+    uint32_t local_count; /* params included */
+    uint32_t param_count;
+    uint32_t scratch_f32, scratch_f64; /* locals for NaN canonicalisation */
+    uint8_t stack[MAX_STACK];
+    uint32_t sp;
+    struct frame ctrl[MAX_CTRL];
+    uint32_t ctrl_count;
+    int steps_left;
+};
+
+uint8_t gen_u8(struct gen *g);
+uint32_t gen_pick(struct gen *g, uint32_t n); /* in [0, n) */
+uint64_t gen_u64(struct gen *g);
+void buf_byte(struct buf *b, uint8_t v);
+void buf_uleb(struct buf *b, uint64_t v);
+void buf_sleb(struct buf *b, int64_t v);
+void buf_bytes(struct buf *b, const void *p, size_t len);
+/* Returns the index of sig in the type section, adding it (UINT32_MAX when it is full). */
+uint32_t gen_type(struct gen *g, const struct wgen_sig *sig);
+/* Interesting bit patterns for a value of type t (constants and call arguments). */
+uint64_t gen_bits(struct gen *g, uint8_t t);
+
+/* Emits the body of function idx (locals vector, code, end) into code. */
+void gen_body(struct gen *g, uint32_t idx, struct buf *code);
+
+#endif
