@@ -95,6 +95,11 @@ typedef bool (*jit_family_fn)(struct jit_func *f, const struct wasm_instr *in, b
 void sbx__jit_push(struct jit_func *f, LLVMValueRef v);
 LLVMValueRef sbx__jit_pop(struct jit_func *f);
 LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype);
+/* A member of a multi-value result: floats travel as their bits, since x86-64 returns a third
+ * floating-point member in x87's st0, whose load quiets a signalling NaN. */
+LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, uint8_t valtype);
+LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype);
+LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype);
 LLVMValueRef sbx__jit_const_ptr(struct jit_mod *jm, const void *p);
 LLVMValueRef sbx__jit_i32(struct jit_mod *jm, uint64_t v);
 LLVMValueRef sbx__jit_i64(struct jit_mod *jm, uint64_t v);

@@ -96,15 +96,23 @@ static void pop_args(struct jit_func *f, LLVMValueRef *args, uint32_t np)
         args[i - 1] = sbx__jit_pop(f);
 }
 
-/* Pushes the results of a native call (void, one value, or a struct). */
-static void push_results(struct jit_func *f, LLVMValueRef ret, uint32_t nr)
+/* Result i of a native call returning several (a struct of sbx__jit_member_type). */
+static LLVMValueRef result_member(struct jit_func *f, LLVMValueRef ret,
+                                  const struct wasm_functype *t, uint32_t i)
 {
-    if (nr == 1) {
+    LLVMValueRef v = L(BuildExtractValue)(f->b, ret, i, "");
+    return sbx__jit_from_member(f, v, t->types[t->param_count + i]);
+}
+
+/* Pushes the results of a native call (void, one value, or a struct). */
+static void push_results(struct jit_func *f, LLVMValueRef ret, const struct wasm_functype *t)
+{
+    if (t->result_count == 1) {
         sbx__jit_push(f, ret);
         return;
     }
-    for (uint32_t i = 0; i < nr; i++)
-        sbx__jit_push(f, L(BuildExtractValue)(f->b, ret, i, ""));
+    for (uint32_t i = 0; i < t->result_count; i++)
+        sbx__jit_push(f, result_member(f, ret, t, i));
 }
 
 /* The slow call: slots, sbx__jit_rt_call(js, func, caller, slots) (which unwinds itself on a
@@ -140,7 +148,7 @@ static bool op_call(struct jit_func *f, uint32_t idx)
         uint32_t def = idx - f->m->func_import_count;
         LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[f->m->func_type_idx[idx]], jm->fns[def],
                                          args, t->param_count, "");
-        push_results(f, ret, t->result_count);
+        push_results(f, ret, t);
         return true;
     }
     call_slow(f, sbx__jit_const_ptr(jm, jm->inst->funcs[idx]), t, args, res);
@@ -204,7 +212,7 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
         f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, jm->fn_table, &def64, 1, ""), "");
     LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[in->idx], native, args, t->param_count, "");
     for (uint32_t i = 0; i < t->result_count; i++)
-        fast[i] = t->result_count == 1 ? ret : L(BuildExtractValue)(f->b, ret, i, "");
+        fast[i] = t->result_count == 1 ? ret : result_member(f, ret, t, i);
     LLVMBasicBlockRef fast_end = L(GetInsertBlock)(f->b);
     L(BuildBr)(f->b, join);
     L(PositionBuilderAtEnd)(f->b, slow_bb);
@@ -252,7 +260,7 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
                                      jm->fns[def_idx], args, t->param_count, "");
     const uint8_t *rtypes = t->types + t->param_count;
     for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++])) {
-        LLVMValueRef v = t->result_count == 1 ? ret : L(BuildExtractValue)(jm->b, ret, i, "");
+        LLVMValueRef v = t->result_count == 1 ? ret : result_member(&f, ret, t, i);
         store_slot(&f, v, rtypes[i], slots, k);
     }
     L(BuildRetVoid)(jm->b);

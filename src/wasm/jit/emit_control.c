@@ -111,8 +111,11 @@ void sbx__jit_return(struct jit_func *f)
         return;
     }
     LLVMValueRef agg = L(GetUndef)(L(GetReturnType)(f->fn_type));
-    for (uint32_t i = 0; i < n; i++)
-        agg = L(BuildInsertValue)(f->b, agg, f->stack[f->sp - n + i], i, "");
+    const uint8_t *rtypes = f->type->types + f->type->param_count;
+    for (uint32_t i = 0; i < n; i++) {
+        LLVMValueRef v = sbx__jit_to_member(f, f->stack[f->sp - n + i], rtypes[i]);
+        agg = L(BuildInsertValue)(f->b, agg, v, i, "");
+    }
     L(BuildRet)(f->b, agg);
 }
 

@@ -48,6 +48,25 @@ LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype)
     }
 }
 
+LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, uint8_t valtype)
+{
+    if (valtype == WASM_F32)
+        return jm->t_i32;
+    return valtype == WASM_F64 ? jm->t_i64 : sbx__jit_type(jm, valtype);
+}
+
+LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype)
+{
+    LLVMTypeRef t = sbx__jit_member_type(f->jm, valtype);
+    return t == sbx__jit_type(f->jm, valtype) ? v : L(BuildBitCast)(f->b, v, t, "");
+}
+
+LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype)
+{
+    LLVMTypeRef t = sbx__jit_type(f->jm, valtype);
+    return t == sbx__jit_member_type(f->jm, valtype) ? v : L(BuildBitCast)(f->b, v, t, "");
+}
+
 LLVMValueRef sbx__jit_i32(struct jit_mod *jm, uint64_t v)
 {
     return L(ConstInt)(jm->t_i32, v, 0);

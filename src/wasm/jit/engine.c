@@ -113,7 +113,8 @@ static LLVMTypeRef native_type(struct jit_mod *jm, const struct wasm_functype *t
     for (uint32_t i = 0; i < np; i++)
         p[i] = sbx__jit_type(jm, t->types[i]);
     for (uint32_t i = 0; i < nr; i++)
-        r[i] = sbx__jit_type(jm, t->types[t->param_count + i]);
+        r[i] = nr == 1 ? sbx__jit_type(jm, t->types[t->param_count])
+                       : sbx__jit_member_type(jm, t->types[t->param_count + i]);
     LLVMTypeRef ret = nr == 0   ? jm->t_void
                       : nr == 1 ? r[0]
                                 : L(StructTypeInContext)(jm->ctx, r, nr, 0);
