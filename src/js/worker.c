@@ -110,11 +110,19 @@ static void quiesce_at_exit(void)
     reap_exited();
 }
 
-/* After the engine's own exit handler is registered, so this one runs first. */
+static pthread_once_t quiesce_once = PTHREAD_ONCE_INIT;
+
+static void add_quiesce(void)
+{
+    atexit(quiesce_at_exit);
+}
+
+/* Called after a run: the engine's own exit handler, registered when the engine started, is then
+ * older, so this one runs first. (Starting the engine earlier would fix its JIT mode before the
+ * first run's policy.js.jit could.) */
 static void register_quiesce(void)
 {
-    (void)sbx__js_can_throttle();
-    atexit(quiesce_at_exit);
+    pthread_once(&quiesce_once, add_quiesce);
 }
 
 static void forget_quiesce(void)
@@ -155,7 +163,6 @@ static void forget_pool_in_child(void)
 static void register_atfork(void)
 {
     pthread_atfork(NULL, NULL, forget_pool_in_child);
-    register_quiesce();
 }
 
 static char *copy_text(const char *s, size_t len)
@@ -247,6 +254,7 @@ static bool job_run(struct sbx__js_job *job, struct sbx__js_engine *engine, bool
         sbx__js_engine_run(engine, &job->in, &job->out);
     else
         sbx__js_eval(&job->in, &job->out);
+    register_quiesce();
     bool was_abandoned = job_unref(job);
     if (was_abandoned)
         atomic_fetch_sub(&abandoned_count, 1);
