@@ -66,8 +66,8 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
  * So exit first waits until every pool thread is parked (or gone, joined) and then holds
  * pool.lock, so none resumes; the engine's exit handler holds the watchdog's lock likewise. */
 #define POOL_DETACH PTHREAD_CREATE_JOINABLE
-#define QUIESCE_WAIT_MS                                                                            \
-    2000 /* a run still live at exit (a host calling exit mid-run) must not hold it up long */
+/* Short: a run still live at exit (a host calling exit mid-run) must not hold exit up long. */
+#define QUIESCE_WAIT_MS 2000
 static atomic_int busy;       /* pool threads not parked in worker_main's wait */
 static pthread_t last_exited; /* under pool.lock: joined by the next one to exit, or at exit */
 static bool has_exited;
