@@ -59,6 +59,9 @@ void sbx__js_test_deaf_ms(unsigned ms);
  * handles the signal it would use); otherwise the pool lowers an abandoned thread's priority. */
 bool sbx__js_can_throttle(void);
 
+/* Fixes the process's JIT mode (policy.js.jit) to jit unless a run already did. */
+void sbx__js_claim_jit(bool jit);
+
 /* Zeroes out and sets the console caps. */
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);
 void sbx__js_eval_out_free(struct sbx__js_eval_out *out);

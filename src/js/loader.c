@@ -207,6 +207,12 @@ void sbx__js_engine_run(struct sbx__js_engine *e, const struct sbx__js_eval_in *
         in->on_done(in->on_done_arg);
 }
 
+void sbx__js_claim_jit(bool jit)
+{
+    if (loaded())
+        (void)mod->jit_claim(jit);
+}
+
 void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
 {
     if (loaded())

@@ -113,16 +113,18 @@ static void quiesce_at_exit(void)
 
 static pthread_once_t quiesce_once = PTHREAD_ONCE_INIT;
 
+/* After the engine's own exit handler is registered (it starts here), so this one runs first. */
 static void add_quiesce(void)
 {
+    (void)sbx__js_can_throttle();
     atexit(quiesce_at_exit);
 }
 
-/* Called after a run: the engine's own exit handler, registered when the engine started, is then
- * older, so this one runs first. (Starting the engine earlier would fix its JIT mode before the
- * first run's policy.js.jit could.) */
-static void register_quiesce(void)
+/* Before the first job starts (a caller may exit the moment its run is done), with the JIT
+ * mode of that job's policy fixed first, as its run would. */
+static void register_quiesce(const struct sbx__js_eval_in *in)
 {
+    sbx__js_claim_jit(in->jit);
     pthread_once(&quiesce_once, add_quiesce);
 }
 
@@ -142,8 +144,9 @@ static void note_exit(void)
 {
 }
 
-static void register_quiesce(void)
+static void register_quiesce(const struct sbx__js_eval_in *in)
 {
+    (void)in;
 }
 
 static void forget_quiesce(void)
@@ -255,7 +258,6 @@ static bool job_run(struct sbx__js_job *job, struct sbx__js_engine *engine, bool
         sbx__js_engine_run(engine, &job->in, &job->out);
     else
         sbx__js_eval(&job->in, &job->out);
-    register_quiesce();
     bool was_abandoned = job_unref(job);
     if (was_abandoned)
         atomic_fetch_sub(&abandoned_count, 1);
@@ -342,6 +344,7 @@ static bool spawn(struct sbx__js_job *job)
 sbx_err sbx__js_job_start(struct sbx__js_job *job)
 {
     pthread_once(&atfork_once, register_atfork);
+    register_quiesce(&job->in);
     if (atomic_load(&abandoned_count) >= SBX_JS_MAX_ABANDONED)
         return SBX_E_UNAVAILABLE;
     pthread_mutex_lock(&job->lock);
