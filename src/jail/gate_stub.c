@@ -97,7 +97,7 @@ static struct sbx__gate_job *job_start(const char *name)
         atomic_fetch_sub(&threads_alive, 1);
         return NULL;
     }
-    strcpy(j->name, name); /* both SBX__DNS_NAME_MAX */
+    snprintf(j->name, sizeof(j->name), "%s", name); /* both SBX__DNS_NAME_MAX */
     atomic_store(&j->refs, 2);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
