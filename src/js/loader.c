@@ -215,8 +215,7 @@ void sbx__js_claim_jit(bool jit)
 
 void sbx__js_eval(const struct sbx__js_eval_in *in, struct sbx__js_eval_out *out)
 {
-    if (loaded())
-        (void)mod->jit_claim(in->jit); /* before the engine starts: the first run picks its mode */
+    sbx__js_claim_jit(in->jit); /* before the engine starts: the first run picks its mode */
     sbx__js_engine_run(sbx__js_engine_create(), in, out);
 }
 
