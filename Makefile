@@ -1,7 +1,7 @@
 # sbx: GNU Make + pkg-config. `make`, `make test`, `make SAN=1 test`, `make demo`.
 # Each tier adds its own rules in mk/<module>.mk; this file holds what all share.
 
-VERSION   := 0.1.0
+VERSION   := 0.2.0
 PREFIX    ?= /usr/local
 SAN       ?= 0
 CC        ?= cc

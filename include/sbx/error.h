@@ -52,7 +52,8 @@ SBX_API const char *sbx_err_message(sbx_err err);
 /* Looks a code up by its stable name; returns 0 and sets *out, or -1 if no code has that name. */
 SBX_API int sbx_err_from_name(const char *name, sbx_err *out);
 
-/* Returns the library version string ("0.1.0"). */
+/* Returns the library version string ("0.2.0"; 0.2.0 added sbx_result.denials, changing
+ * sbx_result's size). */
 SBX_API const char *sbx_version(void);
 
 #ifdef __cplusplus

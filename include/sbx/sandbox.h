@@ -39,6 +39,29 @@ typedef enum sbx_limit {
 #define SBX_ENFORCED_LANDLOCK  (1u << 4)
 #define SBX_ENFORCED_NETNS     (1u << 5)
 
+/* What a denied destination was: the process tier's connect() and DNS stub, the wasm tier's
+ * sock_connect and sock_addr_resolve. */
+typedef enum sbx_denial_kind {
+    SBX_DENIAL_CONNECT = 0, /* a connect: host is the address as the guest gave it, with port */
+    SBX_DENIAL_DNS = 1,     /* a name lookup: host is the name asked for, port 0 */
+} sbx_denial_kind;
+
+#define SBX_DENIALS_MAX     64  /* distinct destinations a result lists; the rest only count */
+#define SBX_DENIAL_HOST_MAX 256 /* a DNS name (253) or an AF_UNIX path (107) with its NUL */
+
+/* One denied destination of a run, with how often it was denied. */
+typedef struct sbx_denial {
+    sbx_denial_kind kind;
+    /* connect: the guest's sockaddr family (AF_INET, AF_INET6, AF_UNIX, ...); dns: AF_UNSPEC. */
+    int family;
+    /* AF_INET/AF_INET6: the address as inet_ntop writes it; AF_UNIX: the path, '@' first for
+     * an abstract name; dns: the name; other families: "". Bytes outside printable ASCII are
+     * shown as '?'. */
+    char host[SBX_DENIAL_HOST_MAX];
+    uint16_t port;  /* AF_INET/AF_INET6 connects; else 0 */
+    uint64_t count; /* times the run was denied this destination */
+} sbx_denial;
+
 /* What to run. Fields a backend does not use must be zero/NULL. All pointers are borrowed for
  * the duration of sbx_sandbox_run(). */
 typedef struct sbx_run_input {
@@ -77,6 +100,13 @@ typedef struct sbx_result {
     double duration_ms;
     sbx_backend backend;
     unsigned enforced; /* SBX_ENFORCED_* bits (process tier) */
+    /* net.outbound (process and wasm tiers): the distinct destinations denied, in the order
+     * first denied, at most SBX_DENIALS_MAX; NULL when none. denied_total counts every denial
+     * of the run, listed or not; denials_truncated says some destination is not listed. */
+    sbx_denial *denials;
+    size_t denial_count;
+    uint64_t denied_total;
+    bool denials_truncated;
 } sbx_result;
 
 typedef struct sbx_sandbox sbx_sandbox;
@@ -124,7 +154,9 @@ SBX_API void sbx_result_free(sbx_result *result);
 /* Returns the result as one JSON object, the shape `sbx eval` prints:
  * {"ok":..,"value":..,"stdout":..,"stderr":..,"stdoutTruncated":..,"stderrTruncated":..,
  *  "error":null|{"code":..,"message":..},"durationMs":..,"backend":..} plus exitCode, signal,
- * limit for the process and wasm tiers. The caller frees it with sbx_free(); NULL on NOMEM. */
+ * limit and "denied":{"total":..,"truncated":..,"destinations":[{"kind":"connect"|"dns",
+ * "family":"ipv4"|"ipv6"|"unix"|..|null,"host":..,"port":..|null,"destination":..,"count":..}]}
+ * for the process and wasm tiers. The caller frees it with sbx_free(); NULL on NOMEM. */
 SBX_API char *sbx_result_to_json(const sbx_result *result);
 
 #ifdef __cplusplus

@@ -1,10 +1,13 @@
 /* core/result.c: the one result shape, and its JSON form (what `sbx eval` prints). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <jansson.h>
 #include <sbx/sandbox.h>
 
+#include "core/denials.h"
 #include "core/json.h"
 #include "util/alloc.h"
 #include "util/utf8.h"
@@ -17,6 +20,7 @@ void sbx_result_free(sbx_result *result)
     sbx__free(result->value_json);
     sbx__free(result->stdout_data);
     sbx__free(result->stderr_data);
+    sbx__free(result->denials);
     memset(result, 0, sizeof(*result));
     result->exit_code = -1;
 }
@@ -90,6 +94,64 @@ static json_t *enforced_of(unsigned bits)
     return a;
 }
 
+static json_t *family_of(int family)
+{
+    static const struct {
+        int family;
+        const char *name;
+    } names[] = {{AF_INET, "ipv4"},       {AF_INET6, "ipv6"},    {AF_UNIX, "unix"},
+                 {AF_NETLINK, "netlink"}, {AF_PACKET, "packet"}, {AF_UNSPEC, "unspec"}};
+    char other[32];
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (names[i].family == family)
+            return json_string(names[i].name);
+    snprintf(other, sizeof(other), "af-%d", family);
+    return json_string(other);
+}
+
+static json_t *denial_of(const sbx_denial *d)
+{
+    bool is_dns = d->kind == SBX_DENIAL_DNS;
+    bool has_port = !is_dns && (d->family == AF_INET || d->family == AF_INET6);
+    char dest[SBX_DENIAL_HOST_MAX + 16];
+    sbx__denial_destination(d, dest, sizeof(dest));
+    json_t *o = json_object();
+    int rc = json_object_set_new(o, "kind", json_string(is_dns ? "dns" : "connect"));
+    rc |= json_object_set_new(o, "family", is_dns ? json_null() : family_of(d->family));
+    rc |= json_object_set_new(o, "host", json_string(d->host));
+    rc |= json_object_set_new(o, "port", has_port ? json_integer(d->port) : json_null());
+    rc |= json_object_set_new(o, "destination", json_string(dest));
+    rc |= json_object_set_new(o, "count", json_integer((json_int_t)d->count));
+    if (rc) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* {"total":..,"truncated":..,"destinations":[..]}: what net.outbound denied, never more
+ * destinations than the result holds and never a total short of what was counted. */
+static json_t *denied_of(const sbx_result *r)
+{
+    json_t *list = json_array();
+    int rc = list ? 0 : -1;
+    for (size_t i = 0; i < r->denial_count && !rc; i++)
+        rc = json_array_append_new(list, denial_of(&r->denials[i]));
+    json_t *o = rc ? NULL : json_object();
+    if (!o) {
+        json_decref(list);
+        return NULL;
+    }
+    rc = json_object_set_new(o, "total", json_integer((json_int_t)r->denied_total));
+    rc |= json_object_set_new(o, "truncated", json_boolean(r->denials_truncated));
+    rc |= json_object_set_new(o, "destinations", list);
+    if (rc) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 char *sbx_result_to_json(const sbx_result *r)
 {
     if (!r)
@@ -113,6 +175,7 @@ char *sbx_result_to_json(const sbx_result *r)
         rc |= json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
         const char *lim = limit_name(r->limit);
         rc |= json_object_set_new(o, "limit", lim ? json_string(lim) : json_null());
+        rc |= json_object_set_new(o, "denied", denied_of(r));
         if (r->backend == SBX_BACKEND_PROCESS)
             rc |= json_object_set_new(o, "enforced", enforced_of(r->enforced));
     }

@@ -54,16 +54,28 @@ static bool is_live(const struct sbx__jail_gate *g, uint64_t id)
     return ioctl(g->listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-void sbx__jail_gate_count_denial(struct sbx__jail_gate *g)
+void sbx__jail_gate_deny_connect(struct sbx__jail_gate *g, const struct sockaddr_storage *addr,
+                                 socklen_t addr_len)
 {
-    g->denied_count++;
+    sbx__denials_add_sockaddr(&g->denials, addr, addr_len);
     sbx__telemetry_denied("net.outbound");
 }
 
-static void deny(struct sbx__jail_gate *g, uint64_t id, int err)
+void sbx__jail_gate_deny_name(struct sbx__jail_gate *g, const char *name)
 {
-    sbx__jail_gate_count_denial(g);
-    answer(g, id, err);
+    sbx__denials_add(&g->denials, SBX_DENIAL_DNS, AF_UNSPEC, name, 0);
+    sbx__telemetry_denied("net.outbound");
+}
+
+void sbx__jail_gate_denials(struct sbx__jail_gate *g, sbx_result *out)
+{
+    sbx__denials_move(&g->denials, out);
+}
+
+static void deny(struct sbx__jail_gate *g, const struct ask *a, int err)
+{
+    sbx__jail_gate_deny_connect(g, &a->addr, a->addr_len);
+    answer(g, a->id, err);
 }
 
 static uint64_t netns_cookie(int sock)
@@ -289,7 +301,7 @@ static void decide(struct sbx__jail_gate *g, const struct ask *a, int sock, stru
     } else if (si->domain != AF_INET && si->domain != AF_INET6) {
         /* AF_UNIX and the rest: the broker never performs them (a path would resolve in the
          * host's mount namespace), and continuing the guest's call is a TOCTOU hole. */
-        deny(g, a->id, EACCES);
+        deny(g, a, EACCES);
     } else if (type == SOCK_DGRAM ||
                (a->addr_len >= sizeof(sa_family_t) && a->addr.ss_family == AF_UNSPEC)) {
         /* The guest's own socket in its own namespace (no route out): UDP, or a disconnect.
@@ -297,7 +309,7 @@ static void decide(struct sbx__jail_gate *g, const struct ask *a, int sock, stru
         int rc = connect(sock, (const struct sockaddr *)&a->addr, a->addr_len);
         answer(g, a->id, rc == 0 ? 0 : errno);
     } else if (type != SOCK_STREAM || si->protocol != IPPROTO_TCP) {
-        deny(g, a->id, EACCES);
+        deny(g, a, EACCES);
     } else {
         char ip[INET6_ADDRSTRLEN];
         uint16_t port = 0;
@@ -305,7 +317,7 @@ static void decide(struct sbx__jail_gate *g, const struct ask *a, int sock, stru
         if (err)
             answer(g, a->id, err);
         else if (!is_allowed(g, ip, port))
-            deny(g, a->id, ECONNREFUSED);
+            deny(g, a, ECONNREFUSED);
         else
             broker(g, a, si);
     }
@@ -484,6 +496,7 @@ void sbx__jail_gate_destroy(struct sbx__jail_gate *g)
         g->conns[i].sock = -1;
     }
     sbx__jail_gate_stub_destroy(g);
+    sbx__denials_free(&g->denials);
     sbx_outbound_allowlist_free(g->rules, g->rule_count);
     g->rules = NULL;
     g->rule_count = 0;

@@ -14,6 +14,7 @@
 
 #include <sbx/plugin.h>
 
+#include "core/denials.h"
 #include "jail/gate_dns.h"
 #include "jail/jail.h"
 
@@ -70,8 +71,8 @@ struct sbx__jail_gate {
     int ctrl_fd;     /* the parent's end of the socketpair the listener arrives on, or -1 */
     int listener_fd; /* the seccomp listener, or -1 */
     uint64_t host_netns_cookie;
-    bool has_pidfd_thread; /* Linux 6.9: a pidfd for any thread, not only a group leader */
-    uint64_t denied_count;
+    bool has_pidfd_thread;       /* Linux 6.9: a pidfd for any thread, not only a group leader */
+    struct sbx__denials denials; /* every denial of the run, for sbx_result.denials */
     struct sbx__jail_gate_conn conns[SBX__GATE_PENDING];
     int stub_fd;  /* the DNS stub's socket, in the guest's namespace, or -1 */
     int timer_fd; /* fires at the earliest deadline of conns[] and queries[] */
@@ -99,7 +100,12 @@ void sbx__jail_gate_stub_destroy(struct sbx__jail_gate *g);
 bool sbx__jail_gate_name_allows(const struct sbx__jail_gate *g, const char *ip, uint16_t port);
 /* Arms the gate's timer at the earliest deadline of a parked connect or a question. */
 void sbx__jail_gate_arm(const struct sbx__jail_gate *g);
-/* Counts one denial (telemetry and the run's tally). */
-void sbx__jail_gate_count_denial(struct sbx__jail_gate *g);
+/* Counts one denial (telemetry and the run's list): a connect to the broker's copy of the
+ * guest's address, or a name the stub answered NXDOMAIN. */
+void sbx__jail_gate_deny_connect(struct sbx__jail_gate *g, const struct sockaddr_storage *addr,
+                                 socklen_t addr_len);
+void sbx__jail_gate_deny_name(struct sbx__jail_gate *g, const char *name);
+/* Hands the run's denials to out (outcome.c, once the supervisor is done). */
+void sbx__jail_gate_denials(struct sbx__jail_gate *g, sbx_result *out);
 
 #endif

@@ -254,7 +254,7 @@ static void ask(struct sbx__jail_gate *g, const struct sbx__dns_query *q,
 {
     bool is_address = q->qtype == SBX__DNS_A || q->qtype == SBX__DNS_AAAA;
     if (!q->is_plain_name || !is_listed(g, q->name)) {
-        sbx__jail_gate_count_denial(g);
+        sbx__jail_gate_deny_name(g, q->name);
         send_answer(g, q, from, from_len, SBX__DNS_NXDOMAIN, NULL, 0);
     } else if (q->qclass != SBX__DNS_CLASS_IN) {
         send_answer(g, q, from, from_len, SBX__DNS_REFUSED, NULL, 0);

@@ -149,6 +149,8 @@ sbx_err sbx__jail_outcome(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     sbx_err e =
         sbx__jail_supervise(&w, &run->interrupt_reason, out, r->spec.exec_fd >= 0 ? &result : NULL);
     r->pipes[0][1] = -1; /* the supervisor closed stdin */
+    if (r->has_gate)
+        sbx__jail_gate_denials(&r->gate, out);
     if (e) {
         sbx__buf_free(&result);
         return e;

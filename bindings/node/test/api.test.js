@@ -134,7 +134,7 @@ test('package: the subpath exports resolve to the same objects', T, () => {
     if (typeof v === 'string') continue;
     assert.ok(require('node:fs').existsSync(require('node:path').join(__dirname, '..', v.types)), `${k} types`);
   }
-  assert.equal(root.version, '0.1.0');
+  assert.equal(root.version, '0.2.0');
 });
 
 test('teardown: process.exit during a run and a pending host call exits cleanly', T, () => {

@@ -49,4 +49,4 @@ def test_error_registry_is_libsbx():
     assert sbx.error_message(1) == "run exceeded its time limit"
     e = sbx.SbxError("SANDBOX_ABORTED", "stop")
     assert e.code == "SANDBOX_ABORTED" and e.value == 2 and e.result is None and "stop" in str(e)
-    assert sbx.LIBRARY_VERSION == "0.1.0"
+    assert sbx.LIBRARY_VERSION == "0.2.0"

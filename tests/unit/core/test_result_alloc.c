@@ -19,6 +19,12 @@
 /* A failed process run: every member present, ill-formed UTF-8 in stderr to sanitise. */
 static sbx_result sample(void)
 {
+    static sbx_denial denials[] = {{.kind = SBX_DENIAL_CONNECT,
+                                    .family = 2 /* AF_INET */,
+                                    .host = "10.0.0.1",
+                                    .port = 80,
+                                    .count = 2},
+                                   {.kind = SBX_DENIAL_DNS, .host = "evil.example", .count = 1}};
     static char out[] = "line\n", err[] = "bad \xff byte", msg[] = "guest killed by SIGKILL";
     static char value[] = "{\"a\": [1, 2, {\"b\": \"c\"}]}";
     return (sbx_result){.ok = false,
@@ -34,7 +40,10 @@ static sbx_result sample(void)
                         .limit = SBX_LIMIT_TIMEOUT,
                         .duration_ms = 12.5,
                         .backend = SBX_BACKEND_PROCESS,
-                        .enforced = SBX_ENFORCED_CGROUP_V2 | SBX_ENFORCED_SECCOMP};
+                        .enforced = SBX_ENFORCED_CGROUP_V2 | SBX_ENFORCED_SECCOMP,
+                        .denials = denials,
+                        .denial_count = 2,
+                        .denied_total = 3};
 }
 
 /* use_jansson: fail jansson's nth allocation, else the library's. jansson's lexer reports some
@@ -48,6 +57,7 @@ static void walk(bool use_jansson)
     char *want = sbx_result_to_json(&r);
     ck_assert_ptr_nonnull(want);
     ck_assert_ptr_nonnull(strstr(want, "\"enforced\":[\"cgroup-v2\",\"seccomp\"]"));
+    ck_assert_ptr_nonnull(strstr(want, "\"count\":2},{\"kind\":\"dns\""));
     unsigned long n, ok_run = 0, failures = 0;
     for (n = 1; n < MAX_STEPS && ok_run < CONFIRM_STEPS; n++) {
         jansson_arm(use_jansson ? n : 0);

@@ -691,6 +691,113 @@ START_TEST(test_denials_counted)
 }
 END_TEST
 
+/* The result lists what was denied, as the guest asked for it: a port denied three times (its
+ * listener sees 0 connections) and an unlisted name, once each with its count; the allowed
+ * connect and the listed name are not listed (they reach the server and get an answer). */
+static const char denied_mix[] =
+    "import socket, struct\n"
+    "def q(name):\n"
+    "    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)\n"
+    "    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))\n"
+    "    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\\0\\0\\1\\0\\1', "
+    "('127.0.0.1', 53))\n"
+    "    return u.recv(512)[3] & 15\n"
+    "print([socket.socket().connect_ex(('127.0.0.1', %d)) for i in range(3)])\n"
+    "print(q('evil.example'), q('api.localhost'))\n"
+    "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n";
+
+static void check_denial(const sbx_denial *d, sbx_denial_kind kind, int family, const char *host,
+                         uint16_t port, uint64_t count)
+{
+    ck_assert_int_eq(d->kind, kind);
+    ck_assert_int_eq(d->family, family);
+    ck_assert_str_eq(d->host, host);
+    ck_assert_int_eq(d->port, port);
+    ck_assert_int_eq(d->count, count);
+}
+
+START_TEST(test_denials_listed)
+{
+    struct server a, b;
+    server_start(&a);
+    server_start(&b);
+    char pats[64], code[2048];
+    snprintf(pats, sizeof(pats), "\"api.localhost:%d\"", a.port);
+    snprintf(code, sizeof(code), denied_mix, b.port, a.port);
+    sbx_sandbox *sb = outbound_sandbox(pats);
+    sbx_result r;
+    const char *argv[] = {"python3", "-S", "-c", code, NULL};
+    ck_assert_int_eq(jt_run_argv(sb, argv, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_str_eq(jt_out(&r), "[111, 111, 111]\n3 0\n0\n");
+    ck_assert_int_eq(r.denial_count, 2);
+    check_denial(&r.denials[0], SBX_DENIAL_CONNECT, AF_INET, "127.0.0.1", (uint16_t)b.port, 3);
+    check_denial(&r.denials[1], SBX_DENIAL_DNS, AF_UNSPEC, "evil.example", 0, 1);
+    ck_assert_int_eq(r.denied_total, 4);
+    ck_assert(!r.denials_truncated);
+    char *j = sbx_result_to_json(&r);
+    char want[512];
+    snprintf(want, sizeof(want),
+             "\"denied\":{\"total\":4,\"truncated\":false,\"destinations\":["
+             "{\"kind\":\"connect\",\"family\":\"ipv4\",\"host\":\"127.0.0.1\",\"port\":%d,"
+             "\"destination\":\"127.0.0.1:%d\",\"count\":3},"
+             "{\"kind\":\"dns\",\"family\":null,\"host\":\"evil.example\",\"port\":null,"
+             "\"destination\":\"evil.example\",\"count\":1}]}",
+             b.port, b.port);
+    ck_assert_msg(j && strstr(j, want), "%s", j ? j : "NULL");
+    sbx_free(j);
+    sbx_result_free(&r);
+    /* The next run on the handle starts with an empty list. */
+    const char *quiet[] = {"python3", "-S", "-c", "pass", NULL};
+    ck_assert_int_eq(jt_run_argv(sb, quiet, &r), SBX_OK);
+    ck_assert_msg(r.ok && r.denial_count == 0 && !r.denials && r.denied_total == 0, "%s",
+                  r.error_message);
+    j = sbx_result_to_json(&r);
+    ck_assert_msg(j &&
+                      strstr(j, "\"denied\":{\"total\":0,\"truncated\":false,\"destinations\":[]}"),
+                  "%s", j ? j : "NULL");
+    sbx_free(j);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+    ck_assert_int_eq(server_stop(&a), 1);
+    ck_assert_int_eq(server_stop(&b), 0);
+}
+END_TEST
+
+/* More distinct destinations than a result lists: the first SBX_DENIALS_MAX in order, each once,
+ * truncated set, and the total counts every denial (the extra ones and a repeat of the first). */
+START_TEST(test_denials_bounded)
+{
+    int distinct = SBX_DENIALS_MAX + 6;
+    char code[512];
+    snprintf(code, sizeof(code),
+             "import socket\n"
+             "rc = [socket.socket().connect_ex(('127.0.0.1', 20000 + i)) for i in range(%d)]\n"
+             "rc.append(socket.socket().connect_ex(('127.0.0.1', 20000)))\n"
+             "print(set(rc))\n",
+             distinct);
+    sbx_sandbox *sb = outbound_sandbox("\"127.0.0.1:1\"");
+    sbx_result r;
+    const char *argv[] = {"python3", "-S", "-c", code, NULL};
+    ck_assert_int_eq(jt_run_argv(sb, argv, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_str_eq(jt_out(&r), "{111}\n");
+    ck_assert_int_eq(r.denial_count, SBX_DENIALS_MAX);
+    for (int i = 0; i < SBX_DENIALS_MAX; i++)
+        check_denial(&r.denials[i], SBX_DENIAL_CONNECT, AF_INET, "127.0.0.1", (uint16_t)(20000 + i),
+                     i == 0 ? 2 : 1);
+    ck_assert(r.denials_truncated);
+    ck_assert_int_eq(r.denied_total, (uint64_t)distinct + 1);
+    char *j = sbx_result_to_json(&r);
+    char want[64];
+    snprintf(want, sizeof(want), "\"denied\":{\"total\":%d,\"truncated\":true,", distinct + 1);
+    ck_assert_msg(j && strstr(j, want), "%s", j ? j : "NULL");
+    sbx_free(j);
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
     Suite *s = suite_create("gate");
@@ -705,6 +812,8 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_sndtimeo_bounds_connect);
     tcase_add_test(tc, test_thread_connect);
     tcase_add_test(tc, test_denials_counted);
+    tcase_add_test(tc, test_denials_listed);
+    tcase_add_test(tc, test_denials_bounded);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_wildcard_names);
     tcase_add_test(tc, test_name_ports);

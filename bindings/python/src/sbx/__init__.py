@@ -20,16 +20,16 @@ from .grants import (
     run_conformance,
 )
 from .policy import Policy
-from .result import ErrorInfo, Result
+from .result import Denial, Denied, ErrorInfo, Result
 from .sandbox import Sandbox, aeval_js, arun, eval_js, run
 from .wasm import WasmPlugin
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 LIBRARY_VERSION: str = _cdll.sbx_version().decode()
 
 __all__ = [
-    "ERROR_CODES", "Conformance", "ConformanceCase", "ErrorInfo", "Policy", "PolicyError",
-    "PreopenMatch", "Result", "Rule", "Sandbox", "SbxError", "WasiPreopen", "WasmPlugin",
-    "aeval_js", "arun", "error_message", "error_name", "eval_js", "match_preopen",
+    "ERROR_CODES", "Conformance", "ConformanceCase", "Denial", "Denied", "ErrorInfo", "Policy",
+    "PolicyError", "PreopenMatch", "Result", "Rule", "Sandbox", "SbxError", "WasiPreopen",
+    "WasmPlugin", "aeval_js", "arun", "error_message", "error_name", "eval_js", "match_preopen",
     "outbound_allowed", "outbound_allowlist", "preopens", "run", "run_conformance",
 ]

@@ -45,6 +45,16 @@ def _load() -> ctypes.CDLL:
 lib = _load()
 
 
+class Denial(Structure):
+    _fields_ = [
+        ("kind", c_int),
+        ("family", c_int),
+        ("host", c_char * 256),
+        ("port", c_uint16),
+        ("count", c_uint64),
+    ]
+
+
 class Result(Structure):
     _fields_ = [
         ("ok", c_bool),
@@ -63,6 +73,10 @@ class Result(Structure):
         ("duration_ms", c_double),
         ("backend", c_int),
         ("enforced", c_uint),
+        ("denials", POINTER(Denial)),
+        ("denial_count", c_size_t),
+        ("denied_total", c_uint64),
+        ("denials_truncated", c_bool),
     ]
 
 

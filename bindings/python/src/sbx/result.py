@@ -19,6 +19,35 @@ class ErrorInfo:
 
 
 @dataclass(frozen=True)
+class Denial:
+    """One destination net.outbound denied: kind "connect" (family, host, port) or "dns"."""
+
+    kind: str
+    family: str | None
+    host: str
+    port: int | None
+    destination: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Denied:
+    """The run's denials: every one counts in total; destinations lists at most 64 distinct
+    ones, and truncated says some were left out."""
+
+    total: int = 0
+    truncated: bool = False
+    destinations: tuple[Denial, ...] = ()
+
+
+def _denied(d: dict[str, Any] | None) -> Denied:
+    if not d:
+        return Denied()
+    return Denied(total=d["total"], truncated=d["truncated"],
+                  destinations=tuple(Denial(**x) for x in d["destinations"]))
+
+
+@dataclass(frozen=True)
 class Result:
     """ok, value (the returned JSON value, or the wasm call's first result), output, error."""
 
@@ -35,6 +64,7 @@ class Result:
     signal: int | None = None
     limit: str | None = None
     enforced: tuple[str, ...] = ()
+    denied: Denied = field(default_factory=Denied)
     values: tuple[Any, ...] = field(default=())
 
     def raise_for_error(self) -> "Result":
@@ -63,5 +93,6 @@ def from_c(r: CResult, values: tuple[Any, ...] = ()) -> Result:
         error=ErrorInfo(err["code"], err["message"]) if err else None,
         duration_ms=d["durationMs"], backend=d["backend"], exit_code=d.get("exitCode"),
         signal=d.get("signal"), limit=d.get("limit"), enforced=tuple(d.get("enforced", ())),
+        denied=_denied(d.get("denied")),
         values=values,
     )
