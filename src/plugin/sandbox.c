@@ -162,6 +162,8 @@ static sbx_err invoke(struct sbx_wasm_sandbox *sb, struct wasm_func *f, const wa
         rc = sbx__wasm_func_call(sb->store, f, args, results, &trap);
     sbx__plugin_end_call(sb);
     sbx__plugin_set_outcome(sb, rc, &trap, out);
+    if (sb->wasi)
+        sbx__wasi_take_denials(sb->wasi, out);
     return rc == SBX_OK || rc == SBX_E_WASM_TRAP ? SBX_OK : rc;
 }
 

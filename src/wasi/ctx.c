@@ -96,6 +96,11 @@ void sbx__wasi_deny(struct sbx__wasi *w, const char *capability)
         w->on_denied(w->user, capability);
 }
 
+void sbx__wasi_take_denials(struct sbx__wasi *w, sbx_result *out)
+{
+    sbx__denials_move(&w->net_denials, out);
+}
+
 uint64_t sbx__wasi_denied_count(const struct sbx__wasi *w)
 {
     return atomic_load(&((struct sbx__wasi *)w)->denied);
@@ -380,6 +385,7 @@ void sbx__wasi_destroy(struct sbx__wasi *w)
         sbx__free(w->outbound[i].host);
     sbx__free(w->outbound);
     sbx__wasi_sock_names_free(w);
+    sbx__denials_free(&w->net_denials);
     sbx__free(w->stdin_data);
     sbx__free(w->bindings);
     if (w->wake_fd >= 0)

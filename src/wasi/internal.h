@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/denials.h"
 #include "wasi/wasi.h"
 
 /* Preview1 errno values (witx typenames "errno"). */
@@ -190,6 +191,7 @@ struct sbx__wasi {
     void (*on_denied)(void *user, const char *capability);
     void *user;
     _Atomic uint64_t denied;
+    struct sbx__denials net_denials; /* net.connect/net.resolve ones, for the call's result */
     enum sbx__wasi_resolver resolver;
     int wake_fd; /* eventfd readable once interrupted */
     atomic_bool is_interrupted;

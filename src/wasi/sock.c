@@ -184,6 +184,7 @@ WASI_FN(sock_connect)
     if ((err = read_addr(e, a[1].i32, a[2].i32, &ss, &len)) != 0)
         return err;
     if (!connect_allowed(e->w, &ss, (uint16_t)a[2].i32)) {
+        sbx__denials_add_sockaddr(&e->w->net_denials, &ss, len);
         sbx__wasi_deny(e->w, "net.connect");
         return WASI_EACCES;
     }

@@ -134,6 +134,7 @@ WASI_FN(sock_addr_resolve)
         return a[2].i32 > 65535 ? WASI_EINVAL : WASI_EFAULT;
     }
     if (!resolve_allowed(e->w, host, a[2].i32)) {
+        sbx__denials_add(&e->w->net_denials, SBX_DENIAL_DNS, AF_UNSPEC, host, 0);
         sbx__free(host);
         sbx__wasi_deny(e->w, "net.resolve");
         return WASI_EACCES;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <sbx/error.h>
+#include <sbx/sandbox.h>
 
 #include "core/policy.h"
 #include "util/buf.h"
@@ -83,6 +84,8 @@ void sbx__wasi_interrupt(struct sbx__wasi *w);
  * from the thread that runs the guest, while the guest is not running. Accepts NULL. */
 void sbx__wasi_clear_interrupt(struct sbx__wasi *w);
 
+/* Hands the net.connect and net.resolve denials since the last call of it to out. */
+void sbx__wasi_take_denials(struct sbx__wasi *w, sbx_result *out);
 /* Number of denials counted so far (also reported through on_denied). */
 uint64_t sbx__wasi_denied_count(const struct sbx__wasi *w);
 

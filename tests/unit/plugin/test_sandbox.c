@@ -54,6 +54,89 @@ START_TEST(command_output_is_captured)
 }
 END_TEST
 
+/* A command that opens a socket, connects twice to 127.0.0.1:9 and resolves "evil.example",
+ * each refused unless the policy lists it. */
+static uint8_t *net_probe(size_t *len)
+{
+    struct wb *w = wb_new();
+    uint32_t sock_open = wb_import_func(w, "wasi_snapshot_preview1", "sock_open", "iii", "i");
+    uint32_t sock_connect = wb_import_func(w, "wasi_snapshot_preview1", "sock_connect", "iii", "i");
+    uint32_t resolve =
+        wb_import_func(w, "wasi_snapshot_preview1", "sock_addr_resolve", "iiiiii", "i");
+    wb_memory(w, 1, -1);
+    wb_export_memory(w, "memory");
+    uint32_t addr[2] = {108, 4}; /* {buf, len} -> 127.0.0.1 */
+    static const uint8_t lo[4] = {127, 0, 0, 1};
+    wb_data(w, 100, addr, sizeof(addr));
+    wb_data(w, 108, lo, sizeof(lo));
+    wb_data(w, 300, "evil.example", 12);
+    struct wb_bytes c = {0};
+    int32_t open_args[] = {1, 2, 0}, resolve_args[] = {300, 12, 0, 400, 4, 8};
+    for (size_t i = 0; i < 3; i++)
+        wbc_i32_const(&c, open_args[i]);
+    wbc_call(&c, sock_open);
+    wbc_op(&c, WB_OP_DROP);
+    for (int i = 0; i < 2; i++) {
+        wbc_i32_const(&c, 0);
+        wbc_i32_load(&c);
+        wbc_i32_const(&c, 100);
+        wbc_i32_const(&c, 9);
+        wbc_call(&c, sock_connect);
+        wbc_op(&c, WB_OP_DROP);
+    }
+    for (size_t i = 0; i < 6; i++)
+        wbc_i32_const(&c, resolve_args[i]);
+    wbc_call(&c, resolve);
+    wbc_op(&c, WB_OP_DROP);
+    wbc_end(&c);
+    return wb_finish_export(w, "_start", "", "", &c, len);
+}
+
+/* The wasm tier's denials land in the result as the process tier's do: through the handle and
+ * through sbx_sandbox_run(). The control allows both: nothing is listed. */
+START_TEST(net_denials_listed)
+{
+    size_t len;
+    uint8_t *bytes = net_probe(&len);
+    sbx_wasm_sandbox *sb = make(bytes, len, "{\"net\":{\"outbound\":[\"a.test:1\"]}}", NULL);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_uint_eq(r.denial_count, 2);
+    ck_assert_uint_eq(r.denied_total, 3);
+    ck_assert_int_eq(r.denials[0].kind, SBX_DENIAL_CONNECT);
+    ck_assert_str_eq(r.denials[0].host, "127.0.0.1");
+    ck_assert_uint_eq(r.denials[0].port, 9);
+    ck_assert_uint_eq(r.denials[0].count, 2);
+    ck_assert_int_eq(r.denials[1].kind, SBX_DENIAL_DNS);
+    ck_assert_str_eq(r.denials[1].host, "evil.example");
+    char *j = sbx_result_to_json(&r);
+    ck_assert_ptr_nonnull(strstr(j, "\"denied\":{\"total\":3,\"truncated\":false,"));
+    sbx_free(j);
+    sbx_result_free(&r);
+    ck_assert_uint_eq(sbx_wasm_sandbox_denied_count(sb), 3);
+    sbx_wasm_sandbox_destroy(sb);
+    sbx_run_input in = {0};
+    in.module = net_probe(&in.module_len);
+    ck_assert_int_eq(
+        sbx_test_run_once(SBX_BACKEND_WASM, "{\"net\":{\"outbound\":[\"a.test:1\"]}}", &in, &r),
+        SBX_OK);
+    ck_assert_uint_eq(r.denial_count, 2);
+    ck_assert_uint_eq(r.denied_total, 3);
+    sbx_result_free(&r);
+    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WASM,
+                                       "{\"net\":{\"outbound\":[\"127.0.0.1:9\", "
+                                       "\"evil.example:*\"]}}",
+                                       &in, &r),
+                     SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_uint_eq(r.denied_total, 0);
+    ck_assert_ptr_null(r.denials);
+    sbx_result_free(&r);
+    free((void *)in.module);
+}
+END_TEST
+
 START_TEST(stderr_and_exit_code)
 {
     size_t len;
@@ -685,6 +768,7 @@ int main(void)
     tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
+    tcase_add_test(tc, net_denials_listed);
     suite_add_tcase(s, tc);
     TCase *load = tcase_create("load"); /* a 7.5 MB body takes seconds under sanitizers */
     tcase_set_timeout(load, 120);

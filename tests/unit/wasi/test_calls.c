@@ -741,6 +741,24 @@ START_TEST(sockets_gate)
     ck_assert_uint_eq(CALL(sock_shutdown, I32(1), I32(1)), WASI_ENOTSOCK);
     ck_assert_uint_eq(CALL(sock_bind, I32(s), I32(100), I32(0)), WASI_EACCES);
     ck_assert_str_eq(fx.last_denial, "net.bind");
+    /* The call's result lists the denied connect and name (not the allowed connect, nor the
+     * bind, which is not net.outbound), then starts afresh. */
+    sbx_result r = {0};
+    sbx__wasi_take_denials(fx.w, &r);
+    ck_assert_uint_eq(r.denial_count, 2);
+    ck_assert_uint_eq(r.denied_total, 2);
+    ck_assert(!r.denials_truncated);
+    ck_assert_int_eq(r.denials[0].kind, SBX_DENIAL_CONNECT);
+    ck_assert_int_eq(r.denials[0].family, AF_INET);
+    ck_assert_str_eq(r.denials[0].host, "127.0.0.1");
+    ck_assert_uint_eq(r.denials[0].port, port);
+    ck_assert_int_eq(r.denials[1].kind, SBX_DENIAL_DNS);
+    ck_assert_str_eq(r.denials[1].host, "example.com");
+    ck_assert_uint_eq(r.denials[1].count, 1);
+    sbx_result_free(&r);
+    sbx__wasi_take_denials(fx.w, &r);
+    ck_assert_uint_eq(r.denied_total, 0);
+    ck_assert_ptr_null(r.denials);
     ck_assert_uint_eq(CALL(sock_open, I32(9), I32(2), I32(0)), WASI_EAFNOSUPPORT);
     ck_assert_uint_eq(CALL(sock_open, I32(1), I32(9), I32(0)), WASI_EPROTOTYPE);
     ck_assert_uint_eq(CALL(sock_open, I32(1), I32(2), I32(OOB)), WASI_EFAULT);
