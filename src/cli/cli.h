@@ -39,6 +39,8 @@ int cli_telemetry_start(int *argc, char **argv);
 void cli_telemetry_finish(void);
 /* Prints the limits a default policy sets (timeout, memory, output, ...) as help text. */
 void cli_print_defaults(FILE *out);
+/* Prints one stderr line per destination net.outbound denied, and one when the list is cut. */
+void cli_print_denials(const sbx_result *r);
 /* Prints "sbx: <cmd>: <msg>" to stderr and returns 2 (a usage error). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

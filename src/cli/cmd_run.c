@@ -196,6 +196,8 @@ static int run_command(sbx_policy *policy, char **cmd, bool is_json, const char 
     } else if (r.exit_code == 126 || r.exit_code == 127) {
         fprintf(stderr, "sbx: run: %s\n", r.error_message ? r.error_message : "");
     }
+    if (!is_json)
+        cli_print_denials(&r);
     sbx_result_free(&r);
     sbx_sandbox_destroy(sb);
     return status;

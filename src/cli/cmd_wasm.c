@@ -180,6 +180,7 @@ static void report_memory_limit(const sbx_result *r, const sbx_policy *policy)
 static int exit_status(const sbx_result *r, const sbx_policy *policy)
 {
     report_memory_limit(r, policy);
+    cli_print_denials(r);
     if (r->ok || r->error == SBX_E_EXECUTION_FAILED)
         return r->exit_code >= 0 ? r->exit_code : 0;
     fprintf(stderr, "sbx: wasm: %s: %s\n", sbx_err_name(r->error),
