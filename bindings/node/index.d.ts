@@ -113,6 +113,29 @@ export interface SandboxResult {
   backend: 'worker' | 'process' | 'wasm';
 }
 
+/** One destination net.outbound denied, as the guest asked for it. */
+export interface Denial {
+  kind: 'connect' | 'dns';
+  /** connect: "ipv4", "ipv6", "unix", ... (the guest's address family); dns: null. */
+  family: string | null;
+  /** The address, the AF_UNIX path ("@" first when abstract), or the name looked up. */
+  host: string;
+  /** ipv4/ipv6 connects; else null. */
+  port: number | null;
+  /** "127.0.0.1:9", "[::1]:9", "unix:/path", or the name. */
+  destination: string;
+  /** Times the run was denied it. */
+  count: number;
+}
+
+/** The run's denials: every one counts in total; destinations lists the first 64 distinct. */
+export interface Denied {
+  total: number;
+  /** Some destination is not in destinations. */
+  truncated: boolean;
+  destinations: Denial[];
+}
+
 export interface ProcessResult extends SandboxResult {
   backend: 'process';
   /** The exit status, null when killed or never started. */
@@ -121,6 +144,8 @@ export interface ProcessResult extends SandboxResult {
   limit: LimitName | null;
   /** How the limits were really enforced: "cgroup-v2", "cgroup-v1", "rlimit", "seccomp", ... */
   enforced: string[];
+  /** What net.outbound denied (connects, and names the DNS stub answered NXDOMAIN). */
+  denied: Denied;
 }
 
 export interface RunOptions {
@@ -202,6 +227,8 @@ export interface WasmResult extends SandboxResult {
   exitCode: number | null;
   signal: null;
   limit: LimitName | null;
+  /** What net.outbound denied (sock_connect, sock_addr_resolve). */
+  denied: Denied;
 }
 
 export declare class WasmSandboxHandle {

@@ -201,6 +201,47 @@ test('process: the jail blocks files the policy does not grant', T, async () => 
   open.dispose();
 });
 
+// A guest denied a port twice and an unlisted name once: result.denied lists both with their
+// counts; the allowed connect (control: it reaches the server) is not listed.
+const deniedScript = `import socket, struct, sys
+def q(name):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)
+    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))
+    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\\0\\0\\1\\0\\1', ('127.0.0.1', 53))
+    return u.recv(512)[3] & 15
+port = int(sys.argv[1])
+print(socket.socket().connect_ex(('127.0.0.1', port + 1)), socket.socket().connect_ex(('127.0.0.1', port + 1)))
+print(q('evil.example'))
+s = socket.create_connection(('127.0.0.1', port), timeout=5); print(s.recv(2).decode())`;
+
+test('process: result.denied lists denied destinations with counts', T, async () => {
+  const net = require('node:net');
+  const server = net.createServer((c) => c.end('hi'));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  const sb = new ProcessSandbox({ policy: { net: { outbound: [`127.0.0.1:${port}`] } } });
+  try {
+    const r = await sb.exec(['python3', '-S', '-c', deniedScript, String(port)]);
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.equal(r.stdout, '111 111\n3\nhi\n');
+    assert.deepEqual(r.denied, {
+      total: 3,
+      truncated: false,
+      destinations: [
+        { kind: 'connect', family: 'ipv4', host: '127.0.0.1', port: port + 1,
+          destination: `127.0.0.1:${port + 1}`, count: 2 },
+        { kind: 'dns', family: null, host: 'evil.example', port: null,
+          destination: 'evil.example', count: 1 },
+      ],
+    });
+    const quiet = await sb.exec(['/bin/true']);
+    assert.deepEqual(quiet.denied, { total: 0, truncated: false, destinations: [] });
+  } finally {
+    sb.dispose();
+    server.close();
+  }
+});
+
 test('process: the interpreter option runs a script under python3', T, async () => {
   const sb = new ProcessSandbox({ interpreter: 'python3' });
   const r = await sb.run('import sys; print("py", sys.stdin.read())', { a: 1 });

@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   const p = new ProcessSandbox({ interpreter: 'python3' });
   const pr: ProcessResult = await p.exec(['/bin/true'], { stdin: 'x' });
   const exit: number | null = pr.exitCode;
+  const firstDenied: string | undefined = pr.denied.destinations[0]?.destination;
+  const deniedTotal: number = pr.denied.total;
   const pol: ResolvedPermissionPolicy = resolvePermissionPolicy({ fs: ['/x'], net: { outbound: ['a:1'] } });
   const n: number = pol.timeoutMs;
   const h = await createWasmSandbox(new Uint8Array(8), pol, {
@@ -42,6 +44,6 @@ async function main(): Promise<void> {
   const passed: boolean = rep.cases[0].passed;
   const e = new SandboxError(ErrorCode.SANDBOX_TIMEOUT, 'x');
   const val: number | undefined = e.value;
-  void [code, exit, n, v, denied, rest, ok, passed, val, errorCodes[0].value, cws, WS, PS, mp, goc, SE, rwc, rpp, enabled()];
+  void [code, exit, firstDenied, deniedTotal, n, v, denied, rest, ok, passed, val, errorCodes[0].value, cws, WS, PS, mp, goc, SE, rwc, rpp, enabled()];
 }
 void main;

@@ -77,6 +77,52 @@ def test_process_tier_blocks_ungranted_files():
     assert r.ok and r.stdout
 
 
+DENIED_SCRIPT = r"""import socket, struct, sys
+def q(name):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)
+    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))
+    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\0\0\1\0\1', ('127.0.0.1', 53))
+    return u.recv(512)[3] & 15
+port = int(sys.argv[1])
+print(socket.socket().connect_ex(('127.0.0.1', port + 1)), socket.socket().connect_ex(('127.0.0.1', port + 1)))
+print(q('evil.example'))
+print(socket.create_connection(('127.0.0.1', port), timeout=5).recv(2).decode())
+"""
+
+
+def test_process_result_lists_denied_destinations():
+    """A port denied twice and an unlisted name: both listed with counts; the allowed connect
+    (control: it reaches the server) is not."""
+    import socket
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    port = srv.getsockname()[1]
+
+    def serve():
+        c, _ = srv.accept()
+        c.sendall(b"hi")
+        c.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    try:
+        r = sbx.run(["python3", "-S", "-c", DENIED_SCRIPT, str(port)],
+                    policy={"net": {"outbound": [f"127.0.0.1:{port}"]}})
+    finally:
+        t.join(10)
+        srv.close()
+    assert r.ok, r
+    assert r.stdout == "111 111\n3\nhi\n"
+    assert r.denied == sbx.Denied(total=3, truncated=False, destinations=(
+        sbx.Denial(kind="connect", family="ipv4", host="127.0.0.1", port=port + 1,
+                   destination=f"127.0.0.1:{port + 1}", count=2),
+        sbx.Denial(kind="dns", family=None, host="evil.example", port=None,
+                   destination="evil.example", count=1),
+    ))
+    assert sbx.run(["/bin/true"]).denied == sbx.Denied()
+
+
 def test_process_timeout():
     r = sbx.run(["/bin/sh", "-c", "while :; do :; done"], timeout=200)
     assert r.error.code == "SANDBOX_TIMEOUT"
