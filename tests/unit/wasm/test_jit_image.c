@@ -177,8 +177,7 @@ static uint8_t *encoded_in_child(const uint8_t *mod, size_t mod_len, size_t *len
         uint8_t *buf = NULL;
         size_t n = 0;
         bool ok = sbx__jit_image_build(m, NULL, &im, NULL, 0) == SBX_OK &&
-                  sbx__jit_image_encode(im, &buf, &n) == SBX_OK &&
-                  write(fd, buf, n) == (ssize_t)n;
+                  sbx__jit_image_encode(im, &buf, &n) == SBX_OK && write(fd, buf, n) == (ssize_t)n;
         _exit(ok ? 0 : 1);
     }
     int st = 0;
@@ -219,7 +218,7 @@ END_TEST
 
 /* --- corrupt images ------------------------------------------------------------------------ */
 
-static uint8_t *good;    /* an encoded image of mod_self, one object */
+static uint8_t *good; /* an encoded image of mod_self, one object */
 static size_t good_len;
 
 static void good_setup(void)
