@@ -1,0 +1,44 @@
+/* wasm/jit/image.h: the compiled code of one module, independent of any instance: the
+ * relocatable objects of its parts and what linking them needs. Code refers to an instance's
+ * runtime objects only through external symbols named by kind and index (sbx_k_mem_data0,
+ * sbx_k_func12, ...), resolved per instance by our own loader (link.h), so an image is a
+ * function of the module bytes, the tier options and the CPU, and may be stored on disk.
+ * build needs libLLVM-16; decode and link never load it. */
+#ifndef SBX_WASM_JIT_IMAGE_H
+#define SBX_WASM_JIT_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasm/decode.h"
+#include "wasm/runtime.h"
+
+struct sbx__jit_image;
+struct sbx__jit_image_entry;
+
+/* Compiles m (loads LLVM). SBX_E_UNAVAILABLE with err when LLVM is missing or the module uses
+ * a feature the tier does not compile; SBX_E_ABORTED when cancel becomes true (tier-up of a
+ * store being destroyed; cancel may be NULL); SBX_E_NOMEM. */
+sbx_err sbx__jit_image_build(const struct wasm_module *m, const atomic_bool *cancel,
+                             struct sbx__jit_image **out, char *err, size_t errlen);
+/* The image as bytes (a versioned header, then the parts' objects). The caller frees *buf with
+ * sbx__free. */
+sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, size_t *len);
+/* Reads bytes made by encode, with structural checks only (the header, counts, sizes; the
+ * objects are checked in depth when linked). Never needs LLVM. SBX_E_UNAVAILABLE with err on
+ * bad bytes (a cache treats it as a miss). */
+sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_image **out,
+                              char *err, size_t errlen);
+/* Loads the image's code for inst (its store owns the mapping) and sets every defined
+ * function's jit_entry. im must be an image of inst's module. Never needs LLVM. Returns
+ * SBX_E_UNAVAILABLE with err when the objects are malformed or refer to something the loader
+ * does not resolve; SBX_E_NOMEM. */
+sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instance *inst, char *err,
+                            size_t errlen);
+/* Accepts NULL. */
+void sbx__jit_image_free(struct sbx__jit_image *im);
+
+/* Frees a store's images (link.c's sbx__wasm_jit_store_free). Accepts NULL. */
+void sbx__jit_images_free(struct sbx__jit_image_entry *e);
+
+#endif
