@@ -15,6 +15,7 @@ $(BUILD)/tests/soak/soak: tests/soak/soak.c $(BUILD)/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
 TEST_DEPS   += $(BUILD)/tests/soak/soak
 TEST_SUITES += integration/soak=env,SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx),$(BUILD)/tests/soak/soak,$(SOAK_SCALE)
+TEST_SERIAL += integration/soak
 .PHONY: soak
 soak: $(BUILD)/tests/soak/soak
 	SBX_GUEST_BINARY=$(abspath $(BUILD)/sbx) $(BUILD)/tests/soak/soak 1
