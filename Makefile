@@ -50,12 +50,13 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 TEST_SUITES := $(foreach b,$(UNIT_BIN),$(subst /,.,$(patsubst $(BUILD)/tests/unit/%,unit/%,$(b)))=$(b))
 TEST_DEPS   := $(UNIT_BIN)
 # Suites run TEST_JOBS at a time, except TEST_SERIAL's: each bounds a wall time (a timeout's
-# precision, a deadline, a race window), so they run last, one at a time, with nothing beside
-# them. TEST_FIRST: the longest, started first so the pool does not end on one alone.
+# precision, a deadline, a race window) or rebuilds what others run, so they run last, one at a
+# time, with nothing beside them. TEST_FIRST: the longest, started first so the pool does not
+# end on one alone.
 TEST_SERIAL := unit.jail.test_gate unit.jail.test_jail unit.jail.test_host unit.js.test_worker \
                unit.plugin.test_sandbox unit.plugin.test_guests unit.wasm.test_runtime
-TEST_FIRST  := wasm/spectest-compiled wasm/spectest-simd-compiled js/test262 bindings/node \
-               bindings/python unit.telemetry.test_otlp
+TEST_FIRST  := wasm/spectest-compiled wasm/spectest-simd-compiled bindings/node bindings/python \
+               unit.telemetry.test_otlp
 CLEAN_EXTRA :=
 # V=1 shows full command lines.
 Q         := $(if $(filter 1,$(V)),,@)
