@@ -49,6 +49,14 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 # Suites run by `make test`: name=command pairs, run by scripts/run-tests.sh.
 TEST_SUITES := $(foreach b,$(UNIT_BIN),$(subst /,.,$(patsubst $(BUILD)/tests/unit/%,unit/%,$(b)))=$(b))
 TEST_DEPS   := $(UNIT_BIN)
+# Suites run TEST_JOBS at a time, except TEST_SERIAL's: each bounds a wall time (a timeout's
+# precision, a deadline, a race window) or rebuilds what others run, so they run last, one at a
+# time, with nothing beside them. TEST_FIRST: the longest, started first so the pool does not
+# end on one alone.
+TEST_SERIAL := unit.jail.test_gate unit.jail.test_jail unit.jail.test_host unit.js.test_worker \
+               unit.plugin.test_sandbox unit.plugin.test_guests unit.wasm.test_runtime
+TEST_FIRST  := wasm/spectest-compiled wasm/spectest-simd-compiled bindings/node bindings/python \
+               unit.telemetry.test_otlp
 CLEAN_EXTRA :=
 # V=1 shows full command lines.
 Q         := $(if $(filter 1,$(V)),,@)
@@ -96,15 +104,16 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(DEPS_STAMP)
 		-MMD -MP -c $< -o $@
 
 # clang-format is checked as one suite, so a style slip is reported without hiding test results.
-# The build runs on every core (JOBS); the suites then run one at a time, since several measure
-# time.
+# The build runs on every core (JOBS); so do the suites, but TEST_SERIAL's (see above).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_JOBS ?= $(JOBS)
 .PHONY: test-build
 test-build: all $(TEST_DEPS)
 test: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) test-build
-	@BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) sh scripts/run-tests.sh format=make,-s,format-check \
-		$(TEST_SUITES)
+	@BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) SBX_TEST_JOBS=$(TEST_JOBS) \
+		SBX_TEST_SERIAL="$(strip $(TEST_SERIAL))" SBX_TEST_FIRST="$(strip $(TEST_FIRST))" \
+		sh scripts/run-tests.sh format=make,-s,format-check $(TEST_SUITES)
 
 demo: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) all

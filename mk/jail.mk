@@ -27,6 +27,7 @@ TEST_SUITES += jail/probes=$(JAIL_DRIVER),$(abspath $(BUILD)/tests/jail/probes),
                jail/unit-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_jail \
                jail/host-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_host \
                jail/gate-unprivileged=$(JAIL_UNPRIV),$(BUILD)/tests/unit/jail/test_gate
+TEST_SERIAL += jail/unit-rlimit jail/unit-unprivileged jail/host-unprivileged jail/gate-unprivileged
 
 .PHONY: jail-probes bench-process
 jail-probes: $(JAIL_PROBES) $(JAIL_DRIVER)

@@ -72,6 +72,7 @@ $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 
 # Snippets with expected results, run through `sbx eval` (tests/js/cases/*.js).
 TEST_SUITES += js/snippets=python3,tests/js/run_snippets.py
+TEST_SERIAL += js/snippets
 TEST_DEPS += $(BUILD)/sbx
 
 BENCH_WORKER_RUNS ?= 10000

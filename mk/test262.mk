@@ -32,8 +32,10 @@ $(TEST262_BIN): $(TEST262_SRC) tests/test262/test262.h $(BUILD)/libsbx.a
 
 TEST_DEPS   += $(TEST262_BIN)
 TEST_SUITES += js/test262=$(subst $(t262_sp),$(t262_comma),$(strip $(TEST262_RUN) --every $(TEST262_EVERY)))
+TEST_SERIAL += js/test262
 # The runner itself: a mini sample of tests built to pass and to fail, judged as expected.
 TEST_SUITES += js/test262-selftest=env,TEST262=$(TEST262_BIN),sh,tests/test262/selftest.sh
+TEST_SERIAL += js/test262-selftest
 
 .PHONY: test262 test262-process test262-node
 test262: $(TEST262_BIN)

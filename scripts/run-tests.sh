@@ -6,18 +6,15 @@
 # counts as one failure, with one line saying where it was looked for and which variable moves it.
 # A missing suite fails rather than being skipped: `make test` must not read as green for a
 # conformance suite that never ran.
+# SBX_TEST_JOBS=N (default 1) runs up to N suites at once; those named in SBX_TEST_SERIAL
+# (space-separated: suites that measure time) run afterwards, one at a time with nothing beside
+# them. SBX_TEST_FIRST names suites to start first (the longest, so the pool does not end on one).
+# Each suite's line says its own wall time; the last lines the whole run's.
 set -u
 BUILD=${BUILD:-build}
 logdir="$BUILD/test-logs"
 mkdir -p "$logdir"
 suite_timeout=${SBX_SUITE_TIMEOUT:-900}
-# SAN=1: SpiderMonkey's process-lifetime state is not a leak (see tests/lsan.supp).
-LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export LSAN_OPTIONS
-total_pass=0
-total_fail=0
-failed_suites=""
-missing_suites=""
 # Prints the first missing needs:VAR=DIR of a command as "VAR DIR"; nothing when all are there.
 first_missing() {
     for word in "$@"; do
@@ -32,8 +29,32 @@ first_missing() {
         }
     done
 }
-for spec in "$@"; do
+# Sets pass and fail from a suite's log (Check's summary or "N passed, M failed").
+count_log() {
+    pass=0
+    fail=0
+    line=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$1" | tail -n 1)
+    if [ -n "$line" ]; then
+        checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+        fails=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
+        errs=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+        fail=$((fails + errs))
+        pass=$((checks - fail))
+        return
+    fi
+    line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+    if [ -n "$line" ]; then
+        pass=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/')
+        fail=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    fi
+}
+res_file() { echo "$logdir/$(echo "${1%%=*}" | tr '/' '_').res"; }
+# Runs one suite: prints its report in one write (suites may run side by side) and leaves
+# "STATUS PASS FAIL" in its .res file for the totals.
+run_one() {
+    spec=$1
     name=${spec%%=*}
+    res=$(res_file "$spec")
     # Make variables cannot hold spaces inside one entry: commas separate arguments.
     cmd=$(echo "${spec#*=}" | tr ',' ' ')
     # shellcheck disable=SC2086
@@ -46,48 +67,85 @@ for spec in "$@"; do
         abs=$(realpath -m -- "$dir" 2>/dev/null || echo "$dir")
         printf '%-4s %-40s suite not found: looked for %s (%s); set %s=DIR to point elsewhere\n' \
             MISS "$name" "$dir" "$abs" "$var"
-        total_fail=$((total_fail + 1))
-        missing_suites="$missing_suites $name"
-        continue
+        echo "MISS 0 1" >"$res"
+        return
     fi
     start=$(date +%s)
     # shellcheck disable=SC2086
     timeout -k 5 "$suite_timeout" $cmd >"$log" 2>&1
     rc=$?
     secs=$(($(date +%s) - start))
-    pass=0
-    fail=0
-    line=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" | tail -n 1)
-    if [ -n "$line" ]; then
-        checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
-        fails=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
-        errs=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
-        fail=$((fails + errs))
-        pass=$((checks - fail))
-    else
-        line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-        if [ -n "$line" ]; then
-            pass=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/')
-            fail=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-        fi
-    fi
+    count_log "$log"
     if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
         fail=1
     fi
-    if [ "$fail" -ne 0 ]; then
-        status=FAIL
-        failed_suites="$failed_suites $name"
+    status=ok
+    [ "$fail" -ne 0 ] && status=FAIL
+    report=$(
+        printf '%-4s %-40s %5d passed %4d failed  %4ss  (rc=%d, log %s)\n' \
+            "$status" "$name" "$pass" "$fail" "$secs" "$rc" "$log"
+        if [ "$status" = FAIL ]; then
+            grep -E 'FAIL|Failure|Error|error:|failed|Assertion|:[FE]:' "$log" | grep -v ' 0 failed' |
+                head -n 20 | sed 's/^/    /'
+        fi
+    )
+    printf '%s\n' "$report"
+    echo "$status $pass $fail" >"$res"
+}
+if [ "${1:-}" = --one ]; then
+    run_one "$2"
+    exit 0
+fi
+# SAN=1: SpiderMonkey's process-lifetime state is not a leak (see tests/lsan.supp).
+LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
+jobs=${SBX_TEST_JOBS:-1}
+serial=" ${SBX_TEST_SERIAL:-} "
+first=" ${SBX_TEST_FIRST:-} "
+queue="$logdir/.queue"
+: >"$queue"
+run_start=$(date +%s)
+# The pool's queue, NUL-separated: SBX_TEST_FIRST's suites, then the others, in order.
+for pass_no in 1 2; do
+    for spec in "$@"; do
+        name=${spec%%=*}
+        rm -f "$(res_file "$spec")"
+        case $serial in *" $name "*) continue ;; esac
+        case $first in
+        *" $name "*) [ "$pass_no" = 1 ] && printf '%s\0' "$spec" >>"$queue" ;;
+        *) [ "$pass_no" = 2 ] && printf '%s\0' "$spec" >>"$queue" ;;
+        esac
+    done
+done
+xargs -0 -r -n 1 -P "$jobs" sh "$0" --one <"$queue"
+pool_secs=$(($(date +%s) - run_start))
+n_serial=0
+for spec in "$@"; do
+    case $serial in *" ${spec%%=*} "*) run_one "$spec"; n_serial=$((n_serial + 1)) ;; esac
+done
+total_pass=0
+total_fail=0
+failed_suites=""
+missing_suites=""
+for spec in "$@"; do
+    name=${spec%%=*}
+    res=$(res_file "$spec")
+    # A suite without a result (its runner died) counts as failed.
+    if [ -s "$res" ]; then
+        read -r status pass fail <"$res"
     else
-        status=ok
+        status=FAIL pass=0 fail=1
+        echo "FAIL $name: no result (its runner died)"
     fi
-    printf '%-4s %-40s %5d passed %4d failed  %4ss  (rc=%d, log %s)\n' \
-        "$status" "$name" "$pass" "$fail" "$secs" "$rc" "$log"
-    if [ "$status" = FAIL ]; then
-        grep -E 'FAIL|Failure|Error|error:|failed|Assertion|:[FE]:' "$log" | grep -v ' 0 failed' | head -n 20 | sed 's/^/    /'
-    fi
+    case $status in
+    MISS) missing_suites="$missing_suites $name" ;;
+    FAIL) failed_suites="$failed_suites $name" ;;
+    esac
     total_pass=$((total_pass + pass))
     total_fail=$((total_fail + fail))
 done
+run_secs=$(($(date +%s) - run_start))
+echo "wall time: ${run_secs}s ($pool_secs s with up to $jobs at once, then $((run_secs - pool_secs)) s for $n_serial serial)"
 [ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
 [ -n "$missing_suites" ] && echo "missing suites (counted as failed):$missing_suites"
 echo "$total_pass passed, $total_fail failed"

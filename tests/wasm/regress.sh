@@ -5,7 +5,7 @@
 set -u
 BUILD=${BUILD:-build}
 here=$(dirname "$0")
-out=$BUILD/tests/wasm/regress
+out=$BUILD/tests/wasm/regress-${SPECTEST_TIER:-interp} # one per tier: both may run at once
 mkdir -p "$out"
 pass=0
 fail=0

@@ -13,6 +13,8 @@
 
 #include "spectest.h"
 
+#include "../common/lsan_no_tls.h"
+
 static const char *const owner_names[OWNER_COUNT] = {
     "decoder (decode/validate/module.c)",
     "interp (compile/interp.c)",

@@ -8,20 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lsan_no_tls.h" /* the compiled cases: the tracer faulted at every exit without it */
 #include "sbx_test.h"
 #include "wasm/runtime.h"
 #include "wasm/wasm.h"
 #include "test_interp_mods.h"
-
-/* Under SAN=1: LeakSanitizer's tracer faulted at every exit of the compiled host_call_v128 case
- * while scanning a bogus dynamic-TLS range (logged as "DTLS 6 at 0x39e-0x30000014a0", the
- * fault at 0x3a0), the dlopen'ed libLLVM's TLS as the sanitizer runtime recorded it. Without
- * TLS roots the leak check stays on (a block only TLS held would be reported, never hidden). */
-__attribute__((visibility("default"))) const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-    return "use_tls=0";
-}
 
 static uint8_t test_tier; /* enum wasm_tier of every store; set per test case */
 

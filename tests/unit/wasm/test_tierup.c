@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lsan_no_tls.h"
 #include "sbx_test.h"
 #include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
