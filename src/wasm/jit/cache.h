@@ -72,6 +72,9 @@ struct wasm_module;
  * stored (a bad entry replaced) and linked. Without use_cache, sbx__wasm_jit_instance(). A
  * cache that cannot be used only costs the compile. Returns as sbx__wasm_jit_instance(). */
 sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, size_t errlen);
+/* The hit half alone: true when the store's use_cache and inst's module has an entry that
+ * verifies, decodes and links (inst then has native code). Never loads LLVM. */
+bool sbx__wasm_jit_cache_link(struct wasm_instance *inst);
 
 /* Fills the cache with m's image (for `sbx compile`): *was_cached when a valid entry was
  * already there. The entry's path goes to path. SBX_E_UNAVAILABLE with err when the cache
