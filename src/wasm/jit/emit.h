@@ -1,7 +1,8 @@
 /* wasm/jit/emit.h: the state of translating one module to LLVM IR, shared by the emitters
  * (one file per instruction family, as WAMR's compilation/ is laid out). Values on the wasm
  * operand stack are LLVM SSA values; locals and block results are allocas that mem2reg lifts.
- * Runtime objects of the instance are baked in as constant addresses: code is per instance. */
+ * Runtime objects of the instance are reached through external symbols (sym.h), resolved per
+ * instance by the loader: the code is the same for every instance of the module. */
 #ifndef SBX_WASM_JIT_EMIT_H
 #define SBX_WASM_JIT_EMIT_H
 
@@ -11,6 +12,7 @@
 #include "wasm/decode.h"
 #include "wasm/jit/jit.h"
 #include "wasm/jit/llvm_api.h"
+#include "wasm/jit/sym.h"
 #include "wasm/runtime.h"
 
 /* Disjoint kinds of memory, told to the optimiser as TBAA types (jit_alias.c): a store to
@@ -26,7 +28,7 @@ enum jit_alias {
     JIT_ALIAS_COUNT_
 };
 
-/* The module being translated: LLVM objects and the instance it is compiled for. */
+/* The module being translated: LLVM objects and the module part it translates. */
 struct jit_mod {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
@@ -36,13 +38,11 @@ struct jit_mod {
     LLVMValueRef *fns;     /* per defined function */
     LLVMValueRef fn_table; /* [func_def_count x ptr] of fns, for call_indirect */
     const struct wasm_module *m;
-    struct wasm_instance *inst;
-    struct wasm_jit_store *js;
-    uint32_t seq;                /* the store's module number, in symbol names */
+    const atomic_bool *cancel;   /* set: stop at the next function (NULL: never) */
     uint32_t def_first, def_end; /* the defined functions this part translates */
     bool is_whole;               /* one part: functions are internal */
     LLVMTargetMachineRef tm;     /* this part's (optimiser costs, codegen) */
-    const char *triple, *layout; /* the JIT's */
+    LLVMTargetDataRef layout;    /* tm's */
     LLVMMemoryBufferRef obj;     /* the part's object code */
     const char *feature;         /* set when the module uses something not compiled (e.g. "SIMD") */
     unsigned tbaa_kind;
@@ -100,15 +100,17 @@ LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype);
 LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, uint8_t valtype);
 LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype);
 LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype);
-LLVMValueRef sbx__jit_const_ptr(struct jit_mod *jm, const void *p);
+/* The address of the instance object kind idx names (an external symbol of the module). */
+LLVMValueRef sbx__jit_sym(struct jit_mod *jm, enum jit_sym kind, uint32_t idx);
 LLVMValueRef sbx__jit_i32(struct jit_mod *jm, uint64_t v);
 LLVMValueRef sbx__jit_i64(struct jit_mod *jm, uint64_t v);
-/* Loads a field of type t at byte offset off from the constant object obj. */
-LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, const void *obj, size_t off);
+/* Loads a field of type t at byte offset off from the instance object kind idx. */
+LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, enum jit_sym kind, uint32_t idx,
+                              size_t off);
 /* Loads a field of type t at byte offset off from a runtime pointer p. */
 LLVMValueRef sbx__jit_load_field(struct jit_func *f, LLVMTypeRef t, LLVMValueRef p, size_t off);
-/* Calls the C function at fn_addr with the given LLVM signature. */
-LLVMValueRef sbx__jit_call_c(struct jit_func *f, const void *fn_addr, LLVMTypeRef ret,
+/* Calls the C helper rt (sbx_rt_<name>) with the given LLVM signature. */
+LLVMValueRef sbx__jit_call_c(struct jit_func *f, enum jit_rt rt, LLVMTypeRef ret,
                              LLVMTypeRef *params, LLVMValueRef *args, unsigned n);
 /* Calls an LLVM intrinsic by name, overloaded on the given types. */
 LLVMValueRef sbx__jit_intrinsic(struct jit_func *f, const char *name, LLVMTypeRef *over,

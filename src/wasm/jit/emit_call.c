@@ -125,9 +125,9 @@ static void call_slow(struct jit_func *f, LLVMValueRef fn, const struct wasm_fun
     uint32_t ps = slot_count(t->types, t->param_count), rs = slot_count(rtypes, t->result_count);
     LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, ps > rs ? ps : rs);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
-    LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->js), fn, sbx__jit_const_ptr(jm, jm->inst),
+    LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), fn, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
                         slots};
-    sbx__jit_call_c(f, (const void *)sbx__jit_rt_call, jm->t_void, p, a, 4);
+    sbx__jit_call_c(f, JIT_RT_CALL, jm->t_void, p, a, 4);
     for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++]))
         res[i] = sbx__jit_unpack(f, slots, k, rtypes[i]);
 }
@@ -151,7 +151,7 @@ static bool op_call(struct jit_func *f, uint32_t idx)
         push_results(f, ret, t);
         return true;
     }
-    call_slow(f, sbx__jit_const_ptr(jm, jm->inst->funcs[idx]), t, args, res);
+    call_slow(f, sbx__jit_sym(jm, JIT_SYM_FUNC, idx), t, args, res);
     for (uint32_t i = 0; i < t->result_count; i++)
         sbx__jit_push(f, res[i]);
     return true;
@@ -161,26 +161,27 @@ static bool op_call(struct jit_func *f, uint32_t idx)
 static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint32_t table_idx)
 {
     struct jit_mod *jm = f->jm;
-    struct wasm_table *tab = jm->inst->tables[table_idx];
     LLVMValueRef i = sbx__jit_pop(f);
-    LLVMValueRef size = sbx__jit_load_at(f, jm->t_i32, tab, offsetof(struct wasm_table, size));
+    LLVMValueRef size =
+        sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, table_idx, offsetof(struct wasm_table, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, i, size, ""), WASM_TRAP_UNDEFINED_ELEMENT);
-    LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, tab, offsetof(struct wasm_table, elems));
+    LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, JIT_SYM_TABLE, table_idx,
+                                          offsetof(struct wasm_table, elems));
     sbx__jit_alias(jm, elems, JIT_ALIAS_TABLE);
     LLVMValueRef i64 = L(BuildZExt)(f->b, i, jm->t_i64, "");
     LLVMValueRef fn =
         L(BuildLoad2)(f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, ""), "");
     sbx__jit_trap_if(f, L(BuildIsNull)(f->b, fn, ""), WASM_TRAP_UNINITIALIZED_ELEMENT);
-    const struct wasm_functype *want = &f->m->types[type_idx];
+    LLVMValueRef want = sbx__jit_sym(jm, JIT_SYM_TYPE, type_idx);
     LLVMValueRef have = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, type));
-    LLVMValueRef same = L(BuildICmp)(f->b, LLVMIntEQ, have, sbx__jit_const_ptr(jm, want), "");
+    LLVMValueRef same = L(BuildICmp)(f->b, LLVMIntEQ, have, want, "");
     LLVMBasicBlockRef slow = sbx__jit_block(f, "sig_cmp"), ok = sbx__jit_block(f, "sig_ok");
     L(BuildCondBr)(f->b, same, ok, slow);
     L(PositionBuilderAtEnd)(f->b, slow);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr};
-    LLVMValueRef a[] = {fn, sbx__jit_const_ptr(jm, want)};
-    LLVMValueRef eq = sbx__jit_call_c(f, (const void *)sbx__jit_rt_sig_eq, jm->t_i32, p, a, 2);
+    LLVMValueRef a[] = {fn, want};
+    LLVMValueRef eq = sbx__jit_call_c(f, JIT_RT_SIG_EQ, jm->t_i32, p, a, 2);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntEQ, eq, sbx__jit_i32(jm, 0), ""),
                      WASM_TRAP_INDIRECT_TYPE);
     L(BuildBr)(f->b, ok);
@@ -200,7 +201,8 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
     pop_args(f, args, t->param_count);
     LLVMValueRef finst = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, inst));
-    LLVMValueRef mine = L(BuildICmp)(f->b, LLVMIntEQ, finst, sbx__jit_const_ptr(jm, jm->inst), "");
+    LLVMValueRef mine =
+        L(BuildICmp)(f->b, LLVMIntEQ, finst, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), "");
     LLVMBasicBlockRef fast_bb = sbx__jit_block(f, "ci_native"),
                       slow_bb = sbx__jit_block(f, "ci_slow");
     LLVMBasicBlockRef join = sbx__jit_block(f, "ci_join");

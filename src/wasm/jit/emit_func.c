@@ -77,9 +77,12 @@ LLVMValueRef sbx__jit_i64(struct jit_mod *jm, uint64_t v)
     return L(ConstInt)(jm->t_i64, v, 0);
 }
 
-LLVMValueRef sbx__jit_const_ptr(struct jit_mod *jm, const void *p)
+LLVMValueRef sbx__jit_sym(struct jit_mod *jm, enum jit_sym kind, uint32_t idx)
 {
-    return L(ConstIntToPtr)(sbx__jit_i64(jm, (uint64_t)(uintptr_t)p), jm->t_ptr);
+    char name[48];
+    sbx__jit_sym_name(name, sizeof(name), kind, idx);
+    LLVMValueRef g = L(GetNamedGlobal)(jm->mod, name);
+    return g ? g : L(AddGlobal)(jm->mod, jm->t_i8, name); /* external: the loader resolves it */
 }
 
 LLVMValueRef sbx__jit_load_field(struct jit_func *f, LLVMTypeRef t, LLVMValueRef p, size_t off)
@@ -92,16 +95,24 @@ LLVMValueRef sbx__jit_load_field(struct jit_func *f, LLVMTypeRef t, LLVMValueRef
     return v;
 }
 
-LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, const void *obj, size_t off)
+LLVMValueRef sbx__jit_load_at(struct jit_func *f, LLVMTypeRef t, enum jit_sym kind, uint32_t idx,
+                              size_t off)
 {
-    return L(BuildLoad2)(f->b, t, sbx__jit_const_ptr(f->jm, (const char *)obj + off), "");
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef p = sbx__jit_sym(jm, kind, idx), i = sbx__jit_i64(jm, off);
+    return L(BuildLoad2)(f->b, t, off ? L(BuildGEP2)(f->b, jm->t_i8, p, &i, 1, "") : p, "");
 }
 
-LLVMValueRef sbx__jit_call_c(struct jit_func *f, const void *fn_addr, LLVMTypeRef ret,
+LLVMValueRef sbx__jit_call_c(struct jit_func *f, enum jit_rt rt, LLVMTypeRef ret,
                              LLVMTypeRef *params, LLVMValueRef *args, unsigned n)
 {
+    char name[48];
+    sbx__jit_sym_name(name, sizeof(name), JIT_SYM_RT, rt);
     LLVMTypeRef fty = L(FunctionType)(ret, params, n, 0);
-    return L(BuildCall2)(f->b, fty, sbx__jit_const_ptr(f->jm, fn_addr), args, n, "");
+    LLVMValueRef fn = L(GetNamedFunction)(f->jm->mod, name);
+    if (!fn)
+        fn = L(AddFunction)(f->jm->mod, name, fty);
+    return L(BuildCall2)(f->b, fty, fn, args, n, "");
 }
 
 LLVMValueRef sbx__jit_intrinsic(struct jit_func *f, const char *name, LLVMTypeRef *over,
@@ -123,9 +134,9 @@ static void call_trap(struct jit_func *f, LLVMValueRef kind)
 {
     struct jit_mod *jm = f->jm;
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_ptr, jm->t_i32};
-    LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->js), kind, sbx__jit_const_ptr(jm, jm->inst),
-                        sbx__jit_i32(jm, f->func_idx)};
-    LLVMValueRef call = sbx__jit_call_c(f, (const void *)sbx__jit_rt_trap, jm->t_void, p, a, 4);
+    LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), kind,
+                        sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), sbx__jit_i32(jm, f->func_idx)};
+    LLVMValueRef call = sbx__jit_call_c(f, JIT_RT_TRAP, jm->t_void, p, a, 4);
     L(SetInstructionCallConv)(call, LLVMCCallConv);
     L(BuildUnreachable)(f->b);
 }
@@ -164,8 +175,7 @@ void sbx__jit_trap_if_kind(struct jit_func *f, LLVMValueRef kind)
 void sbx__jit_poll(struct jit_func *f)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef flag =
-        L(BuildLoad2)(f->b, jm->t_i8, sbx__jit_const_ptr(jm, &jm->inst->store->is_interrupted), "");
+    LLVMValueRef flag = sbx__jit_load_at(f, jm->t_i8, JIT_SYM_INTERRUPT, 0, 0);
     L(SetOrdering)(flag, LLVMAtomicOrderingMonotonic);
     L(SetAlignment)(flag, 1);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntNE, flag, L(ConstInt)(jm->t_i8, 0, 0), ""),
@@ -180,7 +190,7 @@ static void check_stack(struct jit_func *f)
     struct jit_mod *jm = f->jm;
     LLVMValueRef sp = sbx__jit_intrinsic(f, "llvm.stacksave", NULL, 0, NULL, 0);
     LLVMValueRef spi = L(BuildPtrToInt)(f->b, sp, jm->t_i64, "");
-    LLVMValueRef lim = sbx__jit_load_at(f, jm->t_i64, &jm->js->stack_limit, 0);
+    LLVMValueRef lim = sbx__jit_load_at(f, jm->t_i64, JIT_SYM_STACK_LIMIT, 0, 0);
     sbx__jit_alias(jm, lim, JIT_ALIAS_LIMIT);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntULT, spi, lim, ""), WASM_TRAP_STACK_EXHAUSTED);
 }

@@ -1,7 +1,8 @@
 /* wasm/jit/emit_memory.c: linear memory. Every access is bounds-checked explicitly against the
  * memory's current size (docs/wasm.md, "Memory safety"): the effective address is computed in
  * 64 bits (no wrap) and end > size traps "out of bounds memory access". The data pointer never
- * moves (runtime.h), so it is a constant. Bulk operations call rt.c. */
+ * moves (runtime.h): it is the address of the symbol sbx_k_mem_data0. Bulk operations call
+ * rt.c. */
 #include <stddef.h>
 
 #include "wasm/jit/emit.h"
@@ -17,15 +18,15 @@ LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32
                                    uint32_t bytes)
 {
     struct jit_mod *jm = f->jm;
-    struct wasm_memory *mem = jm->inst->mem0;
     LLVMValueRef ea = L(BuildZExt)(f->b, addr, jm->t_i64, "");
     if (offset)
         ea = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
     LLVMValueRef end = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, bytes), "");
-    LLVMValueRef size = sbx__jit_load_at(f, jm->t_i64, mem, offsetof(struct wasm_memory, size));
+    LLVMValueRef size =
+        sbx__jit_load_at(f, jm->t_i64, JIT_SYM_MEM, 0, offsetof(struct wasm_memory, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_MEMSIZE);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGT, end, size, ""), WASM_TRAP_MEMORY_OOB);
-    return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_const_ptr(jm, mem->data), &ea, 1, "");
+    return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_MEM_DATA, 0), &ea, 1, "");
 }
 
 static LLVMTypeRef access_type(struct jit_mod *jm, uint8_t valtype, uint32_t bytes)
@@ -80,7 +81,7 @@ static bool op_store(struct jit_func *f, const struct wasm_instr *in)
 }
 
 /* A C helper over three i32 operands popped from the stack; traps on a non-zero kind. */
-static void bulk3(struct jit_func *f, const void *fn, LLVMValueRef first, LLVMTypeRef first_type)
+static void bulk3(struct jit_func *f, enum jit_rt fn, LLVMValueRef first, LLVMTypeRef first_type)
 {
     struct jit_mod *jm = f->jm;
     LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f), d = sbx__jit_pop(f);
@@ -94,21 +95,19 @@ static bool op_memory_init(struct jit_func *f, const struct wasm_instr *in)
     struct jit_mod *jm = f->jm;
     LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f), d = sbx__jit_pop(f);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32};
-    LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst), sbx__jit_i32(jm, in->idx), d, s, n};
-    sbx__jit_trap_if_kind(
-        f, sbx__jit_call_c(f, (const void *)sbx__jit_rt_memory_init, jm->t_i32, p, a, 5));
+    LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), sbx__jit_i32(jm, in->idx), d, s, n};
+    sbx__jit_trap_if_kind(f, sbx__jit_call_c(f, JIT_RT_MEMORY_INIT, jm->t_i32, p, a, 5));
     return true;
 }
 
 static bool op_memory_misc(struct jit_func *f, const struct wasm_instr *in)
 {
     struct jit_mod *jm = f->jm;
-    struct wasm_memory *mem = jm->inst->mem0;
-    LLVMValueRef memp = sbx__jit_const_ptr(jm, mem);
+    LLVMValueRef memp = sbx__jit_sym(jm, JIT_SYM_MEM, 0);
     switch (in->op) {
     case WASM_OP_MEMORY_SIZE: {
         LLVMValueRef pages =
-            sbx__jit_load_at(f, jm->t_i32, mem, offsetof(struct wasm_memory, pages));
+            sbx__jit_load_at(f, jm->t_i32, JIT_SYM_MEM, 0, offsetof(struct wasm_memory, pages));
         sbx__jit_alias(jm, pages, JIT_ALIAS_MEMSIZE);
         sbx__jit_push(f, pages);
         return true;
@@ -116,22 +115,21 @@ static bool op_memory_misc(struct jit_func *f, const struct wasm_instr *in)
     case WASM_OP_MEMORY_GROW: {
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
         LLVMValueRef a[] = {memp, sbx__jit_pop(f)};
-        sbx__jit_push(
-            f, sbx__jit_call_c(f, (const void *)sbx__jit_rt_memory_grow, jm->t_i32, p, a, 2));
+        sbx__jit_push(f, sbx__jit_call_c(f, JIT_RT_MEMORY_GROW, jm->t_i32, p, a, 2));
         return true;
     }
     case WASM_OP_MEMORY_FILL:
-        bulk3(f, (const void *)sbx__jit_rt_memory_fill, memp, jm->t_ptr);
+        bulk3(f, JIT_RT_MEMORY_FILL, memp, jm->t_ptr);
         return true;
     case WASM_OP_MEMORY_COPY:
-        bulk3(f, (const void *)sbx__jit_rt_memory_copy, memp, jm->t_ptr);
+        bulk3(f, JIT_RT_MEMORY_COPY, memp, jm->t_ptr);
         return true;
     case WASM_OP_MEMORY_INIT:
         return op_memory_init(f, in);
     default: { /* WASM_OP_DATA_DROP */
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
-        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst), sbx__jit_i32(jm, in->idx)};
-        sbx__jit_call_c(f, (const void *)sbx__jit_rt_data_drop, jm->t_void, p, a, 2);
+        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), sbx__jit_i32(jm, in->idx)};
+        sbx__jit_call_c(f, JIT_RT_DATA_DROP, jm->t_void, p, a, 2);
         return true;
     }
     }

@@ -6,13 +6,15 @@
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
 
-static LLVMValueRef elem_ptr(struct jit_func *f, struct wasm_table *t, LLVMValueRef i)
+static LLVMValueRef elem_ptr(struct jit_func *f, uint32_t t, LLVMValueRef i)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef size = sbx__jit_load_at(f, jm->t_i32, t, offsetof(struct wasm_table, size));
+    LLVMValueRef size =
+        sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, t, offsetof(struct wasm_table, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGE, i, size, ""), WASM_TRAP_TABLE_OOB);
-    LLVMValueRef elems = sbx__jit_load_at(f, jm->t_ptr, t, offsetof(struct wasm_table, elems));
+    LLVMValueRef elems =
+        sbx__jit_load_at(f, jm->t_ptr, JIT_SYM_TABLE, t, offsetof(struct wasm_table, elems));
     sbx__jit_alias(jm, elems, JIT_ALIAS_TABLE);
     LLVMValueRef i64 = L(BuildZExt)(f->b, i, jm->t_i64, "");
     return L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, "");
@@ -20,7 +22,7 @@ static LLVMValueRef elem_ptr(struct jit_func *f, struct wasm_table *t, LLVMValue
 
 static bool op_get_set(struct jit_func *f, const struct wasm_instr *in)
 {
-    struct wasm_table *t = f->jm->inst->tables[in->idx];
+    uint32_t t = in->idx;
     if (in->op == WASM_OP_TABLE_GET) {
         LLVMValueRef p = elem_ptr(f, t, sbx__jit_pop(f));
         LLVMValueRef v = L(BuildLoad2)(f->b, f->jm->t_ptr, p, "");
@@ -37,20 +39,18 @@ static bool op_get_set(struct jit_func *f, const struct wasm_instr *in)
 static bool op_grow_fill(struct jit_func *f, const struct wasm_instr *in)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef tp = sbx__jit_const_ptr(jm, jm->inst->tables[in->idx]);
+    LLVMValueRef tp = sbx__jit_sym(jm, JIT_SYM_TABLE, in->idx);
     if (in->op == WASM_OP_TABLE_GROW) {
         LLVMValueRef delta = sbx__jit_pop(f), init = sbx__jit_pop(f);
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32};
         LLVMValueRef a[] = {tp, init, delta};
-        sbx__jit_push(f,
-                      sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_grow, jm->t_i32, p, a, 3));
+        sbx__jit_push(f, sbx__jit_call_c(f, JIT_RT_TABLE_GROW, jm->t_i32, p, a, 3));
         return true;
     }
     LLVMValueRef n = sbx__jit_pop(f), v = sbx__jit_pop(f), i = sbx__jit_pop(f);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_ptr, jm->t_i32};
     LLVMValueRef a[] = {tp, i, v, n};
-    sbx__jit_trap_if_kind(
-        f, sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_fill, jm->t_i32, p, a, 4));
+    sbx__jit_trap_if_kind(f, sbx__jit_call_c(f, JIT_RT_TABLE_FILL, jm->t_i32, p, a, 4));
     return true;
 }
 
@@ -61,18 +61,18 @@ static bool op_copy_init(struct jit_func *f, const struct wasm_instr *in)
     LLVMValueRef kind;
     if (in->op == WASM_OP_TABLE_COPY) {
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32};
-        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst->tables[in->idx]),
-                            sbx__jit_const_ptr(jm, jm->inst->tables[in->idx2]), d, s, n};
-        kind = sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_copy, jm->t_i32, p, a, 5);
+        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_TABLE, in->idx),
+                            sbx__jit_sym(jm, JIT_SYM_TABLE, in->idx2), d, s, n};
+        kind = sbx__jit_call_c(f, JIT_RT_TABLE_COPY, jm->t_i32, p, a, 5);
     } else {
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32};
-        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst),
+        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
                             sbx__jit_i32(jm, in->idx2),
                             sbx__jit_i32(jm, in->idx),
                             d,
                             s,
                             n};
-        kind = sbx__jit_call_c(f, (const void *)sbx__jit_rt_table_init, jm->t_i32, p, a, 6);
+        kind = sbx__jit_call_c(f, JIT_RT_TABLE_INIT, jm->t_i32, p, a, 6);
     }
     sbx__jit_trap_if_kind(f, kind);
     return true;
@@ -90,16 +90,16 @@ static bool op_ref(struct jit_func *f, const struct wasm_instr *in)
                       L(BuildZExt)(f->b, L(BuildIsNull)(f->b, sbx__jit_pop(f), ""), jm->t_i32, ""));
         return true;
     case WASM_OP_REF_FUNC:
-        sbx__jit_push(f, sbx__jit_const_ptr(jm, jm->inst->funcs[in->idx]));
+        sbx__jit_push(f, sbx__jit_sym(jm, JIT_SYM_FUNC, in->idx));
         return true;
     case WASM_OP_TABLE_SIZE:
-        sbx__jit_push(f, sbx__jit_load_at(f, jm->t_i32, jm->inst->tables[in->idx],
+        sbx__jit_push(f, sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, in->idx,
                                           offsetof(struct wasm_table, size)));
         return true;
     default: { /* WASM_OP_ELEM_DROP */
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
-        LLVMValueRef a[] = {sbx__jit_const_ptr(jm, jm->inst), sbx__jit_i32(jm, in->idx)};
-        sbx__jit_call_c(f, (const void *)sbx__jit_rt_elem_drop, jm->t_void, p, a, 2);
+        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), sbx__jit_i32(jm, in->idx)};
+        sbx__jit_call_c(f, JIT_RT_ELEM_DROP, jm->t_void, p, a, 2);
         return true;
     }
     }

@@ -1,13 +1,12 @@
 /* wasm/jit/emit_variable.c: locals (allocas, promoted to registers by the optimiser) and
- * globals (the instance's struct wasm_global values, at constant addresses). */
+ * globals (the instance's struct wasm_global values, through symbols sbx_k_global<i>). */
 #include <stddef.h>
 
 #include "wasm/jit/emit.h"
 
 static LLVMValueRef global_addr(struct jit_func *f, uint32_t idx)
 {
-    struct wasm_global *g = f->jm->inst->globals[idx];
-    return sbx__jit_const_ptr(f->jm, &g->value);
+    return sbx__jit_sym(f->jm, JIT_SYM_GLOBAL, idx);
 }
 
 /* A global's wasm_value is 8-byte aligned: a v128 access must not assume its type's 16. */

@@ -1,6 +1,7 @@
-/* wasm/jit/engine.c: compiling an instance: LLVM module set-up (types, declarations), the
- * per-function emitters, verification, the optimisation pipeline and the ORC LLJIT that owns
- * the code. One LLJIT per store; its code lives until the store is destroyed. */
+/* wasm/jit/engine.c: compiling a module to relocatable objects: LLVM module set-up (types,
+ * declarations), the per-function emitters, verification, the optimisation pipeline and code
+ * generation. The objects depend on the module, the tier and the CPU only (sym.h); link.c
+ * loads them for an instance. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,8 +30,10 @@ static sbx_err llvm_fail(LLVMErrorRef e, char *err, size_t errlen, const char *w
     return SBX_E_UNAVAILABLE;
 }
 
-/* The host's target machine (CPU name and features), or NULL: the optimiser then runs without
- * target costs. */
+/* The host's target machine (CPU name and features), or NULL. Position-independent code in
+ * the small code model: calls between the module's functions stay direct (call rel32, the
+ * loader keeps one mapping well under 2 GiB) and every address outside it is a GOT entry
+ * the loader fills per instance, so the bytes of the code never depend on an address. */
 static LLVMTargetMachineRef host_machine(void)
 {
     char *triple = L(GetDefaultTargetTriple)();
@@ -40,54 +43,12 @@ static LLVMTargetMachineRef host_machine(void)
     LLVMTargetMachineRef tm = NULL;
     if (!L(GetTargetFromTriple)(triple, &target, &msg))
         tm = L(CreateTargetMachine)(target, triple, cpu, features, LLVMCodeGenLevelDefault,
-                                    LLVMRelocDefault, LLVMCodeModelJITDefault);
+                                    LLVMRelocPIC, LLVMCodeModelSmall);
     L(DisposeMessage)(msg);
     L(DisposeMessage)(triple);
     L(DisposeMessage)(cpu);
     L(DisposeMessage)(features);
     return tm;
-}
-
-static sbx_err store_jit(struct wasm_store *store, struct wasm_jit_store **out, char *err,
-                         size_t errlen)
-{
-    if (store->jit) {
-        *out = store->jit;
-        return SBX_OK;
-    }
-    struct wasm_jit_store *js = sbx__calloc(1, sizeof(*js));
-    if (!js)
-        return SBX_E_NOMEM;
-    LLVMOrcLLJITRef jit = NULL;
-    LLVMErrorRef e = L(OrcCreateLLJIT)(&jit, L(OrcCreateLLJITBuilder)());
-    if (e) {
-        sbx__free(js);
-        return llvm_fail(e, err, errlen, "cannot create the JIT");
-    }
-    /* Compiled code calls libc/libm (memcpy, roundeven) the way LLVM lowers some operations. */
-    LLVMOrcDefinitionGeneratorRef gen = NULL;
-    e = L(OrcCreateDynamicLibrarySearchGeneratorForProcess)(&gen, L(OrcLLJITGetGlobalPrefix)(jit),
-                                                            NULL, NULL);
-    if (e) {
-        L(OrcDisposeLLJIT)(jit);
-        sbx__free(js);
-        return llvm_fail(e, err, errlen, "cannot resolve process symbols");
-    }
-    L(OrcJITDylibAddGenerator)(L(OrcLLJITGetMainJITDylib)(jit), gen);
-    js->store = store;
-    js->lljit = jit;
-    store->jit = js;
-    *out = js;
-    return SBX_OK;
-}
-
-void sbx__wasm_jit_store_free(struct wasm_jit_store *js)
-{
-    if (!js)
-        return;
-    if (js->lljit)
-        L(OrcDisposeLLJIT)((LLVMOrcLLJITRef)js->lljit);
-    sbx__free(js);
 }
 
 static void init_types(struct jit_mod *jm)
@@ -139,7 +100,7 @@ static bool declare(struct jit_mod *jm)
         L(CreateStringAttribute)(jm->ctx, "disable-tail-calls", 18, "true", 4);
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         char name[48];
-        snprintf(name, sizeof(name), "sbx_m%u_f%u", jm->seq, i);
+        snprintf(name, sizeof(name), "sbx_f%u", i);
         jm->fns[i] = L(AddFunction)(jm->mod, name, jm->fn_types[m->funcs[i].type_index]);
         /* Internal when the module is one part (LLVM may drop what it inlined); otherwise
          * the other part links to it by name. */
@@ -155,15 +116,15 @@ static bool declare(struct jit_mod *jm)
     return true;
 }
 
-static void wrapper_name(char *buf, size_t len, uint32_t seq, uint32_t def_idx)
+void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx)
 {
-    snprintf(buf, len, "sbx_m%u_w%u", seq, def_idx);
+    snprintf(buf, len, "sbx_w%u", def_idx);
 }
 
 /* A tier-up whose store is being destroyed stops at the next function or phase. */
 static bool is_cancelled(const struct jit_mod *jm)
 {
-    return atomic_load_explicit(&jm->inst->store->tierup.cancel, memory_order_relaxed);
+    return jm->cancel && atomic_load_explicit(jm->cancel, memory_order_relaxed);
 }
 
 static bool emit_all(struct jit_mod *jm)
@@ -174,7 +135,7 @@ static bool emit_all(struct jit_mod *jm)
     }
     for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
         char name[48];
-        wrapper_name(name, sizeof(name), jm->seq, i);
+        sbx__jit_wrapper_name(name, sizeof(name), i);
         if (!sbx__jit_emit_wrapper(jm, i, name))
             return false;
     }
@@ -211,8 +172,10 @@ static sbx_err emit_object(struct jit_mod *jm, char *err, size_t errlen)
 
 static sbx_err build(struct jit_mod *jm, char *err, size_t errlen)
 {
-    L(SetTarget)(jm->mod, jm->triple);
-    L(SetDataLayout)(jm->mod, jm->layout);
+    char *triple = L(GetTargetMachineTriple)(jm->tm);
+    L(SetTarget)(jm->mod, triple);
+    L(DisposeMessage)(triple);
+    L(SetModuleDataLayout)(jm->mod, jm->layout);
     init_types(jm);
     if (!declare(jm))
         return SBX_E_NOMEM;
@@ -248,45 +211,20 @@ static void *part_run(void *arg)
         p->rc = SBX_E_UNAVAILABLE;
         return NULL;
     }
-    LLVMOrcThreadSafeContextRef tsc = L(OrcCreateNewThreadSafeContext)();
-    jm->ctx = L(OrcThreadSafeContextGetContext)(tsc);
+    jm->layout = L(CreateTargetDataLayout)(jm->tm);
+    jm->ctx = L(ContextCreate)();
     jm->mod = L(ModuleCreateWithNameInContext)("wasm", jm->ctx);
     jm->b = L(CreateBuilderInContext)(jm->ctx);
     p->rc = build(jm, p->err, sizeof(p->err));
     L(DisposeBuilder)(jm->b);
     L(DisposeModule)(jm->mod);
-    L(OrcDisposeThreadSafeContext)(tsc);
+    L(ContextDispose)(jm->ctx);
+    L(DisposeTargetData)(jm->layout);
     L(DisposeTargetMachine)(jm->tm);
     sbx__free(jm->fn_types);
     sbx__free(jm->fns);
     sbx__free(jm->tbaa_globals);
     return NULL;
-}
-
-/* Hands the objects to the JIT (linking only) and points every function at its wrapper. */
-static sbx_err link_parts(struct jit_part *parts, uint32_t n, char *err, size_t errlen)
-{
-    struct jit_mod *jm0 = &parts[0].jm;
-    LLVMOrcLLJITRef jit = jm0->js->lljit;
-    LLVMOrcJITDylibRef jd = L(OrcLLJITGetMainJITDylib)(jit);
-    for (uint32_t i = 0; i < n; i++) {
-        LLVMErrorRef e = L(OrcLLJITAddObjectFile)(jit, jd, parts[i].jm.obj);
-        parts[i].jm.obj = NULL; /* owned by the JIT, also on failure */
-        if (e)
-            return llvm_fail(e, err, errlen, "cannot add the code");
-    }
-    const struct wasm_module *m = jm0->m;
-    for (uint32_t i = 0; i < m->func_def_count; i++) {
-        char name[48];
-        wrapper_name(name, sizeof(name), jm0->seq, i);
-        LLVMOrcExecutorAddress addr = 0;
-        LLVMErrorRef e = L(OrcLLJITLookup)(jit, &addr, name);
-        if (e)
-            return llvm_fail(e, err, errlen, "cannot link the code");
-        struct wasm_func *fn = jm0->inst->funcs[m->func_import_count + i];
-        fn->jit_entry = (void (*)(uint64_t *))(uintptr_t)addr;
-    }
-    return SBX_OK;
 }
 
 /* Where the second part starts: about half of the code bytes in each (0 = one part). */
@@ -305,7 +243,19 @@ static uint32_t split_point(const struct wasm_module *m)
     return 0;
 }
 
-/* Builds the parts, the second on its own thread; false if the thread could not start. */
+/* Copies the object code out of LLVM's buffer. */
+static sbx_err take_object(LLVMMemoryBufferRef buf, struct sbx__jit_obj *o)
+{
+    size_t len = L(GetBufferSize)(buf);
+    o->bytes = sbx__mallocn(len ? len : 1, 1);
+    if (!o->bytes)
+        return SBX_E_NOMEM;
+    memcpy(o->bytes, L(GetBufferStart)(buf), len);
+    o->len = len;
+    return SBX_OK;
+}
+
+/* Builds the parts, the second on its own thread (or after the first if it cannot start). */
 static void run_parts(struct jit_part *parts, uint32_t n)
 {
     pthread_t t;
@@ -317,41 +267,49 @@ static void run_parts(struct jit_part *parts, uint32_t n)
         part_run(&parts[1]);
 }
 
-sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
+sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
+                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
 {
+    *nobjs = 0;
     if (!sbx__jit_llvm_load(err, errlen))
         return SBX_E_UNAVAILABLE;
-    struct wasm_jit_store *js = NULL;
-    sbx_err rc = store_jit(inst->store, &js, err, errlen);
-    if (rc != SBX_OK)
-        return rc;
     struct jit_part parts[2];
     memset(parts, 0, sizeof(parts));
-    uint32_t split = split_point(inst->module), n = split ? 2 : 1, seq = js->module_seq++;
+    uint32_t split = split_point(m), n = split ? 2 : 1;
     for (uint32_t i = 0; i < n; i++) {
         struct jit_mod *jm = &parts[i].jm;
-        jm->js = js;
-        jm->m = inst->module;
-        jm->inst = inst;
-        jm->seq = seq;
+        jm->m = m;
+        jm->cancel = cancel;
         jm->is_whole = n == 1;
         jm->def_first = i == 0 ? 0 : split;
-        jm->def_end = i == 0 && split ? split : inst->module->func_def_count;
-        jm->triple = L(OrcLLJITGetTripleString)(js->lljit);
-        jm->layout = L(OrcLLJITGetDataLayoutStr)(js->lljit);
+        jm->def_end = i == 0 && split ? split : m->func_def_count;
     }
     run_parts(parts, n);
+    sbx_err rc = SBX_OK;
     for (uint32_t i = 0; i < n && rc == SBX_OK; i++) {
         if (parts[i].rc != SBX_OK) {
             rc = parts[i].rc;
             snprintf(err, errlen, "%s", parts[i].err);
         }
     }
-    if (rc == SBX_OK)
-        rc = link_parts(parts, n, err, errlen);
     for (uint32_t i = 0; i < n; i++) {
+        if (rc == SBX_OK)
+            rc = take_object(parts[i].jm.obj, &objs[i]);
         if (parts[i].jm.obj)
             L(DisposeMemoryBuffer)(parts[i].jm.obj);
     }
+    if (rc == SBX_OK)
+        *nobjs = n;
+    else
+        sbx__jit_objs_free(objs, n);
     return rc;
+}
+
+void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        sbx__free(objs[i].bytes);
+        objs[i].bytes = NULL;
+        objs[i].len = 0;
+    }
 }

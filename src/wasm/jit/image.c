@@ -1,51 +1,185 @@
-/* wasm/jit/image.c: the compiled code of a module (image.h). STUB: the API is fixed first so
- * that the on-disk cache can be built against it; the bodies follow. */
+/* wasm/jit/image.c: the compiled code of a module (image.h) and its encoding:
+ *   "SBXJITIM" | u32 version | u32 object count | u64 module length | u64 module hash |
+ *   u32 defined functions | u32 0 | per object: u64 length | the objects' bytes
+ * little-endian. The module's length and hash tie an image to its module; link refuses
+ * another module's (a cache keys entries by SHA-256, this is the loader's own check). */
 #include <stdio.h>
+#include <string.h>
 
+#include "util/alloc.h"
 #include "wasm/jit/image.h"
+#include "wasm/jit/link.h"
 
-static sbx_err not_yet(char *err, size_t errlen)
+#define MAGIC       "SBXJITIM"
+#define VERSION     1u
+#define HEADER_SIZE 40u
+#define MAX_OBJS    2u
+
+struct sbx__jit_image {
+    uint64_t module_len, module_hash;
+    uint32_t func_def_count;
+    uint32_t nobjs;
+    struct sbx__jit_obj objs[MAX_OBJS];
+};
+
+static sbx_err fail(char *err, size_t errlen, const char *what)
 {
     if (err && errlen)
-        snprintf(err, errlen, "compiled tier: images are not implemented yet");
+        snprintf(err, errlen, "compiled tier: bad image: %s", what);
     return SBX_E_UNAVAILABLE;
+}
+
+/* A fast 64-bit hash of the module's bytes (8 at a time); not cryptographic. */
+static uint64_t module_hash(const struct wasm_module *m)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ m->len;
+    size_t i = 0;
+    for (; i + 8 <= m->len; i += 8) {
+        uint64_t w;
+        memcpy(&w, m->bytes + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < m->len; i++)
+        h = (h ^ m->bytes[i]) * 0x100000001b3ull;
+    return h;
 }
 
 sbx_err sbx__jit_image_build(const struct wasm_module *m, const atomic_bool *cancel,
                              struct sbx__jit_image **out, char *err, size_t errlen)
 {
-    (void)m;
-    (void)cancel;
     *out = NULL;
-    return not_yet(err, errlen);
+    struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
+    if (!im)
+        return SBX_E_NOMEM;
+    sbx_err rc = sbx__jit_compile(m, cancel, im->objs, &im->nobjs, err, errlen);
+    if (rc != SBX_OK) {
+        sbx__free(im);
+        return rc;
+    }
+    im->module_len = m->len;
+    im->module_hash = module_hash(m);
+    im->func_def_count = m->func_def_count;
+    *out = im;
+    return SBX_OK;
+}
+
+static uint8_t *put(uint8_t *p, const void *v, size_t n)
+{
+    memcpy(p, v, n);
+    return p + n;
 }
 
 sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, size_t *len)
 {
-    (void)im;
-    *buf = NULL;
-    *len = 0;
-    return SBX_E_UNAVAILABLE;
+    size_t total = HEADER_SIZE;
+    for (uint32_t i = 0; i < im->nobjs; i++)
+        total += 8 + im->objs[i].len;
+    uint8_t *b = sbx__mallocn(total, 1), *p = b;
+    if (!b)
+        return SBX_E_NOMEM;
+    uint32_t version = VERSION, zero = 0;
+    p = put(p, MAGIC, 8);
+    p = put(p, &version, 4);
+    p = put(p, &im->nobjs, 4);
+    p = put(p, &im->module_len, 8);
+    p = put(p, &im->module_hash, 8);
+    p = put(p, &im->func_def_count, 4);
+    p = put(p, &zero, 4);
+    for (uint32_t i = 0; i < im->nobjs; i++) {
+        uint64_t n = im->objs[i].len;
+        p = put(p, &n, 8);
+    }
+    for (uint32_t i = 0; i < im->nobjs; i++)
+        p = put(p, im->objs[i].bytes, im->objs[i].len);
+    *buf = b;
+    *len = total;
+    return SBX_OK;
+}
+
+/* The header's fields; the object lengths follow it. */
+static sbx_err decode_header(const uint8_t *buf, size_t len, struct sbx__jit_image *im, char *err,
+                             size_t errlen)
+{
+    uint32_t version, zero, nobjs;
+    if (len < HEADER_SIZE || memcmp(buf, MAGIC, 8) != 0)
+        return fail(err, errlen, "not an image");
+    memcpy(&version, buf + 8, 4);
+    memcpy(&nobjs, buf + 12, 4);
+    memcpy(&im->module_len, buf + 16, 8);
+    memcpy(&im->module_hash, buf + 24, 8);
+    memcpy(&im->func_def_count, buf + 32, 4);
+    memcpy(&zero, buf + 36, 4);
+    if (version != VERSION)
+        return fail(err, errlen, "another version");
+    if (nobjs == 0 || nobjs > MAX_OBJS || zero != 0)
+        return fail(err, errlen, "bad header");
+    im->nobjs = nobjs;
+    return SBX_OK;
 }
 
 sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_image **out,
                               char *err, size_t errlen)
 {
-    (void)buf;
-    (void)len;
     *out = NULL;
-    return not_yet(err, errlen);
+    struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
+    if (!im)
+        return SBX_E_NOMEM;
+    sbx_err rc = decode_header(buf, len, im, err, errlen);
+    uint64_t lens[MAX_OBJS] = {0}, at = HEADER_SIZE + 8ull * im->nobjs;
+    if (rc == SBX_OK && len < at)
+        rc = fail(err, errlen, "truncated");
+    for (uint32_t i = 0; rc == SBX_OK && i < im->nobjs; i++) {
+        memcpy(&lens[i], buf + HEADER_SIZE + 8 * i, 8);
+        if (lens[i] > len - at)
+            rc = fail(err, errlen, "truncated");
+        else
+            at += lens[i];
+    }
+    if (rc == SBX_OK && at != len)
+        rc = fail(err, errlen, "trailing bytes");
+    at = HEADER_SIZE + 8ull * im->nobjs;
+    for (uint32_t i = 0; rc == SBX_OK && i < im->nobjs; i++) {
+        im->objs[i].bytes = sbx__mallocn(lens[i] ? lens[i] : 1, 1);
+        if (!im->objs[i].bytes)
+            rc = SBX_E_NOMEM;
+        else
+            memcpy(im->objs[i].bytes, buf + at, lens[i]);
+        im->objs[i].len = lens[i];
+        at += lens[i];
+    }
+    if (rc != SBX_OK) {
+        sbx__jit_image_free(im);
+        return rc;
+    }
+    *out = im;
+    return SBX_OK;
 }
 
 sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instance *inst, char *err,
                             size_t errlen)
 {
-    (void)im;
-    (void)inst;
-    return not_yet(err, errlen);
+    const struct wasm_module *m = inst->module;
+    if (im->module_len != m->len || im->func_def_count != m->func_def_count ||
+        im->module_hash != module_hash(m))
+        return fail(err, errlen, "compiled from another module");
+    return sbx__jit_link(im->objs, im->nobjs, inst, err, errlen);
 }
 
 void sbx__jit_image_free(struct sbx__jit_image *im)
 {
-    (void)im;
+    if (!im)
+        return;
+    sbx__jit_objs_free(im->objs, im->nobjs);
+    sbx__free(im);
+}
+
+sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
+{
+    struct sbx__jit_image *im = NULL;
+    sbx_err rc = sbx__jit_image_build(inst->module, &inst->store->tierup.cancel, &im, err, errlen);
+    if (rc == SBX_OK)
+        rc = sbx__jit_image_link(im, inst, err, errlen);
+    sbx__jit_image_free(im);
+    return rc;
 }

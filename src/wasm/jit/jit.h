@@ -6,6 +6,8 @@
 #define SBX_WASM_JIT_JIT_H
 
 #include <setjmp.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "wasm/wasm.h"
@@ -13,20 +15,35 @@
 struct wasm_exec;
 struct wasm_code;
 
-/* A store's compiled-tier state: the LLVM JIT that holds its code, and the current entry from
- * the host (traps longjmp there; compiled code has no cleanups to skip). */
+struct sbx__jit_code;
+
+/* A store's compiled-tier state: the mappings that hold its instances' code (link.h), and the
+ * current entry from the host (traps longjmp there; compiled code has no cleanups to skip). */
 struct wasm_jit_store {
     struct wasm_store *store;
-    void *lljit;           /* LLVMOrcLLJITRef */
-    uint32_t module_seq;   /* modules added, for unique symbol names */
-    jmp_buf *top;          /* innermost entry, NULL outside compiled code */
-    uintptr_t stack_limit; /* compiled code traps "call stack exhausted" below it */
+    struct sbx__jit_code *code; /* freed with the store */
+    jmp_buf *top;               /* innermost entry, NULL outside compiled code */
+    uintptr_t stack_limit;      /* compiled code traps "call stack exhausted" below it */
 };
 
-/* Compiles inst's module for inst (code bakes in the instance's addresses) and sets the
- * jit_entry of its functions. Returns SBX_OK, SBX_E_UNAVAILABLE (libLLVM-16 missing, or the
- * module uses a feature this tier does not compile yet: err names it), or SBX_E_NOMEM. */
+/* Compiles inst's module (image.h) and links its code for inst, setting the jit_entry of its
+ * functions. Returns SBX_OK, SBX_E_UNAVAILABLE (libLLVM-16 missing, or the module uses a
+ * feature this tier does not compile yet: err names it), SBX_E_ABORTED (the store's tier-up
+ * was cancelled) or SBX_E_NOMEM. */
 sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen);
+
+/* One relocatable object (ELF64 x86-64) of a compiled module. */
+struct sbx__jit_obj {
+    uint8_t *bytes;
+    size_t len;
+};
+
+/* engine.c: compiles m to one or two objects (large modules in two parts, on two threads);
+ * defined function i is sbx_f<i>, its slot-ABI wrapper sbx_w<i> (sbx__jit_wrapper_name). */
+sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
+                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen);
+void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n);
+void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx);
 
 /* Runs f's native code with args; results written on success. Returns WASM_TRAP_NONE or the
  * trap kind with ex->trap (and its "in <func>" facts) filled as the interpreter fills them. */

@@ -11,8 +11,6 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
-#include <llvm-c/LLJIT.h>
-#include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -67,15 +65,17 @@
     X(ConstArray) \
     X(ConstBitCast) \
     X(ConstInt) \
-    X(ConstIntToPtr) \
     X(ConstNull) \
     X(ConstPointerNull) \
     X(ConstReal) \
     X(ConstRealGetDouble) \
     X(ConstVector) \
+    X(ContextCreate) \
+    X(ContextDispose) \
     X(CreateBuilderInContext) \
     X(CreatePassBuilderOptions) \
     X(CreateStringAttribute) \
+    X(CreateTargetDataLayout) \
     X(CreateTargetMachine) \
     X(DisposeBuilder) \
     X(DisposeErrorMessage) \
@@ -83,11 +83,14 @@
     X(DisposeMessage) \
     X(DisposeModule) \
     X(DisposePassBuilderOptions) \
+    X(DisposeTargetData) \
     X(DisposeTargetMachine) \
     X(DoubleTypeInContext) \
     X(FloatTypeInContext) \
     X(FunctionType) \
     X(GetBasicBlockTerminator) \
+    X(GetBufferSize) \
+    X(GetBufferStart) \
     X(GetDefaultTargetTriple) \
     X(GetErrorMessage) \
     X(GetFirstBasicBlock) \
@@ -98,10 +101,13 @@
     X(GetInsertBlock) \
     X(GetIntrinsicDeclaration) \
     X(GetMDKindIDInContext) \
+    X(GetNamedFunction) \
+    X(GetNamedGlobal) \
     X(GetNextBasicBlock) \
     X(GetParam) \
     X(GetReturnType) \
     X(GetTargetFromTriple) \
+    X(GetTargetMachineTriple) \
     X(GetUndef) \
     X(InitializeX86AsmPrinter) \
     X(InitializeX86Target) \
@@ -122,35 +128,21 @@
     X(MDStringInContext2) \
     X(MetadataAsValue) \
     X(ModuleCreateWithNameInContext) \
-    X(OrcCreateDynamicLibrarySearchGeneratorForProcess) \
-    X(OrcCreateLLJIT) \
-    X(OrcCreateLLJITBuilder) \
-    X(OrcCreateNewThreadSafeContext) \
-    X(OrcDisposeLLJIT) \
-    X(OrcDisposeThreadSafeContext) \
-    X(OrcJITDylibAddGenerator) \
-    X(OrcLLJITAddObjectFile) \
-    X(OrcLLJITGetDataLayoutStr) \
-    X(OrcLLJITGetGlobalPrefix) \
-    X(OrcLLJITGetMainJITDylib) \
-    X(OrcLLJITGetTripleString) \
-    X(OrcLLJITLookup) \
-    X(OrcThreadSafeContextGetContext) \
     X(PointerTypeInContext) \
     X(PositionBuilderAtEnd) \
     X(PositionBuilderBefore) \
     X(RunPasses) \
     X(SetAlignment) \
-    X(SetDataLayout) \
     X(SetGlobalConstant) \
     X(SetInitializer) \
     X(SetInstructionCallConv) \
     X(SetLinkage) \
     X(SetMetadata) \
+    X(SetModuleDataLayout) \
     X(SetOrdering) \
     X(SetTarget) \
-    X(TargetMachineEmitToMemoryBuffer) \
     X(StructTypeInContext) \
+    X(TargetMachineEmitToMemoryBuffer) \
     X(TypeOf) \
     X(ValueAsMetadata) \
     X(VectorType) \

@@ -1,4 +1,4 @@
-/* wasm/jit/rt.h: the C functions compiled code calls (by constant address). Helpers that may
+/* wasm/jit/rt.h: the C functions compiled code calls (as sbx_rt_<name>: sym.h). Helpers that may
  * trap either return a wasm_trap_kind for the code to raise with its function's name, or, when
  * the trap record is already filled (host calls), longjmp to the entry themselves. */
 #ifndef SBX_WASM_JIT_RT_H

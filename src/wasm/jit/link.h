@@ -1,0 +1,27 @@
+/* wasm/jit/link.h: our loader of compiled code, in place of a JIT linker (so that loading
+ * needs no libLLVM): ELF64 x86-64 relocatable objects as engine.c's target machine emits them
+ * (position-independent, small code model). Their loadable sections go into one fresh mapping
+ * with a GOT and PLT stubs for the external symbols (sym.h), an explicit list of relocation
+ * types is applied, then the pages become read+exec (code) or read-only (data), never
+ * writable and executable at once. The input is untrusted (it may come from a cache file):
+ * every offset, size, index and section number is checked. */
+#ifndef SBX_WASM_JIT_LINK_H
+#define SBX_WASM_JIT_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasm/jit/jit.h"
+#include "wasm/runtime.h"
+
+/* Links objs together for inst into a mapping its store owns (freed by
+ * sbx__wasm_jit_store_free) and sets the jit_entry of every defined function (sbx_w<i>).
+ * SBX_E_UNAVAILABLE with err ("compiled tier: ...") on a malformed object, an unsupported
+ * relocation or an unknown symbol; nothing is set then. SBX_E_NOMEM. */
+sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
+                      char *err, size_t errlen);
+
+/* The store's compiled-tier state, created on first use. */
+sbx_err sbx__jit_store(struct wasm_store *store, struct wasm_jit_store **out);
+
+#endif
