@@ -116,12 +116,15 @@ expect_eq "$(stat -c %a "$entry")" "600" "entry mode"
 expect_eq "$(stat -c %a "$SBX_CACHE_DIR")" "700" "directory mode"
 expect_status 0 "$SBX" compile "$hello"
 expect_eq "$out" "cached: $entry" "compile again: already cached"
-# hit: the run touches the entry's mtime (only a verified hit does); same output as the interpreter
+# hit: the run touches the entry's mtime in place (a miss would rename a new file over it);
+# same output as the interpreter
 touch -d @1000000000 "$entry"
+inode=$(stat -c %i "$entry")
 expect_status 7 "$SBX" wasm --tier compiled "$hello"
 expect_eq "$out" "$hello_out" "hit: output"
 expect_eq "$err" "" "hit: no diagnostic"
 [ "$(stat -c %Y "$entry")" -gt 1000000000 ] && ok || bad "hit: the entry's mtime was not touched"
+expect_eq "$(stat -c %i "$entry")" "$inode" "hit: the entry was read, not rewritten"
 cp "$entry" "$dir/good.entry"
 
 # corrupt entries: each is detected, replaced by a fresh one, and the run is right

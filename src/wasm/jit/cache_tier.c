@@ -99,8 +99,7 @@ sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, siz
     if (rc == SBX_OK)
         rc = sbx__jit_image_link(im, inst, err, errlen);
     sbx__jit_image_free(im);
-    /* Until images are complete (image.c), a module they cannot take compiles as before. */
-    return rc == SBX_E_UNAVAILABLE ? sbx__wasm_jit_instance(inst, err, errlen) : rc;
+    return rc;
 }
 
 sbx_err sbx__jit_cache_fill(const struct wasm_module *m, char *path, size_t pathlen,
