@@ -91,9 +91,9 @@ sbx_err sbx__jit_cache_open(struct sbx__jit_cache *c, const char *dir, uint64_t 
         return SBX_E_UNAVAILABLE;
     }
     const char *env_max = getenv("SBX_CACHE_MAX_BYTES");
-    c->max_bytes = max_bytes                 ? max_bytes
-                   : env_max && *env_max > 0 ? strtoull(env_max, NULL, 10)
-                                             : SBX__JIT_CACHE_MAX_BYTES;
+    c->max_bytes = max_bytes ? max_bytes : env_max ? strtoull(env_max, NULL, 10) : 0;
+    if (!c->max_bytes) /* unset, 0 or not a number */
+        c->max_bytes = SBX__JIT_CACHE_MAX_BYTES;
     if (parent[0] && mkdir(parent, 0700) != 0 && errno != EEXIST) {
         set_err(err, errlen, "directory", parent, strerror(errno));
         return SBX_E_UNAVAILABLE;

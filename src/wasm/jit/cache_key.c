@@ -4,6 +4,7 @@
  * it (the model and every feature leaf LLVM's host detection reads) and the tier options. */
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -87,22 +88,38 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
     return is_ours;
 }
 
-void sbx__jit_cache_key(const uint8_t *bytes, size_t len, const char *opts,
-                        uint8_t key[SBX__SHA256_LEN])
+static uint8_t host_digest[SBX__SHA256_LEN];
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+/* What is the same for every key of this process: the build, the image format, the CPU. Once,
+ * since CPUID may trap to a hypervisor. */
+static void hash_host(void)
 {
     static const char domain[] = "sbx jit cache key v1";
     struct build_id b = {.addr = (uintptr_t)(void *)sbx__jit_cache_key};
     dl_iterate_phdr(find_build_id, &b);
     struct utsname u;
     char head[512];
-    int n = snprintf(head, sizeof(head), "%s|%s|image %u|%s|%zu|", domain, SBX_VERSION,
-                     IMAGE_FORMAT, uname(&u) == 0 ? u.machine : "?", len);
+    int n = snprintf(head, sizeof(head), "%s|%s|image %u|%s|", domain, SBX_VERSION, IMAGE_FORMAT,
+                     uname(&u) == 0 ? u.machine : "?");
     struct sbx__sha256 h;
     sbx__sha256_init(&h);
     sbx__sha256_update(&h, head, n > 0 ? (size_t)n : 0);
     sbx__sha256_update(&h, b.id, b.len);
     hash_cpu(&h);
+    sbx__sha256_final(&h, host_digest);
+}
+
+void sbx__jit_cache_key(const uint8_t *bytes, size_t len, const char *opts,
+                        uint8_t key[SBX__SHA256_LEN])
+{
+    pthread_once(&host_once, hash_host);
+    uint64_t module_len = len;
+    struct sbx__sha256 h;
+    sbx__sha256_init(&h);
+    sbx__sha256_update(&h, host_digest, sizeof(host_digest));
     sbx__sha256_update(&h, opts, strlen(opts) + 1);
+    sbx__sha256_update(&h, &module_len, sizeof(module_len));
     sbx__sha256_update(&h, bytes, len);
     sbx__sha256_final(&h, key);
 }

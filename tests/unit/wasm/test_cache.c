@@ -380,6 +380,10 @@ START_TEST(test_default_locations)
     ck_assert_str_eq(c.path, dir);
     ck_assert_uint_eq(c.max_bytes, 12345);
     sbx__jit_cache_close(&c);
+    setenv("SBX_CACHE_MAX_BYTES", "lots", 1); /* not a number: the default, not 0 */
+    ck_assert_int_eq(sbx__jit_cache_open(&c, NULL, 0, err, sizeof(err)), SBX_OK);
+    ck_assert_uint_eq(c.max_bytes, SBX__JIT_CACHE_MAX_BYTES);
+    sbx__jit_cache_close(&c);
 }
 END_TEST
 
