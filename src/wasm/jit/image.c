@@ -174,12 +174,52 @@ void sbx__jit_image_free(struct sbx__jit_image *im)
     sbx__free(im);
 }
 
+/* A store keeps the image of each module it compiled: its other instances link it again. */
+struct sbx__jit_image_entry {
+    const struct wasm_module *m;
+    struct sbx__jit_image *im;
+    struct sbx__jit_image_entry *next;
+};
+
+void sbx__jit_images_free(struct sbx__jit_image_entry *e)
+{
+    for (struct sbx__jit_image_entry *next; e; e = next) {
+        next = e->next;
+        sbx__jit_image_free(e->im);
+        sbx__free(e);
+    }
+}
+
+/* The store's image of m, built on first use. */
+static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m,
+                           const struct sbx__jit_image **out, char *err, size_t errlen)
+{
+    struct wasm_jit_store *js;
+    sbx_err rc = sbx__jit_store(s, &js);
+    for (const struct sbx__jit_image_entry *e = rc == SBX_OK ? js->images : NULL; e; e = e->next) {
+        if (e->m == m) {
+            *out = e->im;
+            return SBX_OK;
+        }
+    }
+    struct sbx__jit_image_entry *e = rc == SBX_OK ? sbx__calloc(1, sizeof(*e)) : NULL;
+    if (!e)
+        return rc == SBX_OK ? SBX_E_NOMEM : rc;
+    rc = sbx__jit_image_build(m, &s->tierup.cancel, &e->im, err, errlen);
+    if (rc != SBX_OK) {
+        sbx__free(e);
+        return rc;
+    }
+    e->m = m;
+    e->next = js->images;
+    js->images = e;
+    *out = e->im;
+    return SBX_OK;
+}
+
 sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
 {
-    struct sbx__jit_image *im = NULL;
-    sbx_err rc = sbx__jit_image_build(inst->module, &inst->store->tierup.cancel, &im, err, errlen);
-    if (rc == SBX_OK)
-        rc = sbx__jit_image_link(im, inst, err, errlen);
-    sbx__jit_image_free(im);
-    return rc;
+    const struct sbx__jit_image *im = NULL;
+    sbx_err rc = store_image(inst->store, inst->module, &im, err, errlen);
+    return rc == SBX_OK ? sbx__jit_image_link(im, inst, err, errlen) : rc;
 }

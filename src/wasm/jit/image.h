@@ -14,6 +14,7 @@
 #include "wasm/runtime.h"
 
 struct sbx__jit_image;
+struct sbx__jit_image_entry;
 
 /* Compiles m (loads LLVM). SBX_E_UNAVAILABLE with err when LLVM is missing or the module uses
  * a feature the tier does not compile; SBX_E_ABORTED when cancel becomes true (tier-up of a
@@ -36,5 +37,8 @@ sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instanc
                             size_t errlen);
 /* Accepts NULL. */
 void sbx__jit_image_free(struct sbx__jit_image *im);
+
+/* Frees a store's images (link.c's sbx__wasm_jit_store_free). Accepts NULL. */
+void sbx__jit_images_free(struct sbx__jit_image_entry *e);
 
 #endif

@@ -16,14 +16,16 @@ struct wasm_exec;
 struct wasm_code;
 
 struct sbx__jit_code;
+struct sbx__jit_image_entry;
 
 /* A store's compiled-tier state: the mappings that hold its instances' code (link.h), and the
  * current entry from the host (traps longjmp there; compiled code has no cleanups to skip). */
 struct wasm_jit_store {
     struct wasm_store *store;
-    struct sbx__jit_code *code; /* freed with the store */
-    jmp_buf *top;               /* innermost entry, NULL outside compiled code */
-    uintptr_t stack_limit;      /* compiled code traps "call stack exhausted" below it */
+    struct sbx__jit_code *code;          /* freed with the store */
+    struct sbx__jit_image_entry *images; /* per module compiled in this store (image.c) */
+    jmp_buf *top;                        /* innermost entry, NULL outside compiled code */
+    uintptr_t stack_limit;               /* compiled code traps "call stack exhausted" below it */
 };
 
 /* Compiles inst's module (image.h) and links its code for inst, setting the jit_entry of its

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "wasm/jit/image.h"
 #include "wasm/jit/link.h"
 #include "wasm/jit/sym.h"
 
@@ -32,17 +33,17 @@ struct sbx__jit_code {
 struct obj {
     const uint8_t *b;
     size_t len;
-    Elf64_Shdr *sh;   /* copied; shnum entries */
+    Elf64_Shdr *sh; /* copied; shnum entries */
     uint32_t shnum;
-    uint32_t symtab;  /* section index of SHT_SYMTAB */
+    uint32_t symtab; /* section index of SHT_SYMTAB */
     uint32_t nsym;
-    const char *str;  /* the symbol string table */
+    const char *str; /* the symbol string table */
     size_t str_len;
     uint64_t *sec_off; /* per section: offset in the mapping, or UINT64_MAX (not loaded) */
     uintptr_t *val;    /* per symbol: its resolved address */
     uint32_t *got;     /* per symbol: GOT slot or NO_SLOT */
     uint32_t *plt;     /* per symbol: PLT stub or NO_SLOT */
-    uint8_t *ok;       /* per symbol: val is set (a defined symbol in a loaded section, or resolved) */
+    uint8_t *ok; /* per symbol: val is set (a defined symbol in a loaded section, or resolved) */
 };
 
 /* The whole link: the objects, the layout and the mapping. */
@@ -237,9 +238,9 @@ static const struct {
     uint8_t how;
     bool is_signed32; /* a 4-byte value: signed (else unsigned) */
 } relocs[] = {
-    {R_X86_64_64, 8, H_ABS, false},          {R_X86_64_PC64, 8, H_PCREL, false},
-    {R_X86_64_PC32, 4, H_PCREL, true},       {R_X86_64_PLT32, 4, H_PLT, true},
-    {R_X86_64_GOTPCREL, 4, H_GOT, true},     {R_X86_64_GOTPCRELX, 4, H_GOT, true},
+    {R_X86_64_64, 8, H_ABS, false},           {R_X86_64_PC64, 8, H_PCREL, false},
+    {R_X86_64_PC32, 4, H_PCREL, true},        {R_X86_64_PLT32, 4, H_PLT, true},
+    {R_X86_64_GOTPCREL, 4, H_GOT, true},      {R_X86_64_GOTPCRELX, 4, H_GOT, true},
     {R_X86_64_REX_GOTPCRELX, 4, H_GOT, true}, {R_X86_64_32, 4, H_ABS, false},
     {R_X86_64_32S, 4, H_ABS, true},
 };
@@ -477,8 +478,8 @@ static sbx_err apply_one(struct linker *lk, uint32_t k, uint32_t target, const E
         memcpy(at, &v, 8);
         return SBX_OK;
     }
-    bool fits = relocs[row].is_signed32 ? (int64_t)v == (int64_t)(int32_t)(uint32_t)v
-                                        : v <= UINT32_MAX;
+    bool fits =
+        relocs[row].is_signed32 ? (int64_t)v == (int64_t)(int32_t)(uint32_t)v : v <= UINT32_MAX;
     if (!fits)
         return fail(lk, "object %u: relocation at %#llx out of range", k,
                     (unsigned long long)r->r_offset);
@@ -510,8 +511,8 @@ static sbx_err check_entries(struct linker *lk)
         Elf64_Sym s;
         get_sym(o, lk->w_sym[i], &s);
         enum seg seg;
-        if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || !o->ok[lk->w_sym[i]] || s.st_shndx >= o->shnum ||
-            !seg_of(&o->sh[s.st_shndx], &seg) || seg != SEG_TEXT)
+        if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || !o->ok[lk->w_sym[i]] ||
+            s.st_shndx >= o->shnum || !seg_of(&o->sh[s.st_shndx], &seg) || seg != SEG_TEXT)
             return fail(lk, "the entry of function %u is not code", i);
     }
     return SBX_OK;
@@ -552,8 +553,8 @@ static sbx_err link_all(struct linker *lk)
         if (rc == SBX_OK)
             rc = check_sections(lk, &lk->o[k], k);
     }
-    sbx_err (*const steps[])(struct linker *) = {place_sections, index_defs, NULL, layout,
-                                                 map_and_copy,   resolve_symbols};
+    sbx_err (*const steps[])(struct linker *) = {place_sections, index_defs,   NULL,
+                                                 layout,         map_and_copy, resolve_symbols};
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && rc == SBX_OK; i++)
         rc = steps[i] ? steps[i](lk) : each_reloc(lk, false);
     if (rc != SBX_OK)
@@ -620,5 +621,6 @@ void sbx__wasm_jit_store_free(struct wasm_jit_store *js)
         munmap(c->base, c->len);
         sbx__free(c);
     }
+    sbx__jit_images_free(js->images);
     sbx__free(js);
 }

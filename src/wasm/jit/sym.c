@@ -14,11 +14,16 @@ static const struct {
     const char *name;
     bool is_indexed;
 } kinds[JIT_SYM_COUNT_] = {
-    [JIT_SYM_INSTANCE] = {"instance", false}, [JIT_SYM_JIT] = {"jit", false},
-    [JIT_SYM_INTERRUPT] = {"interrupt", false}, [JIT_SYM_STACK_LIMIT] = {"stack_limit", false},
-    [JIT_SYM_FUNC] = {"func", true},          [JIT_SYM_TYPE] = {"type", true},
-    [JIT_SYM_MEM] = {"mem", true},            [JIT_SYM_MEM_DATA] = {"mem_data", true},
-    [JIT_SYM_TABLE] = {"table", true},        [JIT_SYM_GLOBAL] = {"global", true},
+    [JIT_SYM_INSTANCE] = {"instance", false},
+    [JIT_SYM_JIT] = {"jit", false},
+    [JIT_SYM_INTERRUPT] = {"interrupt", false},
+    [JIT_SYM_STACK_LIMIT] = {"stack_limit", false},
+    [JIT_SYM_FUNC] = {"func", true},
+    [JIT_SYM_TYPE] = {"type", true},
+    [JIT_SYM_MEM] = {"mem", true},
+    [JIT_SYM_MEM_DATA] = {"mem_data", true},
+    [JIT_SYM_TABLE] = {"table", true},
+    [JIT_SYM_GLOBAL] = {"global", true},
     [JIT_SYM_RT] = {NULL, true},
 };
 
@@ -47,15 +52,15 @@ static const struct {
     const char *name;
     const void *addr;
 } libc[] = {
-    {"memcpy", (const void *)memcpy},       {"memmove", (const void *)memmove},
-    {"memset", (const void *)memset},       {"fmod", (const void *)fmod},
-    {"fmodf", (const void *)fmodf},         {"roundeven", (const void *)roundeven},
+    {"memcpy", (const void *)memcpy},         {"memmove", (const void *)memmove},
+    {"memset", (const void *)memset},         {"fmod", (const void *)fmod},
+    {"fmodf", (const void *)fmodf},           {"roundeven", (const void *)roundeven},
     {"roundevenf", (const void *)roundevenf}, {"ceil", (const void *)ceil},
-    {"ceilf", (const void *)ceilf},         {"floor", (const void *)floor},
-    {"floorf", (const void *)floorf},       {"trunc", (const void *)trunc},
-    {"truncf", (const void *)truncf},       {"nearbyint", (const void *)nearbyint},
+    {"ceilf", (const void *)ceilf},           {"floor", (const void *)floor},
+    {"floorf", (const void *)floorf},         {"trunc", (const void *)trunc},
+    {"truncf", (const void *)truncf},         {"nearbyint", (const void *)nearbyint},
     {"nearbyintf", (const void *)nearbyintf}, {"rint", (const void *)rint},
-    {"rintf", (const void *)rintf},         {"sqrt", (const void *)sqrt},
+    {"rintf", (const void *)rintf},           {"sqrt", (const void *)sqrt},
     {"sqrtf", (const void *)sqrtf},
 };
 
