@@ -103,6 +103,27 @@ START_TEST(one_image_two_instances)
 }
 END_TEST
 
+/* The code is a function of the module (and CPU) only: two builds are the same bytes. */
+START_TEST(build_is_deterministic)
+{
+    struct wasm_module *m = load(mod_user, sizeof(mod_user));
+    uint8_t *buf[2];
+    size_t len[2];
+    for (int k = 0; k < 2; k++) {
+        char err[256] = "";
+        struct sbx__jit_image *im = NULL;
+        ck_assert_msg(sbx__jit_image_build(m, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
+        ck_assert_int_eq(sbx__jit_image_encode(im, &buf[k], &len[k]), SBX_OK);
+        sbx__jit_image_free(im);
+    }
+    ck_assert_uint_eq(len[0], len[1]);
+    ck_assert(memcmp(buf[0], buf[1], len[0]) == 0);
+    sbx__free(buf[0]);
+    sbx__free(buf[1]);
+    sbx__wasm_module_destroy(m);
+}
+END_TEST
+
 /* The values a user instance computes against its provider. */
 struct observed {
     int32_t run, run_bumped, msize, tsize;
@@ -177,8 +198,7 @@ static uint8_t *encoded_in_child(const uint8_t *mod, size_t mod_len, size_t *len
         uint8_t *buf = NULL;
         size_t n = 0;
         bool ok = sbx__jit_image_build(m, NULL, &im, NULL, 0) == SBX_OK &&
-                  sbx__jit_image_encode(im, &buf, &n) == SBX_OK &&
-                  write(fd, buf, n) == (ssize_t)n;
+                  sbx__jit_image_encode(im, &buf, &n) == SBX_OK && write(fd, buf, n) == (ssize_t)n;
         _exit(ok ? 0 : 1);
     }
     int st = 0;
@@ -219,7 +239,7 @@ END_TEST
 
 /* --- corrupt images ------------------------------------------------------------------------ */
 
-static uint8_t *good;    /* an encoded image of mod_self, one object */
+static uint8_t *good; /* an encoded image of mod_self, one object */
 static size_t good_len;
 
 static void good_setup(void)
@@ -420,6 +440,7 @@ static Suite *suite(void)
     tcase_add_test(tc, one_image_two_instances);
     tcase_add_test(tc, imports_from_providers_match_interpreter);
     tcase_add_test(tc, decode_and_link_without_llvm);
+    tcase_add_test(tc, build_is_deterministic);
     suite_add_tcase(s, tc);
     TCase *bad = tcase_create("corrupt");
     tcase_set_timeout(bad, 120);
