@@ -15,3 +15,4 @@ $(JIT_OBJ): CPPFLAGS += -isystem $(LLVM_INCDIR) -D__STDC_CONSTANT_MACROS -D__STD
 .PHONY: wasi-test-compiled
 wasi-test-compiled: $(BUILD)/sbx-wasi-run $(WASI_GUEST_BIN)
 	SBX_WASI_RUN_TIER=compiled python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)
+TEST_SUITES += cli/cache=tests/cli/cache.sh

@@ -45,6 +45,7 @@ SBX_API void sbx_policy_destroy(sbx_policy *policy);
 SBX_API uint32_t sbx_policy_timeout_ms(const sbx_policy *policy);
 SBX_API uint64_t sbx_policy_memory_bytes(const sbx_policy *policy);
 SBX_API uint64_t sbx_policy_fuel(const sbx_policy *policy);
+SBX_API bool sbx_policy_wasm_cache(const sbx_policy *policy); /* policy.wasm.cache */
 
 /* Frees memory the library returned to the caller (JSON text, result buffers). Accepts NULL. */
 SBX_API void sbx_free(void *ptr);

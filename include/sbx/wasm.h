@@ -183,6 +183,22 @@ SBX_API sbx_err sbx_wasm_run_conformance(const sbx_policy *policy,
 /* Frees what the report owns and zeroes it. Accepts NULL. */
 SBX_API void sbx_wasm_conformance_free(sbx_wasm_conformance_report *report);
 
+/* Compiles a module (len bytes, borrowed) for the compiled tier into the on-disk cache
+ * (docs/wasm.md, "Cache"), so that a later run under policy.wasm.cache instantiates it
+ * without LLVM. Writes the entry's path to path (pathlen bytes) and sets *was_cached when a
+ * valid entry was already there (nothing compiled). Returns SBX_OK; SBX_E_WASM_INVALID_MODULE;
+ * SBX_E_UNAVAILABLE (the cache directory is refused, libLLVM-16 is missing, or the module uses
+ * a feature the tier does not compile); SBX_E_IO (the entry could not be written);
+ * SBX_E_NOMEM; SBX_E_INVALID_ARGUMENT. err (if errlen > 0) gets one line. */
+SBX_API sbx_err sbx_wasm_compile(const uint8_t *bytes, size_t len, char *path, size_t pathlen,
+                                 bool *was_cached, char *err, size_t errlen);
+
+/* Opens (creating it 0700) the cache directory the compiled tier uses: $SBX_CACHE_DIR, else
+ * $XDG_CACHE_HOME/sbx, else ~/.cache/sbx. Returns SBX_OK with its path in path, or
+ * SBX_E_UNAVAILABLE with one line in err saying why it is refused (a symlink, another owner,
+ * writable by group or others): runs then compile without the cache. */
+SBX_API sbx_err sbx_wasm_cache_check(char *path, size_t pathlen, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

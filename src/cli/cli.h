@@ -10,6 +10,7 @@ int cli_run(int argc, char **argv);         /* cmd_run.c */
 int cli_js_guest(int argc, char **argv);    /* guest_js.c: sbx's JS engine inside the jail */
 int cli_wasm(int argc, char **argv);        /* cmd_wasm.c */
 int cli_conformance(int argc, char **argv); /* cmd_conformance.c */
+int cli_compile(int argc, char **argv);     /* cmd_compile.c */
 
 #include <stddef.h>
 #include <stdio.h>

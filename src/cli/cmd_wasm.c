@@ -21,13 +21,15 @@ static void usage(FILE *out)
             "usage: sbx wasm [--policy FILE] [--dir [rw:]HOST[::GUEST]]... [--env K=V]...\n"
             "                [--allow-outbound HOST:PORT]... [--fuel N] [--timeout-ms N]\n"
             "                [--memory-bytes N] [--cpu-percent N] [--invoke NAME]\n"
-            "                [--tier auto|interp|compiled] MODULE.wasm [ARGS...]\n\n"
+            "                [--tier auto|interp|compiled] [--no-cache] MODULE.wasm [ARGS...]\n\n"
             "Runs a WASI command's _start (ARGS become its argv after MODULE), or with --invoke\n"
             "calls the export NAME with ARGS as its typed arguments and prints each result.\n"
             "Options add to the policy: --dir grants a directory (read-only unless rw:),\n"
             "--env sets a variable, --allow-outbound allows a connection pattern, --tier picks\n"
             "the engine (policy wasm.tier; compiled = LLVM native code, auto = the interpreter,\n"
             "then native code compiled in the background once a run has taken 200 ms).\n"
+            "Native code is cached on disk (`sbx compile --help`); --no-cache compiles\n"
+            "afresh and stores nothing (policy wasm.cache = false).\n"
             "Exit status: the guest's exit code, 124 timeout, 134 trap, 125 sbx failed,\n"
             "2 usage error.\n");
     cli_print_defaults(out);
@@ -38,6 +40,7 @@ struct wasm_opts {
     const char *invoke;
     sbx_policy *policy;
     int fail_status; /* 2 for a usage error, 125 for a policy sbx rejected */
+    bool is_interp;  /* --tier interp: no native code, no cache */
 };
 
 /* Sets key to json (caller's, freed here); -1 after a message. */
@@ -121,6 +124,7 @@ static int parse_opts(int argc, char **argv, struct wasm_opts *o)
         {"cpu-percent", required_argument, NULL, 'c'},
         {"invoke", required_argument, NULL, 'i'},
         {"tier", required_argument, NULL, 'T'},
+        {"no-cache", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -147,9 +151,13 @@ static int parse_opts(int argc, char **argv, struct wasm_opts *o)
         }
         if (c == 'i')
             o->invoke = optarg;
-        else if (c == 'T') {
+        else if (c == 'C') {
+            if (set_json(o, "wasm.cache", strdup("false")))
+                return -1;
+        } else if (c == 'T') {
             if (set_json(o, "wasm.tier", cli_json_string(optarg)))
                 return -1;
+            o->is_interp = strcmp(optarg, "interp") == 0;
         } else if (c == 'e' ? apply_env(o, optarg) : c != 'p' && apply(o, c, optarg))
             return -1;
     }
@@ -271,8 +279,20 @@ static int invoke(sbx_wasm_sandbox *sb, const sbx_policy *policy, const char *na
     return status;
 }
 
+/* Says on stderr when the cache directory is refused (the library then compiles uncached
+ * without a word: it never prints). */
+static void check_cache(const struct wasm_opts *o)
+{
+    char path[4200], err[512];
+    if (o->is_interp || !sbx_policy_wasm_cache(o->policy))
+        return;
+    if (sbx_wasm_cache_check(path, sizeof(path), err, sizeof(err)) != SBX_OK)
+        fprintf(stderr, "sbx: wasm: cache not used: %s (compiling without it)\n", err);
+}
+
 static int run_module(struct wasm_opts *o, int argc, char **argv, int first)
 {
+    check_cache(o);
     size_t len;
     char *bytes = cli_read_file(argv[first], &len);
     if (!bytes)

@@ -14,6 +14,7 @@ static const struct command commands[] = {
     {"eval", cli_eval, "evaluate a JavaScript snippet in the worker or process tier"},
     {"run", cli_run, "run a command in the Linux jail (like timeout(1) + bwrap)"},
     {"wasm", cli_wasm, "run a WebAssembly module under WASI (like `wasmtime run`)"},
+    {"compile", cli_compile, "fill the compiled-code cache for a WebAssembly module"},
     {"policy", cli_policy, "check a policy file and print it resolved"},
     {"conformance", cli_conformance, "check that a policy is enforced by the wasm tier"},
     {"__js-guest", cli_js_guest, NULL},

@@ -348,6 +348,19 @@ static sbx_err parse_wasm_tier(const json_t *v, struct sbx_policy *p, struct dia
                 s);
 }
 
+/* policy.wasm.cache: whether compiled code goes through the on-disk cache (docs/wasm.md,
+ * "Cache"). */
+static sbx_err parse_wasm_cache(const json_t *v, struct sbx_policy *p, struct diag *d)
+{
+    if (!json_is_boolean(v)) {
+        char got[64];
+        describe(v, got, sizeof(got));
+        return fail(d, "policy.wasm.cache: must be a boolean, got %s", got);
+    }
+    p->wasm_cache = json_is_true(v);
+    return SBX_OK;
+}
+
 static sbx_err parse_wasm(const json_t *v, struct sbx_policy *p, struct diag *d)
 {
     if (!json_is_object(v))
@@ -356,9 +369,13 @@ static sbx_err parse_wasm(const json_t *v, struct sbx_policy *p, struct diag *d)
     json_t *val;
     json_object_foreach((json_t *)v, key, val)
     {
-        if (strcmp(key, "tier") != 0)
+        sbx_err e;
+        if (strcmp(key, "tier") == 0)
+            e = parse_wasm_tier(val, p, d);
+        else if (strcmp(key, "cache") == 0)
+            e = parse_wasm_cache(val, p, d);
+        else
             return fail(d, "policy.wasm.%.100s: unknown key", key);
-        sbx_err e = parse_wasm_tier(val, p, d);
         if (e)
             return e;
     }
@@ -453,6 +470,7 @@ static void set_defaults(struct sbx_policy *p)
     p->cpu_percent = 100;
     p->max_output_bytes = 1ull << 20;
     p->pids = 64;
+    p->wasm_cache = true;
 }
 
 sbx_err sbx__policy_from_json(const json_t *root, struct sbx_policy **out, char *err, size_t errlen)
@@ -582,6 +600,11 @@ uint64_t sbx_policy_memory_bytes(const sbx_policy *policy)
 uint64_t sbx_policy_fuel(const sbx_policy *policy)
 {
     return policy ? policy->fuel : 0;
+}
+
+bool sbx_policy_wasm_cache(const sbx_policy *policy)
+{
+    return policy && policy->wasm_cache;
 }
 
 void sbx_free(void *ptr)

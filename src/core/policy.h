@@ -56,6 +56,7 @@ struct sbx_policy {
     struct sbx__capability *caps;
     size_t cap_count;
     enum sbx__wasm_tier wasm_tier; /* default auto */
+    bool wasm_cache;               /* policy.wasm.cache: the compiled-code cache; default true */
     bool js_jit;                   /* policy.js.jit: the engine's JIT tiers; default false */
 };
 

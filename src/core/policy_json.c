@@ -58,6 +58,7 @@ static int add_lists(json_t *o, const struct sbx_policy *p)
     rc |= json_object_set_new(o, "capabilities", caps);
     json_t *wasm = json_object();
     rc |= json_object_set_new(wasm, "tier", json_string(sbx__policy_wasm_tier_name(p->wasm_tier)));
+    rc |= json_object_set_new(wasm, "cache", json_boolean(p->wasm_cache));
     rc |= json_object_set_new(o, "wasm", wasm);
     json_t *js = json_object();
     rc |= json_object_set_new(js, "jit", json_boolean(p->js_jit));

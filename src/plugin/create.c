@@ -54,6 +54,7 @@ static sbx_err make_store(struct sbx_wasm_sandbox *sb)
         .fuel = sb->policy->fuel,
         .max_bytes = budget,
         .tier = (uint8_t)sb->policy->wasm_tier, /* enum sbx__wasm_tier = enum wasm_tier */
+        .use_cache = sb->policy->wasm_cache,
     };
     uint64_t pages = (budget - sbx__wasm_exec_bytes(&limits)) / WASM_PAGE_SIZE;
     limits.max_memory_pages = pages > 65536 ? 65536 : (uint32_t)(pages ? pages : 1);

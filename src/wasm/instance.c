@@ -6,6 +6,7 @@
 
 #include "util/alloc.h"
 #include "wasm/instance.h"
+#include "wasm/jit/cache.h"
 #include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
 
@@ -276,7 +277,7 @@ sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module
         struct wasm_instance *inst = instance_alloc(store, m);
         rc = inst ? build(inst, imports, err, errlen) : SBX_E_NOMEM;
         if (rc == SBX_OK && store->limits.tier == WASM_TIER_COMPILED)
-            rc = sbx__wasm_jit_instance(inst, err, errlen);
+            rc = sbx__wasm_jit_instance_cached(inst, err, errlen);
         if (rc == SBX_OK && m->has_start)
             rc = run_start(inst, trap, err, errlen);
         if (rc == SBX_OK || rc == SBX_E_WASM_TRAP)

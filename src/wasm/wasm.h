@@ -80,6 +80,7 @@ struct wasm_store_limits {
     uint64_t max_bytes;
     uint8_t tier;       /* enum wasm_tier; metered calls always interpret */
     uint32_t tierup_ms; /* AUTO: interpretation time before compiling; 0 = 200 ms */
+    bool use_cache;     /* native code goes through the on-disk cache (jit/cache.h) */
 };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */

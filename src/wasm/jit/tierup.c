@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "wasm/jit/cache.h"
 #include "wasm/jit/emit.h"
 #include "wasm/module.h"
 
@@ -92,12 +93,18 @@ static bool compile_store(struct wasm_store *s)
 {
     char err[256];
     static atomic_bool has_exit_hook;
-    if (!is_compilable(s) || !sbx__jit_llvm_load(err, sizeof(err)))
+    if (!is_compilable(s))
         return false;
-    if (!atomic_exchange(&has_exit_hook, true))
-        atexit(at_exit);
     for (struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
-        if (atomic_load(&s->tierup.cancel) || sbx__wasm_jit_instance(i, err, sizeof(err)) != SBX_OK)
+        if (atomic_load(&s->tierup.cancel))
+            return false;
+        if (sbx__wasm_jit_cache_link(i)) /* a cache hit: LLVM stays unloaded */
+            continue;
+        if (!sbx__jit_llvm_load(err, sizeof(err)))
+            return false;
+        if (!atomic_exchange(&has_exit_hook, true))
+            atexit(at_exit);
+        if (sbx__wasm_jit_instance_cached(i, err, sizeof(err)) != SBX_OK)
             return false;
     }
     return true;

@@ -28,6 +28,7 @@ START_TEST(defaults_are_finite_and_deny)
     ck_assert_uint_eq(p->outbound_count, 0);
     ck_assert_int_eq(sbx__policy_capability(p, "host.log"), SBX_CAP_DENY);
     ck_assert_int_eq(p->wasm_tier, SBX_WASM_TIER_AUTO);
+    ck_assert(p->wasm_cache);
     ck_assert(!p->js_jit);
     sbx_policy_destroy(p);
 }
@@ -79,6 +80,8 @@ static const struct bad_case bad[] = {
      "policy.wasm.tier: must be \"auto\", \"interp\" or \"compiled\", got \"jit\""},
     {"{\"wasm\": {\"tier\": 1}}", "policy.wasm.tier: must be a string"},
     {"{\"wasm\": {\"level\": 2}}", "policy.wasm.level: unknown key"},
+    {"{\"wasm\": {\"cache\": \"no\"}}", "policy.wasm.cache: must be a boolean, got a string"},
+    {"{\"wasm\": {\"cache\": 0}}", "policy.wasm.cache: must be a boolean, got 0"},
     {"{\"js\": true}", "policy.js: must be an object"},
     {"{\"js\": {\"jit\": 1}}", "policy.js.jit: must be a boolean, got 1"},
     {"{\"js\": {\"jit\": \"on\"}}", "policy.js.jit: must be a boolean, got a string"},
@@ -114,14 +117,16 @@ END_TEST
 
 START_TEST(parses_every_field)
 {
-    sbx_policy *p = parse_ok("{\"timeoutMs\": 100, \"memoryBytes\": 262144, \"cpuPercent\": 50,"
-                             "\"maxOutputBytes\": 10, \"pids\": 3, \"fuel\": 1000,"
-                             "\"env\": {\"LANG\": \"C\"}, \"fs\": [\"/data\", \"rw:/out::/o\"],"
-                             "\"net\": {\"loopback\": true, \"outbound\": [\"API.example.org:443\","
-                             "\"*.cdn.org:*\", \"[::1]:8080\", \"10.0.0.5:*\"]},"
-                             "\"capabilities\": {\"host.log\": \"allow\", \"host.kv\": \"deny\"},"
-                             "\"wasm\": {\"tier\": \"compiled\"}, \"js\": {\"jit\": true}}");
+    sbx_policy *p =
+        parse_ok("{\"timeoutMs\": 100, \"memoryBytes\": 262144, \"cpuPercent\": 50,"
+                 "\"maxOutputBytes\": 10, \"pids\": 3, \"fuel\": 1000,"
+                 "\"env\": {\"LANG\": \"C\"}, \"fs\": [\"/data\", \"rw:/out::/o\"],"
+                 "\"net\": {\"loopback\": true, \"outbound\": [\"API.example.org:443\","
+                 "\"*.cdn.org:*\", \"[::1]:8080\", \"10.0.0.5:*\"]},"
+                 "\"capabilities\": {\"host.log\": \"allow\", \"host.kv\": \"deny\"},"
+                 "\"wasm\": {\"tier\": \"compiled\", \"cache\": false}, \"js\": {\"jit\": true}}");
     ck_assert_int_eq(p->wasm_tier, SBX_WASM_TIER_COMPILED);
+    ck_assert(!p->wasm_cache);
     ck_assert(p->js_jit);
     ck_assert_uint_eq(p->timeout_ms, 100);
     ck_assert_uint_eq(p->cpu_percent, 50);

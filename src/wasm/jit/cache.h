@@ -1,0 +1,85 @@
+/* wasm/jit/cache.h: the compiled tier's on-disk cache of encoded images (docs/wasm.md,
+ * "Cache"). An entry is only ever a file the effective user alone can write, in a directory
+ * only they can write, whose header names its key and the SHA-256 of its payload; anything
+ * else is removed and recompiled, never loaded. Computing a key never loads libLLVM. */
+#ifndef SBX_WASM_JIT_CACHE_H
+#define SBX_WASM_JIT_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sbx/error.h>
+
+#include "util/sha256.h"
+
+#define SBX__JIT_CACHE_MAX_BYTES (512ull << 20) /* default size bound of the directory */
+#define SBX__JIT_CACHE_ENTRY_MAX (256ull << 20) /* an entry larger than this is refused */
+
+struct sbx__jit_cache {
+    int dirfd; /* the checked directory, O_PATH-free: openat() and renameat() go through it */
+    uint64_t max_bytes;
+    char path[4096];
+};
+
+/* Opens (creating it 0700, and a missing parent ~/.cache too) the cache directory: dir, else
+ * $SBX_CACHE_DIR, else $XDG_CACHE_HOME/sbx (when absolute), else $HOME/.cache/sbx; max_bytes
+ * 0 means $SBX_CACHE_MAX_BYTES, else SBX__JIT_CACHE_MAX_BYTES. Refuses a symlink, a directory
+ * not owned by the effective uid, or one writable by group or others: SBX_E_UNAVAILABLE with
+ * one line in err saying why (the caller then compiles uncached). */
+sbx_err sbx__jit_cache_open(struct sbx__jit_cache *c, const char *dir, uint64_t max_bytes,
+                            char *err, size_t errlen);
+void sbx__jit_cache_close(struct sbx__jit_cache *c);
+
+/* The key of module bytes for this build of sbx on this CPU under the tier options opts
+ * (cache_key.c): SHA-256 over all of them, plus the image format version. Never loads LLVM. */
+void sbx__jit_cache_key(const uint8_t *bytes, size_t len, const char *opts,
+                        uint8_t key[SBX__SHA256_LEN]);
+
+/* Reads the entry of key into *payload (sbx__free() it), verified: a regular file owned by
+ * the effective uid without group/other write, at most SBX__JIT_CACHE_ENTRY_MAX bytes, opened
+ * without following a symlink, with the right magic, format version, key, length and payload
+ * SHA-256. On a hit touches its mtime (the LRU order). Returns SBX_OK; SBX_E_UNAVAILABLE on a
+ * miss (err empty) or a refused entry (removed; err says why); SBX_E_NOMEM. */
+sbx_err sbx__jit_cache_load(struct sbx__jit_cache *c, const uint8_t key[SBX__SHA256_LEN],
+                            uint8_t **payload, size_t *len, char *err, size_t errlen);
+
+/* Writes the entry of key through a temporary file (O_EXCL, 0600) renamed into place, so a
+ * reader never sees half of one; then evicts least-recently-used entries until the directory
+ * is under max_bytes. The entry's path goes to path (may be NULL). SBX_E_IO on failure. */
+sbx_err sbx__jit_cache_store(struct sbx__jit_cache *c, const uint8_t key[SBX__SHA256_LEN],
+                             const uint8_t *payload, size_t len, char *path, size_t pathlen);
+
+/* Removes the entry of key (one that failed to decode or link). */
+void sbx__jit_cache_remove(struct sbx__jit_cache *c, const uint8_t key[SBX__SHA256_LEN]);
+
+/* Writes the path the entry of key has (or would have) to path. */
+void sbx__jit_cache_entry_path(const struct sbx__jit_cache *c, const uint8_t key[SBX__SHA256_LEN],
+                               char *path, size_t pathlen);
+
+/* Evicts least-recently-used entries (and temporary files left by a crashed writer) until the
+ * entries total at most max_bytes; keep (may be NULL) is never evicted. */
+void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
+
+/* The tier options an image depends on, part of every key (engine.c's pipeline). */
+#define SBX__JIT_CACHE_OPTS "default<O2>"
+
+struct wasm_instance;
+struct wasm_module;
+
+/* cache_tier.c: gives inst native code. With the store's use_cache, an entry that verifies,
+ * decodes and links is used without loading LLVM; otherwise the module is compiled, its image
+ * stored (a bad entry replaced) and linked. Without use_cache, sbx__wasm_jit_instance(). A
+ * cache that cannot be used only costs the compile. Returns as sbx__wasm_jit_instance(). */
+sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, size_t errlen);
+/* The hit half alone: true when the store's use_cache and inst's module has an entry that
+ * verifies, decodes and links (inst then has native code). Never loads LLVM. */
+bool sbx__wasm_jit_cache_link(struct wasm_instance *inst);
+
+/* Fills the cache with m's image (for `sbx compile`): *was_cached when a valid entry was
+ * already there. The entry's path goes to path. SBX_E_UNAVAILABLE with err when the cache
+ * directory is refused or the module cannot be compiled; SBX_E_IO; SBX_E_NOMEM. */
+sbx_err sbx__jit_cache_fill(const struct wasm_module *m, char *path, size_t pathlen,
+                            bool *was_cached, char *err, size_t errlen);
+
+#endif

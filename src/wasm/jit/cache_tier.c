@@ -1,0 +1,128 @@
+/* wasm/jit/cache_tier.c: the compiled tier's instantiate path through the cache: look up,
+ * verify, decode and link an entry (no LLVM); on a miss or any failure of those, build the
+ * image, store it and link it. Nothing read from disk is used before every check passed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/jit/cache.h"
+#include "wasm/jit/image.h"
+#include "wasm/jit/jit.h"
+#include "wasm/runtime.h"
+
+/* The verified entry of key, decoded; NULL on a miss. A refused or undecodable entry is
+ * removed, so the caller rebuilds and replaces it. */
+static struct sbx__jit_image *lookup(struct sbx__jit_cache *c, const uint8_t *key)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    char why[256];
+    if (sbx__jit_cache_load(c, key, &buf, &len, why, sizeof(why)) != SBX_OK)
+        return NULL;
+    struct sbx__jit_image *im = NULL;
+    if (sbx__jit_image_decode(buf, len, &im, why, sizeof(why)) != SBX_OK) {
+        sbx__jit_cache_remove(c, key);
+        im = NULL;
+    }
+    sbx__free(buf);
+    return im;
+}
+
+/* Builds m's image into *out and stores it under key; *stored is the store's outcome (a
+ * failed store only loses the cache). */
+static sbx_err build_and_store(struct sbx__jit_cache *c, const uint8_t *key,
+                               const struct wasm_module *m, const atomic_bool *cancel,
+                               struct sbx__jit_image **out, sbx_err *stored, char *path,
+                               size_t pathlen, char *err, size_t errlen)
+{
+    sbx_err rc = sbx__jit_image_build(m, cancel, out, err, errlen);
+    *stored = SBX_E_UNAVAILABLE;
+    if (rc != SBX_OK)
+        return rc;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    *stored = sbx__jit_image_encode(*out, &buf, &len);
+    if (*stored == SBX_OK)
+        *stored = c->dirfd >= 0 ? sbx__jit_cache_store(c, key, buf, len, path, pathlen)
+                                : SBX_E_UNAVAILABLE;
+    sbx__free(buf);
+    return SBX_OK;
+}
+
+/* A hit on c: the entry of key decoded and linked into inst. An entry that verified but does
+ * not link is removed, never tried again. */
+static bool link_hit(struct sbx__jit_cache *c, const uint8_t *key, struct wasm_instance *inst)
+{
+    char why[256];
+    struct sbx__jit_image *im = c->dirfd >= 0 ? lookup(c, key) : NULL;
+    bool is_linked = im && sbx__jit_image_link(im, inst, why, sizeof(why)) == SBX_OK;
+    if (im && !is_linked)
+        sbx__jit_cache_remove(c, key);
+    sbx__jit_image_free(im);
+    return is_linked;
+}
+
+static void open_for(const struct wasm_module *m, struct sbx__jit_cache *c, uint8_t *key)
+{
+    char why[512];
+    sbx__jit_cache_key(m->bytes, m->len, SBX__JIT_CACHE_OPTS, key);
+    sbx__jit_cache_open(c, NULL, 0, why, sizeof(why)); /* refused: compile uncached */
+}
+
+bool sbx__wasm_jit_cache_link(struct wasm_instance *inst)
+{
+    if (!inst->store->limits.use_cache)
+        return false;
+    uint8_t key[SBX__SHA256_LEN];
+    struct sbx__jit_cache c;
+    open_for(inst->module, &c, key);
+    bool is_hit = link_hit(&c, key, inst);
+    sbx__jit_cache_close(&c);
+    return is_hit;
+}
+
+sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, size_t errlen)
+{
+    if (!inst->store->limits.use_cache)
+        return sbx__wasm_jit_instance(inst, err, errlen);
+    uint8_t key[SBX__SHA256_LEN];
+    struct sbx__jit_cache c;
+    open_for(inst->module, &c, key);
+    if (link_hit(&c, key, inst)) {
+        sbx__jit_cache_close(&c);
+        return SBX_OK;
+    }
+    struct sbx__jit_image *im = NULL;
+    sbx_err stored, rc = build_and_store(&c, key, inst->module, &inst->store->tierup.cancel, &im,
+                                         &stored, NULL, 0, err, errlen);
+    sbx__jit_cache_close(&c);
+    if (rc == SBX_OK)
+        rc = sbx__jit_image_link(im, inst, err, errlen);
+    sbx__jit_image_free(im);
+    return rc;
+}
+
+sbx_err sbx__jit_cache_fill(const struct wasm_module *m, char *path, size_t pathlen,
+                            bool *was_cached, char *err, size_t errlen)
+{
+    uint8_t key[SBX__SHA256_LEN];
+    sbx__jit_cache_key(m->bytes, m->len, SBX__JIT_CACHE_OPTS, key);
+    struct sbx__jit_cache c;
+    *was_cached = false;
+    sbx_err rc = sbx__jit_cache_open(&c, NULL, 0, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    struct sbx__jit_image *im = lookup(&c, key);
+    sbx_err stored = SBX_OK;
+    *was_cached = im != NULL;
+    sbx__jit_cache_entry_path(&c, key, path, pathlen);
+    if (!im)
+        rc = build_and_store(&c, key, m, NULL, &im, &stored, path, pathlen, err, errlen);
+    if (rc == SBX_OK && stored != SBX_OK) {
+        snprintf(err, errlen, "cannot write the cache entry %s", path);
+        rc = SBX_E_IO;
+    }
+    sbx__jit_image_free(im);
+    sbx__jit_cache_close(&c);
+    return rc;
+}

@@ -1,0 +1,312 @@
+/* tests/unit/wasm/test_cache_tier.c: the cache in the compiled tier (src/wasm/jit/cache_tier.c).
+ * A hit in a fresh process never loads libLLVM and runs native code with the right result, in
+ * the COMPILED tier and in AUTO's tier-up; a damaged entry (checksum, or a valid checksum over
+ * bytes that do not decode) is replaced and the run is right; use_cache off writes nothing. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx_test.h"
+#include "util/alloc.h"
+#include "wasm/jit/cache.h"
+#include "wasm/jit/image.h"
+#include "wasm/jit/jit.h"
+#include "wasm/runtime.h"
+#include "wasm/wasm.h"
+#include "wasm_builder.h"
+
+#define WAIT_S 120
+
+static char dir[PATH_MAX];
+static struct wasm_store *cur_store;
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/sbx-cache-tier-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("SBX_CACHE_DIR", dir, 1);
+}
+
+static void teardown(void)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The import "wait": blocks until the store's tier-up is over; 1 when it reached NATIVE. */
+static int host_wait(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
+{
+    (void)c, (void)user, (void)args;
+    unsigned st = WASM_TIERUP_IDLE;
+    for (double end = now_s() + WAIT_S; now_s() < end; usleep(1000)) {
+        st = sbx__wasm_store_tierup_state(cur_store);
+        if (st == WASM_TIERUP_NATIVE || st == WASM_TIERUP_FAILED)
+            break;
+    }
+    res[0].i32 = st == WASM_TIERUP_NATIVE;
+    return 0;
+}
+
+static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
+{
+    const struct wasm_module *m = user;
+    out->kind = WASM_EXTERN_FUNC;
+    out->u.func = sbx__wasm_func_new_host(cur_store, &m->types[imp->u.func_type], host_wait, NULL);
+    return out->u.func != NULL;
+}
+
+/* quick() = work(100) = 5050 by a loop; run() = work(100) + wait() + work(100). */
+static uint8_t *build(size_t *len)
+{
+    struct wb *w = wb_new();
+    uint32_t wait = wb_import_func(w, "t", "wait", "", "i");
+    struct wb_bytes b = {0};
+    wbc_op(&b, WB_OP_LOOP), wbc_op(&b, WB_BLOCKTYPE_VOID);
+    wbc_local_get(&b, 1), wbc_local_get(&b, 0), wbc_op(&b, WB_OP_I32_ADD), wbc_local_set(&b, 1);
+    wbc_local_get(&b, 0), wbc_i32_const(&b, 1), wbc_op(&b, WB_OP_I32_SUB), wbc_local_set(&b, 0);
+    wbc_local_get(&b, 0), wbc_op(&b, WB_OP_BR_IF), wb_bytes_uleb(&b, 0), wbc_end(&b);
+    wbc_local_get(&b, 1), wbc_end(&b);
+    uint32_t work = wb_func(w, "i", "i", "i", &b);
+    wb_bytes_free(&b);
+    struct wb_bytes q = {0};
+    wbc_i32_const(&q, 100), wbc_call(&q, work), wbc_end(&q);
+    wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
+    wb_bytes_free(&q);
+    struct wb_bytes r = {0};
+    wbc_i32_const(&r, 100), wbc_call(&r, work), wbc_call(&r, wait), wbc_op(&r, WB_OP_I32_ADD);
+    wbc_i32_const(&r, 100), wbc_call(&r, work), wbc_op(&r, WB_OP_I32_ADD), wbc_end(&r);
+    wb_export_func(w, "run", wb_func(w, "", "i", "", &r));
+    wb_bytes_free(&r);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    ck_assert_ptr_nonnull(bytes);
+    return bytes;
+}
+
+struct env {
+    struct wasm_module *m;
+    struct wasm_store *store;
+    struct wasm_instance *inst;
+};
+
+static void env_open(struct env *e, uint8_t tier, bool use_cache)
+{
+    char err[256] = "";
+    size_t len;
+    uint8_t *bytes = build(&len);
+    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
+    free(bytes);
+    struct wasm_store_limits l = {.tier = tier, .tierup_ms = 1, .use_cache = use_cache};
+    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
+    cur_store = e->store;
+    sbx_err rc =
+        sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err, sizeof(err));
+    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+}
+
+static void env_close(struct env *e)
+{
+    sbx__wasm_store_destroy(e->store);
+    sbx__wasm_module_destroy(e->m);
+}
+
+static int32_t call(struct env *e, const char *name)
+{
+    struct wasm_extern ext;
+    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
+    wasm_value res[1];
+    memset(res, 0, sizeof(res));
+    struct wasm_trap trap;
+    sbx_err rc = sbx__wasm_func_call(e->store, ext.u.func, NULL, res, &trap);
+    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
+    return (int32_t)res[0].i32;
+}
+
+/* False (after saying so) while image.c is a stub: nothing can hit until images exist. */
+static bool images_exist(void)
+{
+    size_t len;
+    uint8_t *bytes = build(&len);
+    struct wasm_module *m = NULL;
+    char err[256] = "";
+    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &m, err, sizeof(err)), SBX_OK);
+    free(bytes);
+    bool is_real = false, was_cached = false;
+    char path[PATH_MAX + 128];
+    /* In a child, so that this process has not loaded LLVM. */
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        sbx_err rc = sbx__jit_cache_fill(m, path, sizeof(path), &was_cached, err, sizeof(err));
+        _exit(rc == SBX_OK ? 0 : strstr(err, "not implemented") ? 3 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    is_real = WEXITSTATUS(st) == 0;
+    ck_assert_msg(is_real || WEXITSTATUS(st) == 3, "filling the cache failed");
+    if (!is_real)
+        fprintf(stderr, "SKIP: compiled images are stubs in this tree (src/wasm/jit/image.c)\n");
+    sbx__wasm_module_destroy(m);
+    return is_real;
+}
+
+static void entry_path(char *path, size_t len)
+{
+    size_t n;
+    uint8_t *bytes = build(&n), key[SBX__SHA256_LEN];
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS, key);
+    free(bytes);
+    snprintf(path, len, "%s/", dir);
+    char hex[2 * SBX__SHA256_LEN + 1];
+    sbx__sha256_hex(key, hex);
+    strncat(path, hex, len - strlen(path) - 1);
+    strncat(path, ".sbxc", len - strlen(path) - 1);
+}
+
+/* Filled by another process: this one instantiates from the entry with LLVM never loaded. */
+START_TEST(compiled_hit_skips_llvm)
+{
+    if (!images_exist())
+        return;
+    struct env e;
+    env_open(&e, WASM_TIER_COMPILED, true);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    ck_assert_int_eq(call(&e, "quick"), 5050);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 1);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    env_close(&e);
+}
+END_TEST
+
+/* AUTO's tier-up finds the entry too: native code without LLVM. */
+START_TEST(tierup_hit_skips_llvm)
+{
+    if (!images_exist())
+        return;
+    struct env e;
+    env_open(&e, WASM_TIER_AUTO, true);
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1 + 5050);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
+    ck_assert_uint_ge(sbx__wasm_store_native_entries(e.store), 1);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    env_close(&e);
+}
+END_TEST
+
+static void flip_byte(const char *path, off_t off)
+{
+    int fd = open(path, O_RDWR);
+    ck_assert_int_ge(fd, 0);
+    uint8_t b;
+    ck_assert_int_eq(pread(fd, &b, 1, off), 1);
+    b ^= 1;
+    ck_assert_int_eq(pwrite(fd, &b, 1, off), 1);
+    close(fd);
+}
+
+/* Verifies: the entry at path loads and decodes. */
+static bool entry_is_good(void)
+{
+    size_t n;
+    uint8_t *bytes = build(&n), key[SBX__SHA256_LEN], *buf = NULL;
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS, key);
+    free(bytes);
+    struct sbx__jit_cache c;
+    char err[512];
+    ck_assert_int_eq(sbx__jit_cache_open(&c, NULL, 0, err, sizeof(err)), SBX_OK);
+    size_t len = 0;
+    struct sbx__jit_image *im = NULL;
+    bool is_good = sbx__jit_cache_load(&c, key, &buf, &len, err, sizeof(err)) == SBX_OK &&
+                   sbx__jit_image_decode(buf, len, &im, err, sizeof(err)) == SBX_OK;
+    sbx__jit_image_free(im);
+    sbx__free(buf);
+    sbx__jit_cache_close(&c);
+    return is_good;
+}
+
+/* A flipped payload byte: refused, recompiled, stored afresh; the result is right. */
+START_TEST(corrupt_entry_replaced)
+{
+    if (!images_exist())
+        return;
+    char path[PATH_MAX + 128];
+    entry_path(path, sizeof(path));
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    flip_byte(path, st.st_size / 2);
+    struct env e;
+    env_open(&e, WASM_TIER_COMPILED, true);
+    ck_assert(sbx__jit_llvm_is_loaded()); /* recompiled */
+    ck_assert_int_eq(call(&e, "quick"), 5050);
+    env_close(&e);
+    ck_assert(entry_is_good());
+}
+END_TEST
+
+/* An entry whose checksum is right but whose bytes are no image (written through the store,
+ * so only decode can tell): removed, recompiled, replaced. */
+START_TEST(undecodable_entry_replaced)
+{
+    if (!images_exist())
+        return;
+    size_t n;
+    uint8_t *bytes = build(&n), key[SBX__SHA256_LEN];
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS, key);
+    free(bytes);
+    struct sbx__jit_cache c;
+    char err[512];
+    ck_assert_int_eq(sbx__jit_cache_open(&c, NULL, 0, err, sizeof(err)), SBX_OK);
+    static const uint8_t junk[64] = "not an image";
+    ck_assert_int_eq(sbx__jit_cache_store(&c, key, junk, sizeof(junk), NULL, 0), SBX_OK);
+    sbx__jit_cache_close(&c);
+    ck_assert(!entry_is_good());
+    struct env e;
+    env_open(&e, WASM_TIER_COMPILED, true);
+    ck_assert_int_eq(call(&e, "quick"), 5050);
+    env_close(&e);
+    ck_assert(entry_is_good());
+}
+END_TEST
+
+/* Control for all of the above: without use_cache nothing is read or written. */
+START_TEST(no_cache_writes_nothing)
+{
+    char path[PATH_MAX + 128];
+    entry_path(path, sizeof(path));
+    struct env e;
+    env_open(&e, WASM_TIER_COMPILED, false);
+    ck_assert_int_eq(call(&e, "quick"), 5050);
+    env_close(&e);
+    ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("wasm.cache_tier");
+    TCase *tc = tcase_create("cache_tier");
+    tcase_set_timeout(tc, 2 * WAIT_S + 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, compiled_hit_skips_llvm);
+    tcase_add_test(tc, tierup_hit_skips_llvm);
+    tcase_add_test(tc, corrupt_entry_replaced);
+    tcase_add_test(tc, undecodable_entry_replaced);
+    tcase_add_test(tc, no_cache_writes_nothing);
+    suite_add_tcase(s, tc);
+    return sbx_test_main(s);
+}
