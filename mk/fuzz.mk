@@ -62,9 +62,10 @@ FUZZ_SMOKE := $(FUZZ_SRC:fuzz/%.c=fuzz-smoke-%)
 fuzz-smoke: $(FUZZ_SMOKE)
 fuzz-smoke-%: $(FUZZ_BUILD)/fuzz/% $(FUZZ_SEEDS)/.stamp
 	@t=$*; seeds=fuzz/corpus/$$t; \
-	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_diff) seeds=;; fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
+	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_diff) seeds=;; fuzz_jit_link) seeds=$(FUZZ_BUILD)/seeds/jit_link; mkdir -p $$seeds;; fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
 	mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
 	echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
+	FUZZ_JIT_LINK_SEED=$(FUZZ_BUILD)/seeds/jit_link/self.img \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	$(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -timeout=20 -rss_limit_mb=2048 $(FUZZ_FLAGS_$*) \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \

@@ -99,6 +99,13 @@ fi
 # SAN=1: SpiderMonkey's process-lifetime state is not a leak (see tests/lsan.supp).
 LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
+# The compiled tier's cache: a scratch one per run, emptied first so that every run compiles
+# the same way (and never the user's ~/.cache/sbx).
+if [ -z "${SBX_CACHE_DIR:-}" ]; then
+    case $BUILD in /*) SBX_CACHE_DIR=$BUILD/test-cache ;; *) SBX_CACHE_DIR=$(pwd)/$BUILD/test-cache ;; esac
+    rm -rf "$SBX_CACHE_DIR"
+fi
+export SBX_CACHE_DIR
 jobs=${SBX_TEST_JOBS:-1}
 serial=" ${SBX_TEST_SERIAL:-} "
 first=" ${SBX_TEST_FIRST:-} "
