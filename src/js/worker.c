@@ -15,6 +15,7 @@
 
 #include "core/backend.h"
 #include "util/alloc.h"
+#include "wasm/jit/jit.h"
 
 /* Deep recursion in the engine's C code (compiler, regexp, nested native calls) needs room;
  * the memory is only reserved, pages are touched on demand. */
@@ -93,9 +94,12 @@ static void note_exit(void)
 }
 
 /* Abandoned runs are not waited for: they may be stuck for minutes, and while one is inside the
- * engine the engine's exit handler leaves without any dump (js/runtime.cpp). */
+ * engine the engine's exit handler leaves without any dump (js/runtime.cpp). The wasm tier-up
+ * stops first: its worker would otherwise start compiling (loading libLLVM) while exit waits
+ * here for a busy run, and LLVM's destructors would then run under that compile. */
 static void quiesce_at_exit(void)
 {
+    sbx__wasm_tierup_stop();
     pthread_mutex_lock(&pool.lock);
     int ms = 0;
     for (; ms < QUIESCE_WAIT_MS && atomic_load(&busy) > atomic_load(&abandoned_count); ms++) {

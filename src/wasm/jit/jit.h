@@ -65,6 +65,11 @@ bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
 void sbx__wasm_tierup_enter(struct wasm_store *s);
 void sbx__wasm_tierup_leave(struct wasm_store *s);
 void sbx__wasm_tierup_cancel(struct wasm_store *s);
+/* From now on no compile starts; waits for the one in flight (stopped at its next function).
+ * At exit, before anything that holds exit up: a compile started during exit loads libLLVM
+ * then, and glibc runs some of the destructors it registers before the hook that would wait
+ * for that compile (a segfault or "error: scalar-to-vector conversion failed" and exit 1). */
+void sbx__wasm_tierup_stop(void);
 /* True when calls of s may run native code: COMPILED, or AUTO after its tier-up. */
 bool sbx__wasm_tier_native(struct wasm_store *s);
 /* For tests and benchmarks: enum wasm_tierup_state (runtime.h), and how many times compiled

@@ -75,9 +75,7 @@ static bool is_compilable(const struct wasm_store *s)
     return bytes <= TIERUP_MAX_MODULE_BYTES;
 }
 
-/* Exit runs libLLVM's static destructors: no compile may be in flight then. Registered after
- * libLLVM is loaded, so it runs before them. */
-static void at_exit(void)
+void sbx__wasm_tierup_stop(void)
 {
     pthread_mutex_lock(&mu);
     is_exiting = true;
@@ -86,6 +84,13 @@ static void at_exit(void)
     while (running)
         pthread_cond_wait(&done, &mu);
     pthread_mutex_unlock(&mu);
+}
+
+/* Exit runs libLLVM's static destructors: no compile may be in flight then. Registered after
+ * libLLVM is loaded, so it runs before them. */
+static void at_exit(void)
+{
+    sbx__wasm_tierup_stop();
 }
 
 /* Compiles the snapshot's instances (no lock held); true when all have native code. */
