@@ -1,7 +1,7 @@
 /* wasm/jit/emit_memory.c: linear memory. Every access is bounds-checked explicitly against the
  * memory's current size (docs/wasm.md, "Memory safety"): the effective address is computed in
- * 64 bits (no wrap) and end > size traps "out of bounds memory access". The data pointer never
- * moves (runtime.h): it is the address of the symbol sbx_k_mem_data0. Bulk operations call
+ * 64 bits (no wrap) and ea + bytes > size traps "out of bounds memory access". The data pointer
+ * never moves (runtime.h): it is the address of the symbol sbx_k_mem_data0. Bulk operations call
  * rt.c. */
 #include <stddef.h>
 
@@ -20,12 +20,16 @@ LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32
     struct jit_mod *jm = f->jm;
     LLVMValueRef ea = L(BuildZExt)(f->b, addr, jm->t_i64, "");
     if (offset)
-        ea = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
-    LLVMValueRef end = L(BuildAdd)(f->b, ea, sbx__jit_i64(jm, bytes), "");
+        ea = L(BuildNSWAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
     LLVMValueRef size =
         sbx__jit_load_at(f, jm->t_i64, JIT_SYM_MEM, 0, offsetof(struct wasm_memory, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_MEMSIZE);
-    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntUGT, end, size, ""), WASM_TRAP_MEMORY_OOB);
+    /* ea + bytes > size, tested as ea > size - bytes: every term is below 2^34, so signed
+     * arithmetic is exact (the limit is negative when size < bytes). The limit does not depend
+     * on the address, so where LLVM hoists the size out of a loop the limit goes with it and
+     * the access keeps only a compare (docs/wasm.md, "Memory safety"). */
+    LLVMValueRef limit = L(BuildNSWAdd)(f->b, size, sbx__jit_i64(jm, (uint64_t)0 - bytes), "");
+    sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntSGT, ea, limit, ""), WASM_TRAP_MEMORY_OOB);
     return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_MEM_DATA, 0), &ea, 1, "");
 }
 

@@ -46,6 +46,7 @@
     X(BuildIntToPtr) \
     X(BuildIsNull) \
     X(BuildLoad2) \
+    X(BuildNSWAdd) \
     X(BuildNot) \
     X(BuildOr) \
     X(BuildPhi) \
