@@ -54,7 +54,7 @@ TEST_DEPS   := $(UNIT_BIN)
 # time, with nothing beside them. TEST_FIRST: the longest, started first so the pool does not
 # end on one alone.
 TEST_SERIAL := unit.jail.test_gate unit.jail.test_jail unit.jail.test_host unit.js.test_worker \
-               unit.plugin.test_sandbox unit.plugin.test_guests unit.wasm.test_runtime
+               unit.plugin.test_sandbox unit.plugin.test_guests unit.wasm.test_runtime unit.js.test_jit
 TEST_FIRST  := wasm/spectest-compiled wasm/spectest-simd-compiled bindings/node bindings/python \
                unit.telemetry.test_otlp
 CLEAN_EXTRA :=
