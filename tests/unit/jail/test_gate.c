@@ -202,26 +202,45 @@ START_TEST(test_nonblocking_connect)
 }
 END_TEST
 
-/* The TOCTOU flipper: 2,000 connects from one thread (ctypes, the GIL released in the call)
- * while another rewrites the port in the very buffer connect() reads. */
+/* The host controls race like the attacks but cannot count on luck: a loaded machine may
+ * interleave the threads so that 2,000 tries never land. They loop until the race is won or
+ * CONTROL_S seconds pass; the caller then asserts the listener saw it, so none passes vacuously.
+ * host_py's own 20 s limit leaves room for Python's start on a loaded machine. */
+#define CONTROL_S "10"
+static const char until_deadline[] = "import time\n"
+                                     "end = time.monotonic() + " CONTROL_S "\n"
+                                     "while time.monotonic() < end:\n";
+
+/* The TOCTOU flipper: connects from one thread (ctypes, the GIL released in the call) while
+ * another rewrites the port in the very buffer connect() reads. The attack makes 2,000; the
+ * control stops once it has reached port b. */
 static const char flipper[] =
     "import ctypes, socket, struct, threading\n"
     "libc = ctypes.CDLL(None, use_errno=True)\n"
     "def sa(port): return struct.pack('=H', 2) + struct.pack('!H', port) + "
     "socket.inet_aton('127.0.0.1') + bytes(8)\n"
-    "good, bad = sa(%d), sa(%d)\n"
+    "a, b = %d, %d\n"
+    "good, bad = sa(a), sa(b)\n"
     "buf = ctypes.create_string_buffer(good, 16)\n"
     "done = False\n"
     "def flip():\n"
     "    while not done:\n"
     "        ctypes.memmove(buf, bad, 16); ctypes.memmove(buf, good, 16)\n"
-    "t = threading.Thread(target=flip); t.start()\n"
-    "ok = 0\n"
-    "for i in range(2000):\n"
+    "def try_once():\n"
     "    s = socket.socket()\n"
-    "    if libc.connect(s.fileno(), buf, 16) == 0: ok += 1\n"
-    "    s.close()\n"
-    "done = True; t.join(); print('ok', ok)\n";
+    "    hit = libc.connect(s.fileno(), buf, 16) == 0 and s.getpeername()[1] == b\n"
+    "    s.close(); return hit\n"
+    "t = threading.Thread(target=flip); t.start()\n"
+    "%s"
+    "    if try_once(): break\n"
+    "done = True; t.join(); print('flipped')\n";
+
+static const char two_thousand[] = "for i in range(2000):\n";
+
+/* The attacks' 2,000 brokered connects take seconds idle and minutes at a CPU share of 1/4 (all
+ * on one core beside three busy loops): their jail limit and test case are sized for that. */
+#define RACE_LIMIT  "120000"
+#define RACE_CASE_S 300
 
 START_TEST(test_toctou_flipper)
 {
@@ -230,8 +249,11 @@ START_TEST(test_toctou_flipper)
     server_start(&b);
     char pats[64], code[2048];
     snprintf(pats, sizeof(pats), "\"127.0.0.1:%d\"", a.port);
-    snprintf(code, sizeof(code), flipper, a.port, b.port);
-    sbx_sandbox *sb = outbound_sandbox(pats);
+    snprintf(code, sizeof(code), flipper, a.port, b.port, two_thousand);
+    char json[256];
+    snprintf(json, sizeof(json), "{\"timeoutMs\":" RACE_LIMIT ",\"net\":{\"outbound\":[%s]}}",
+             pats);
+    sbx_sandbox *sb = jt_sandbox(json);
     sbx_result r;
     run_py(sb, code, &r);
     sbx_result_free(&r);
@@ -242,18 +264,19 @@ START_TEST(test_toctou_flipper)
     /* The control: the same flipper on the host, with no gate, reaches the other port. */
     server_start(&a);
     server_start(&b);
-    snprintf(code, sizeof(code), flipper, a.port, b.port);
+    snprintf(code, sizeof(code), flipper, a.port, b.port, until_deadline);
     host_py(code);
     server_stop(&a);
     ck_assert_int_gt(server_stop(&b), 0);
 }
 END_TEST
 
-/* The dup2 swap: one thread connects fd N to the forbidden port 2,000 times while another
- * keeps swapping N between a UDP socket (whose connect the kernel would perform in the jail)
- * and a brokered host socket whose connect failed (unconnected, in the host namespace). A
- * broker that checked N and then continued the guest's call would connect the host socket.
- * Run with net.loopback too, where Landlock leaves TCP connects alone: the broker alone holds. */
+/* The dup2 swap: one thread connects fd N to the forbidden port (the attack 2,000 times, the
+ * control until the swapped-in socket is connected) while another keeps swapping N between a
+ * UDP socket (whose connect the kernel would perform in the jail) and a brokered host socket whose
+ * connect failed (unconnected, in the host namespace). A broker that checked N and then continued
+ * the guest's call would connect the host socket. Run with net.loopback too, where Landlock leaves
+ * TCP connects alone: the broker alone holds. */
 static const char swapper[] =
     "import ctypes, select, socket, struct, threading\n"
     "libc = ctypes.CDLL(None, use_errno=True)\n"
@@ -268,7 +291,10 @@ static const char swapper[] =
     "    while not done:\n"
     "        libc.dup2(udp.fileno(), N); libc.dup2(dead.fileno(), N)\n"
     "t = threading.Thread(target=swap); t.start()\n"
-    "for i in range(2000): libc.connect(N, bad, 16)\n"
+    "%s"
+    "    libc.connect(N, bad, 16)\n"
+    "    try: dead.getpeername(); break\n" /* the swapped-in socket is connected */
+    "    except OSError: pass\n"
     "done = True; t.join(); print('swapped')\n";
 
 START_TEST(test_dup2_swap)
@@ -281,9 +307,10 @@ START_TEST(test_dup2_swap)
     for (int loopback = 0; loopback < 2; loopback++) {
         server_start(&b);
         snprintf(json, sizeof(json),
-                 "{\"timeoutMs\":20000,\"net\":{\"loopback\":%s,\"outbound\":[\"127.0.0.1:%d\"]}}",
+                 "{\"timeoutMs\":" RACE_LIMIT
+                 ",\"net\":{\"loopback\":%s,\"outbound\":[\"127.0.0.1:%d\"]}}",
                  loopback ? "true" : "false", dead_port);
-        snprintf(code, sizeof(code), swapper, b.port, dead_port);
+        snprintf(code, sizeof(code), swapper, b.port, dead_port, two_thousand);
         sbx_sandbox *sb = jt_sandbox(json);
         sbx_result r;
         run_py(sb, code, &r);
@@ -294,7 +321,7 @@ START_TEST(test_dup2_swap)
     }
     /* The control: on the host, without the gate, the swapped-in socket reaches the port. */
     server_start(&b);
-    snprintf(code, sizeof(code), swapper, b.port, dead_port);
+    snprintf(code, sizeof(code), swapper, b.port, dead_port, until_deadline);
     host_py(code);
     ck_assert_int_gt(server_stop(&b), 0);
 }
@@ -805,8 +832,6 @@ static Suite *gate_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_allowed_and_denied);
     tcase_add_test(tc, test_nonblocking_connect);
-    tcase_add_test(tc, test_toctou_flipper);
-    tcase_add_test(tc, test_dup2_swap);
     tcase_add_test(tc, test_holes_closed);
     tcase_add_test(tc, test_udp_stays_inside);
     tcase_add_test(tc, test_sndtimeo_bounds_connect);
@@ -820,6 +845,11 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_raw_dns);
     tcase_add_test(tc, test_urllib_by_name);
     suite_add_tcase(s, tc);
+    TCase *races = tcase_create("races");
+    tcase_set_timeout(races, RACE_CASE_S);
+    tcase_add_test(races, test_toctou_flipper);
+    tcase_add_test(races, test_dup2_swap);
+    suite_add_tcase(s, races);
     return s;
 }
 
