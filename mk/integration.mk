@@ -1,6 +1,7 @@
 # mk/integration.mk: the product as a whole: an embedder's build against the installed library.
 TEST_SUITES += integration/embed=env,SAN=$(SAN),tests/integration/embed.sh
-# Its `make install PREFIX=...` relinks libsbx and sbx (the module path is built in).
+# Its `make install PREFIX=...` rebuilds libsbx and sbx (the module path is built in), in a copy of
+# the build state: heavy, so it runs alone.
 TEST_SERIAL += integration/embed
 
 # The same snippets through the worker and the process tier must give identical results.

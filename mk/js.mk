@@ -40,6 +40,7 @@ $(JS_MODULE): $(JS_MODULE_OBJ) src/js/module.map
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--version-script=src/js/module.map $(JS_MODULE_NO_UNDEF) $(LDFLAGS) -o $@ \
 		$(JS_MODULE_OBJ) $(MOZJS_LIBS) -lstdc++ -lm
+	@chmod 755 $@ # not the umask's mode: the loader refuses a module others could write
 
 # The self-hosted stencil file beside the module (js/selfhosted.cpp), written by the module
 # itself through src/js/gen/stencil.c, so it is exactly what this libmozjs and sbx decode.

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <link.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "js/module.h"
@@ -225,6 +226,12 @@ bool sbx__js_self_hosted_write(const char *path, char *err, size_t errlen)
     FILE *f = fopen(tmp, "we");
     if (!f)
         return fail(err, errlen, "cannot write", tmp);
+    // Not the umask's mode: the loader refuses a stencil others could write (js/loader.c).
+    if (fchmod(fileno(f), 0644) != 0) {
+        fclose(f);
+        unlink(tmp);
+        return fail(err, errlen, "cannot set the mode of", tmp);
+    }
     bool ok = data && fwrite(&h, sizeof(h), 1, f) == 1 &&
               fwrite(build_id_text, h.id_len, 1, f) == 1 && fwrite(data, len, 1, f) == 1;
     ok = fclose(f) == 0 && ok;

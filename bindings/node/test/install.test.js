@@ -1,7 +1,8 @@
 'use strict';
-// The package as users get it: libsbx installed into a scratch prefix (make install, as
-// tests/integration/embed.sh does), `npm pack`, then `npm install --offline` of the tarball into
-// a fresh project, whose install step builds sbx.node with cc against that libsbx.
+// The package as users get it: libsbx installed into a scratch prefix (make install from a copy
+// of the build state, as tests/integration/embed.sh does), `npm pack`, then `npm install
+// --offline` of the tarball into a fresh project, whose install step builds sbx.node with cc
+// against that libsbx.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -26,7 +27,10 @@ test('install: npm pack + npm install --offline against an installed libsbx', {
     const prefix = path.join(dir, 'prefix');
     const build = path.basename(path.dirname(lib));
     const san = process.env.BIND_ASAN ? '1' : '0';
-    sh('make', ['-s', '-C', ROOT, `BUILD=${build}`, `SAN=${san}`, 'install', `PREFIX=${prefix}`]);
+    // From a copy of the build state: an install at another PREFIX rebuilds libsbx, never in the
+    // tree the other suites are running from (scripts/install-copy.sh).
+    sh('sh', [path.join(ROOT, 'scripts', 'install-copy.sh'), path.join(ROOT, build), path.join(dir, 'build'),
+      prefix, `SAN=${san}`]);
     const tgz = sh('npm', ['pack', '--silent', '--pack-destination', dir, path.join(__dirname, '..')]).trim();
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
