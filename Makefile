@@ -142,4 +142,7 @@ format-check: $(DEPS_STAMP)
 clean:
 	rm -rf build build-san $(CLEAN_EXTRA)
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_COMMON_OBJ:.o=.d)
+# Every object's header dependencies, whichever rule built it (test programs and benchmarks too:
+# without them a grown struct left stale objects that read past it).
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_COMMON_OBJ:.o=.d) \
+         $(shell find $(BUILD) -name '*.d' 2>/dev/null)

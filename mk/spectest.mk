@@ -10,7 +10,6 @@ SPECTEST_SUMMARY ?=
 SPECTEST_SRC := $(wildcard tests/wasm/spectest*.c)
 SPECTEST_OBJ := $(SPECTEST_SRC:%.c=$(BUILD)/%.o)
 
--include $(SPECTEST_OBJ:.o=.d)
 $(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(SPECTEST_OBJ) $(BUILD)/libsbx.a $(LDLIBS)
 

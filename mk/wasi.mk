@@ -14,9 +14,10 @@ WASI_GUEST_BIN := $(WASI_GUEST_SRC:tests/wasi/guest/%.c=$(BUILD)/tests/wasi/%.wa
 $(BUILD)/sbx-wasi-run: $(BUILD)/tests/wasi/wasi_run.o $(BUILD)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDLIBS)
 
+-include $(BUILD)/tests/wasi/wasi_run.d
 $(BUILD)/tests/wasi/wasi_run.o: tests/wasi/wasi_run.c $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/wasi/%.wasm: tests/wasi/guest/%.c
 	@mkdir -p $(@D)
