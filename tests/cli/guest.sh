@@ -6,9 +6,6 @@
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-expect_eq() { # ACTUAL EXPECTED LABEL
-    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
-}
 
 # guest WANT-STATUS POLICY CODE CONTEXT: one guest run; records in $rec, stdio in $out/$err.
 guest() {

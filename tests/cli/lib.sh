@@ -14,8 +14,18 @@ expect_status() {
     err=$(cat "$tmp_err")
     if [ "$got" -eq "$want" ]; then ok; else bad "$* -> exit $got, want $want; stderr: $err"; fi
 }
+expect_eq() { # ACTUAL EXPECTED LABEL
+    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
+}
 expect_contains() { # HAYSTACK NEEDLE LABEL
     case "$1" in *"$2"*) ok ;; *) bad "$3: '$2' not in '$1'" ;; esac
+}
+# need_wat2wasm: a suite that builds its modules from text fails (one failure) without wabt.
+need_wat2wasm() {
+    command -v wat2wasm >/dev/null 2>&1 && return
+    bad "wat2wasm (wabt) is not installed"
+    finish
+    exit
 }
 finish() {
     rm -f "$tmp_err"

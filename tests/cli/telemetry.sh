@@ -15,9 +15,6 @@ unset OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_TRACES_ENDPOINT \
     OTEL_EXPORTER_OTLP_METRICS_HEADERS OTEL_EXPORTER_OTLP_TRACES_TIMEOUT \
     OTEL_EXPORTER_OTLP_METRICS_TIMEOUT OTEL_TRACES_EXPORTER OTEL_METRICS_EXPORTER
 
-expect_eq() { # ACTUAL EXPECTED LABEL
-    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
-}
 
 # --metrics FILE that cannot be written: a usage error before anything runs.
 for p in "$dir/no/such/dir/m.prom" "$dir" ""; do

@@ -7,9 +7,6 @@ dir=$(mktemp -d)
 chmod 755 "$dir" # the jail reaches --fs grants as an unprivileged uid
 trap 'rm -rf "$dir"' EXIT
 
-expect_eq() { # ACTUAL EXPECTED LABEL
-    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
-}
 # usage_error WANT-STDERR ARGS...: exit 2, exactly that line on stderr, nothing on stdout.
 usage_error() {
     msg=$1

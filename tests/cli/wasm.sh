@@ -6,14 +6,7 @@
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-expect_eq() { # ACTUAL EXPECTED LABEL
-    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
-}
-if ! command -v wat2wasm >/dev/null 2>&1; then
-    bad "wat2wasm (wabt) is not installed"
-    finish
-    exit
-fi
+need_wat2wasm
 
 # echo.wasm prints its argv, a "--" line and its environment, one per line, and exits with argc.
 cat >"$dir/echo.wat" <<'EOF'
