@@ -151,6 +151,10 @@ SBX_API int sbx_backend_from_name(const char *name, sbx_backend *out);
 /* Frees what the result owns and zeroes it. Accepts NULL and an all-zero result. */
 SBX_API void sbx_result_free(sbx_result *result);
 
+/* Writes a denial's destination as one text, as the result's JSON has it: "127.0.0.1:9",
+ * "[::1]:9", "unix:/path", the name for a DNS denial, "family N" for another family. */
+SBX_API void sbx_denial_destination(const sbx_denial *denial, char *buf, size_t cap);
+
 /* Returns the result as one JSON object, the shape `sbx eval` prints:
  * {"ok":..,"value":..,"stdout":..,"stderr":..,"stdoutTruncated":..,"stderrTruncated":..,
  *  "error":null|{"code":..,"message":..},"durationMs":..,"backend":..} plus exitCode, signal,

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "cli/cli.h"
 
@@ -188,21 +187,12 @@ void cli_print_defaults(FILE *out)
     sbx_policy_destroy(p);
 }
 
-/* The destination as the guest asked for it ("127.0.0.1:9", "[::1]:9", a path, a name). */
-static void denial_destination(const sbx_denial *d, char *buf, size_t cap)
-{
-    if (d->kind == SBX_DENIAL_DNS || (d->family != AF_INET && d->family != AF_INET6))
-        snprintf(buf, cap, "%s%s", d->family == AF_UNIX ? "unix:" : "", d->host);
-    else
-        snprintf(buf, cap, d->family == AF_INET6 ? "[%s]:%u" : "%s:%u", d->host, (unsigned)d->port);
-}
-
 void cli_print_denials(const sbx_result *r)
 {
     for (size_t i = 0; i < r->denial_count; i++) {
         const sbx_denial *d = &r->denials[i];
         char dest[SBX_DENIAL_HOST_MAX + 16];
-        denial_destination(d, dest, sizeof(dest));
+        sbx_denial_destination(d, dest, sizeof(dest));
         fprintf(stderr, "sbx: denied outbound %s %s (%llu time%s)\n",
                 d->kind == SBX_DENIAL_DNS ? "dns lookup of" : "connect to", dest,
                 (unsigned long long)d->count, d->count == 1 ? "" : "s");

@@ -105,7 +105,7 @@ void sbx__denials_free(struct sbx__denials *d)
     *d = (struct sbx__denials){0};
 }
 
-void sbx__denial_destination(const sbx_denial *den, char *buf, size_t cap)
+void sbx_denial_destination(const sbx_denial *den, char *buf, size_t cap)
 {
     if (den->kind == SBX_DENIAL_DNS)
         snprintf(buf, cap, "%s", den->host);

@@ -27,7 +27,4 @@ void sbx__denials_add_sockaddr(struct sbx__denials *d, const struct sockaddr_sto
 void sbx__denials_move(struct sbx__denials *d, sbx_result *out);
 void sbx__denials_free(struct sbx__denials *d);
 
-/* The destination as one text: "127.0.0.1:9", "[::1]:9", "unix:/path", or the name. */
-void sbx__denial_destination(const sbx_denial *den, char *buf, size_t cap);
-
 #endif

@@ -114,7 +114,7 @@ static json_t *denial_of(const sbx_denial *d)
     bool is_dns = d->kind == SBX_DENIAL_DNS;
     bool has_port = !is_dns && (d->family == AF_INET || d->family == AF_INET6);
     char dest[SBX_DENIAL_HOST_MAX + 16];
-    sbx__denial_destination(d, dest, sizeof(dest));
+    sbx_denial_destination(d, dest, sizeof(dest));
     json_t *o = json_object();
     int rc = json_object_set_new(o, "kind", json_string(is_dns ? "dns" : "connect"));
     rc |= json_object_set_new(o, "family", is_dns ? json_null() : family_of(d->family));

@@ -27,7 +27,7 @@ static void add_v4(struct sbx__denials *d, const char *ip, uint16_t port)
 static const char *dest(const sbx_denial *x)
 {
     static char buf[SBX_DENIAL_HOST_MAX + 16];
-    sbx__denial_destination(x, buf, sizeof(buf));
+    sbx_denial_destination(x, buf, sizeof(buf));
     return buf;
 }
 
