@@ -678,6 +678,16 @@ static void count_denial(void *user, const char *name, uint64_t value, const sbx
             atomic_fetch_add(&outbound_denials, (int)value);
 }
 
+/* Python: q(name) sends one A query to the jail's DNS stub and returns the answer's rcode. */
+#define PY_DNS_Q                                                                                   \
+    "import socket, struct\n"                                                                      \
+    "def q(name):\n"                                                                               \
+    "    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)\n"                  \
+    "    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))\n"                    \
+    "    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\\0\\0\\1\\0\\1', "             \
+    "('127.0.0.1', 53))\n"                                                                         \
+    "    return u.recv(512)[3] & 15\n"
+
 START_TEST(test_denials_counted)
 {
     struct server a;
@@ -685,17 +695,10 @@ START_TEST(test_denials_counted)
     char pats[64], code[2048];
     snprintf(pats, sizeof(pats), "\"api.localhost:%d\"", a.port);
     snprintf(code, sizeof(code),
-             "import socket, struct\n"
-             "def q(name):\n"
-             "    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)\n"
-             "    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))\n"
-             "    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\\0\\0\\1\\0\\1', "
-             "('127.0.0.1', 53))\n"
-             "    return u.recv(512)[3] & 15\n"
-             "print(q('api.localhost'), q('evil.example'))\n"
-             "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n"
-             "print(socket.socket().connect_ex(('10.9.9.9', 80)))\n"
-             "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n",
+             PY_DNS_Q "print(q('api.localhost'), q('evil.example'))\n"
+                      "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n"
+                      "print(socket.socket().connect_ex(('10.9.9.9', 80)))\n"
+                      "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n",
              a.port + 1 == 65536 ? 1 : a.port + 1, a.port);
     sbx_telemetry_hooks h = {.counter_add = count_denial};
     atomic_store(&outbound_denials, 0);
@@ -722,16 +725,9 @@ END_TEST
  * listener sees 0 connections) and an unlisted name, once each with its count; the allowed
  * connect and the listed name are not listed (they reach the server and get an answer). */
 static const char denied_mix[] =
-    "import socket, struct\n"
-    "def q(name):\n"
-    "    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(2)\n"
-    "    l = b''.join(bytes([len(x)]) + x.encode() for x in name.split('.'))\n"
-    "    u.sendto(struct.pack('!6H', 7, 0x100, 1, 0, 0, 0) + l + b'\\0\\0\\1\\0\\1', "
-    "('127.0.0.1', 53))\n"
-    "    return u.recv(512)[3] & 15\n"
-    "print([socket.socket().connect_ex(('127.0.0.1', %d)) for i in range(3)])\n"
-    "print(q('evil.example'), q('api.localhost'))\n"
-    "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n";
+    PY_DNS_Q "print([socket.socket().connect_ex(('127.0.0.1', %d)) for i in range(3)])\n"
+             "print(q('evil.example'), q('api.localhost'))\n"
+             "print(socket.socket().connect_ex(('127.0.0.1', %d)))\n";
 
 static void check_denial(const sbx_denial *d, sbx_denial_kind kind, int family, const char *host,
                          uint16_t port, uint64_t count)
