@@ -15,7 +15,7 @@ $(BUILD)/sbx-wasi-run: $(BUILD)/tests/wasi/wasi_run.o $(BUILD)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDLIBS)
 
 -include $(BUILD)/tests/wasi/wasi_run.d
-$(BUILD)/tests/wasi/wasi_run.o: tests/wasi/wasi_run.c $(DEPS_STAMP)
+$(BUILD)/tests/wasi/wasi_run.o: tests/wasi/wasi_run.c mk/wasi.mk $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
