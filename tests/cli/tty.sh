@@ -126,11 +126,13 @@ out=$(printf 'typed\n' | timeout -k 2 40 script -qec "sh $dir/bg.sh" /dev/null)
 expect_contains "$out" "bg read ''" "a background run reads EOF"
 expect_contains "$out" "fg read typed" "the foreground keeps what was typed"
 
-# ---- a resize of the host's terminal reaches the guest (SIGWINCH relayed)
+# ---- a resize of the host's terminal reaches the guest (SIGWINCH relayed). stty sets rows and
+# cols with one ioctl each, so two signals arrive: the handler only records (printing from it can
+# re-enter stdout) and the last size seen is printed at the end.
 cat >"$dir/winch.sh" <<EOF
 stty rows 33 cols 77
 (sleep 1; stty rows 40 cols 90 </dev/tty) &
-$SBX run -- $PY -c 'import os, signal, time; signal.signal(signal.SIGWINCH, lambda *a: print("winch", os.get_terminal_size(0))); time.sleep(3)'
+$SBX run -- $PY -c 'import os, signal, time; seen = []; signal.signal(signal.SIGWINCH, lambda *a: seen.append(os.get_terminal_size(0))); time.sleep(3); print("winch", seen[-1] if seen else "none")'
 EOF
 out=$(timeout -k 2 40 script -qec "sh $dir/winch.sh" /dev/null </dev/null)
 expect_contains "$out" "winch os.terminal_size(columns=90, lines=40)" "the guest follows a resize"
