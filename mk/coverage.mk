@@ -45,10 +45,11 @@ coverage-suites:
 	@umask 000 && BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) sh scripts/run-tests.sh $(TEST_SUITES) \
 		$(COV_SUITES)
 
-# One gcovr pass writes both reports (gcov runs once per counter file, not twice).
+# One gcovr pass writes every report (gcov runs once per counter file, not once per report).
+# coverage-lines.json holds per-line counts, so two runs can be compared line by line.
 coverage-report:
 	gcovr --root . --object-directory $(COV_BUILD) --filter 'src/' \
-		--json-summary $(COV_BUILD)/coverage.json \
+		--json-summary $(COV_BUILD)/coverage.json --json $(COV_BUILD)/coverage-lines.json \
 		--html-details $(COV_BUILD)/coverage.html $(COV_BUILD)
 	python3 scripts/coverage-report.py $(if $(COVERAGE_STRICT),--strict) < $(COV_BUILD)/coverage.json
 	@echo "line-by-line: $(COV_BUILD)/coverage.html"
