@@ -108,6 +108,26 @@ enum wasm_iop {
  * branch offsets and signed immediates are read back through int32_t). */
 typedef uint64_t wasm_word;
 
+/* A loop header an interpreted frame may leave for the function's native OSR entry
+ * (jit/emit.h) at a back-edge: a loop with an empty operand stack below its params. */
+struct wasm_osr_loop {
+    uint32_t pos;         /* the header's word index, the back-edges' target */
+    uint32_t loop;        /* the ordinal of its loop opcode in the body */
+    uint32_t param_slot;  /* its params' first slot */
+    uint32_t param_slots; /* and how many */
+};
+
+/* A function's OSR facts (compile_osr.c): its qualifying loops by pos, and where each local
+ * lives in the frame (the native entry takes them in declaration order). */
+struct wasm_osr {
+    struct wasm_osr_loop *loops;
+    uint32_t nloops;
+    uint32_t nlocals;
+    uint32_t *local_slot;
+    uint8_t *local_type;
+    uint32_t buf_slots; /* the entry's slots: locals, the widest loop's params, the results */
+};
+
 /* One translated function. */
 struct wasm_code {
     wasm_word *words;
@@ -119,6 +139,7 @@ struct wasm_code {
     uint32_t result_slots;
     uint32_t entry_fuel; /* instructions outside loops, charged per call */
     const struct wasm_functype *type;
+    struct wasm_osr *osr; /* NULL: no loop qualifies */
 };
 
 /* A suspended caller, or an entry from sbx__wasm_func_call() when ip is NULL. */
@@ -168,6 +189,15 @@ enum wasm_trap_kind sbx__wasm_call_host(struct wasm_exec *ex, struct wasm_func *
 
 /* Returns true if two function types are structurally equal. */
 bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_functype *b);
+
+/* interp_osr.c: at a back-edge of frame fp (code of inst) to the header at word pos, with
+ * the store tiered up: runs the rest of the function natively when that loop has an entry,
+ * its results then at fp[0...]. depth is the call depth of the frame's caller. Returns false
+ * (nothing run, *tk untouched) when it cannot; else *tk is the trap kind, its record filled. */
+bool sbx__wasm_osr_run(struct wasm_exec *ex, struct wasm_instance *inst,
+                       const struct wasm_code *code, uint64_t *fp, uint32_t pos, uint32_t depth,
+                       enum wasm_trap_kind *tk);
+void sbx__wasm_osr_free(struct wasm_osr *osr);
 
 /* Returns the slots a value of type t takes (2 for v128, else 1). */
 static inline uint32_t sbx__wasm_type_slots(uint8_t t)

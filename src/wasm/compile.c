@@ -560,6 +560,7 @@ static void finish(struct compiler *c, struct wasm_code *out, uint32_t func_inde
     out->frame_slots = c->max_slot > out->result_slots ? c->max_slot : out->result_slots;
     out->entry_fuel = c->fuel ? c->fuel : 1;
     out->type = ft;
+    sbx__wasm_c_osr_finish(c, out);
 }
 
 static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out)
@@ -597,6 +598,7 @@ static void compiler_reset(struct compiler *c)
     sbx__free(c->local_type);
     sbx__free(c->local_written);
     sbx__free(c->local_zeroed);
+    sbx__free(c->osr_loops);
     const struct wasm_module *m = c->m;
     const int32_t *ops = c->ops;
     char *err = c->err;
@@ -642,8 +644,10 @@ void sbx__wasm_compile_free(struct wasm_module *m)
 {
     if (!m || !m->compiled)
         return;
-    for (uint32_t i = 0; i < m->func_def_count; i++)
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
         sbx__free(m->compiled[i].words);
+        sbx__wasm_osr_free(m->compiled[i].osr);
+    }
     sbx__free(m->compiled);
     m->compiled = NULL;
 }

@@ -223,6 +223,7 @@ void sbx__wasm_c_block(struct compiler *c, uint8_t kind)
     struct cblock tmpl;
     uint8_t single = 0;
     read_blocktype(c, &tmpl, &single);
+    c->loop_seq += kind == B_LOOP; /* numbered as the compiled tier numbers them */
     if (c->is_dead) {
         c->skip_depth++;
         return;
@@ -247,6 +248,7 @@ void sbx__wasm_c_block(struct compiler *c, uint8_t kind)
         b->loop_pos = c->wlen;
         b->outer_fuel = c->fuel;
         c->fuel = 0;
+        sbx__wasm_c_osr_loop(c, b);
     }
 }
 

@@ -83,6 +83,9 @@ struct compiler {
     enum wasm_iop older_op; /* and the one before that (restored by unemit) */
     uint32_t older_start;
     bool last_cmp_imm;
+    uint32_t loop_seq;               /* loop opcodes read so far, dead ones too */
+    struct wasm_osr_loop *osr_loops; /* the qualifying loops so far (compile_osr.c) */
+    uint32_t osr_count, osr_cap;
     bool has_failed;
     sbx_err rc;
     char *err;
@@ -117,6 +120,11 @@ void sbx__wasm_c_skip_imm(struct compiler *c, uint8_t op);
 /* compile_locals.c: sets zeroed[x] for each declared local that must be zero at entry. Reads
  * the body from c->p and leaves c->p where it was. */
 void sbx__wasm_c_scan_locals(struct compiler *c, uint8_t *zeroed);
+
+/* compile_osr.c: records loop b (just opened) when it can be left for native code; moves the
+ * records into out->osr (NULL when none), freeing them. */
+void sbx__wasm_c_osr_loop(struct compiler *c, const struct cblock *b);
+void sbx__wasm_c_osr_finish(struct compiler *c, struct wasm_code *out);
 
 /* compile_control.c: each handles one instruction, immediates included. */
 void sbx__wasm_c_block(struct compiler *c, uint8_t kind);

@@ -12,6 +12,7 @@
 #include "wasm/opcodes.h"
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
+#define OSR_OFF     0xffu /* osr_watch: matches no tier-up state */
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 static int32_t op_offsets[IOP_COUNT_];
@@ -89,6 +90,21 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         if (tk != WASM_TRAP_NONE)                                                                  \
             goto trap;                                                                             \
     }
+/* A loop back-edge's poll, k the operand of its target: also notices the store's tier-up
+ * (osr_watch is NATIVE while this frame may still move to native code, OSR_OFF after its loop
+ * had no entry), then offers the frame to do_osr. */
+#define POLL_BACK(n, k)                                                                            \
+    if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
+                 is_metered ||                                                                     \
+                 atomic_load_explicit(&store->tierup.state, memory_order_relaxed) == osr_watch)) { \
+        tk = poll_slow(store, (n));                                                                \
+        if (tk != WASM_TRAP_NONE)                                                                  \
+            goto trap;                                                                             \
+        if (!is_metered && code->osr) {                                                            \
+            ip = TARGET(k);                                                                        \
+            goto do_osr;                                                                           \
+        }                                                                                          \
+    }
 #define SWITCH_INST(ni)                                                                            \
     do {                                                                                           \
         inst = (ni);                                                                               \
@@ -135,7 +151,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
             ip += 5;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(W(4));                                                                               \
+        POLL_BACK(W(4), 3);                                                                        \
         ip = TARGET(3);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
@@ -146,7 +162,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
             ip += 7;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(W(6));                                                                               \
+        POLL_BACK(W(6), 5);                                                                        \
         ip = TARGET(5);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
@@ -157,7 +173,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
             ip += 7;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(W(6));                                                                               \
+        POLL_BACK(W(6), 5);                                                                        \
         ip = TARGET(5);                                                                            \
         NEXT();                                                                                    \
     }                                                                                              \
@@ -167,7 +183,7 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
             ip += 5;                                                                               \
             NEXT();                                                                                \
         }                                                                                          \
-        POLL(W(4));                                                                               \
+        POLL_BACK(W(4), 3);                                                                        \
         ip = TARGET(3);                                                                            \
         NEXT();                                                                                    \
     }
@@ -297,6 +313,7 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     const struct wasm_code *code = &codes[f->def_index];
     const wasm_word *ip = NULL;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
+    uint8_t osr_watch = WASM_TIERUP_NATIVE; /* POLL_BACK; reset whenever the frame changes */
     /* Scratch for calls, set before jumping to do_call_func / do_call_wasm. */
     struct wasm_func *callf;
     const struct wasm_code *callee = code;
@@ -329,7 +346,7 @@ op_br_table : {
 }
     /* Backward (loop) branches poll: [h][target][fuel], [h][cond][target][fuel] */
 op_br_back:
-    POLL(W(2));
+    POLL_BACK(W(2), 1);
     ip = TARGET(1);
     NEXT();
 op_br_if_back:
@@ -337,7 +354,7 @@ op_br_if_back:
         ip += 4;
         NEXT();
     }
-    POLL(W(3));
+    POLL_BACK(W(3), 2);
     ip = TARGET(2);
     NEXT();
 op_br_unless_back:
@@ -345,7 +362,7 @@ op_br_unless_back:
         ip += 4;
         NEXT();
     }
-    POLL(W(3));
+    POLL_BACK(W(3), 2);
     ip = TARGET(2);
     NEXT();
     BRCMP(eq, a == b)
@@ -379,6 +396,7 @@ do_return : {
     ip = fr->ip;
     fp = fr->fp;
     code = fr->code;
+    osr_watch = WASM_TIERUP_NATIVE;
     if (fr->inst != inst)
         SWITCH_INST(fr->inst);
     msize = mem ? mem->size : 0;
@@ -457,8 +475,22 @@ do_call_wasm:
     fp = nfp;
     code = callee;
     ip = callee->words;
+    osr_watch = WASM_TIERUP_NATIVE;
     if (cinst != inst)
         SWITCH_INST(cinst);
+    NEXT();
+    /* A back-edge to the loop header at ip, once the store has tiered up (POLL_BACK): the rest
+     * of the frame runs natively when its loop has an OSR entry, else it stays here. */
+do_osr:
+    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) != WASM_TIERUP_NATIVE)
+        NEXT();
+    if (sbx__wasm_osr_run(ex, inst, code, fp, (uint32_t)(ip - code->words),
+                          (uint32_t)(frp - 1 - frames), &tk)) {
+        if (UNLIKELY(tk != WASM_TRAP_NONE))
+            goto trap_jit;
+        goto do_return;
+    }
+    osr_watch = OSR_OFF;
     NEXT();
 
     /* [h][dst][src] */

@@ -43,7 +43,9 @@ struct wasm_func {
     wasm_host_fn host_fn;
     void *host_user;
     void (*jit_entry)(uint64_t *slots); /* compiled code, slot ABI (jit/jit.h); NULL = interpret */
-    struct wasm_functype host_type;     /* owned copy for host functions */
+    /* Its on-stack replacement entry (jit/emit.h), or NULL: only functions with loops. */
+    uint32_t (*osr_entry)(uint64_t *slots, uint32_t loop);
+    struct wasm_functype host_type; /* owned copy for host functions */
 };
 
 struct wasm_instance {
@@ -78,6 +80,7 @@ struct wasm_tierup {
     _Atomic uint64_t entered_ns; /* start of the current outermost call, 0 outside one */
     uint64_t deadline_ns;        /* the worker's next look (under its lock) */
     uint64_t native_entries;     /* entries into compiled code (the store's thread) */
+    uint64_t osr_entries;        /* of them, at a loop back-edge of an interpreted frame */
     struct wasm_instance *insts; /* the instances to compile: the list as it was when armed */
     struct wasm_store *next;     /* the worker's list of armed stores */
 };

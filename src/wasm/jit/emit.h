@@ -85,6 +85,11 @@ struct jit_func {
     uint32_t skip; /* nesting depth inside dead code */
     bool is_dead;  /* after br, br_table, return, unreachable: skip to the matching end/else */
     bool is_nomem;
+    /* An OSR entry (emit_osr.c): its slots parameter, the switch over loop ordinals, and the
+     * ordinal of the last loop read (every loop opcode of the body counts, dead or not). */
+    LLVMValueRef osr_slots, osr_switch;
+    uint32_t osr_param_slot; /* where the loop params start in the slots (after the locals) */
+    uint32_t loop_seq;
 };
 
 /* A family's emitter: returns true when it knows in->op, with *ok false only on NOMEM (the
@@ -165,5 +170,28 @@ void sbx__jit_branch(struct jit_func *f, uint32_t depth);
 void sbx__jit_return(struct jit_func *f);
 /* emit_control.c: opens the function body as the outermost block; its end returns. */
 bool sbx__jit_open_body(struct jit_func *f);
+
+/* emit_osr.c: on-stack replacement entries. sbx_o<def> (sbx__jit_osr_name), emitted for each
+ * function with a loop, is uint32_t (uint64_t *slots, uint32_t loop): slots hold the locals in
+ * declaration order (sbx__wasm_type_slots each), then the loop's params; it continues the
+ * function at the header of its loop-th loop (the ordinal of the loop opcode in the body) and
+ * returns 1 with the results in slots[0...], or 0 (nothing run) when that loop has no entry.
+ * Loops have an entry when the operand stack below their params is empty (osr.h). */
+void sbx__jit_osr_name(char *buf, size_t len, uint32_t def_idx);
+bool sbx__jit_has_loop(const struct wasm_module *m, uint32_t def_idx);
+/* Declares sbx_o<def_idx>, the function f translates into, and its entry block. */
+LLVMValueRef sbx__jit_osr_declare(struct jit_mod *jm, uint32_t def_idx);
+/* After the locals are loaded in the entry block: the switch, then a block with no
+ * predecessors that the body's start is translated into. */
+void sbx__jit_osr_open(struct jit_func *f);
+/* At loop c's header (loop_bb made): its case in the switch when it qualifies. */
+void sbx__jit_osr_loop(struct jit_func *f, const struct jit_ctl *c);
+/* The function's return in an OSR entry: the results into slots, then return 1. */
+void sbx__jit_osr_return(struct jit_func *f);
+/* Whole OSR entry of def_idx (emit_func.c). */
+bool sbx__jit_emit_osr(struct jit_mod *jm, uint32_t def_idx);
+/* emit_call.c: stores v (of wasm type) at slot i of slots, the interpreter's layout. */
+void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMValueRef slots,
+                         uint32_t i);
 
 #endif

@@ -51,8 +51,8 @@ static LLVMValueRef slot_at(struct jit_func *f, LLVMValueRef slots, uint32_t i)
 
 /* A v128 fills two slots (code.h), the interpreter's layout, stored whole: slots are only
  * 8-byte aligned. */
-static void store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMValueRef slots,
-                       uint32_t i)
+void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMValueRef slots,
+                         uint32_t i)
 {
     bool is_v128 = type == WASM_V128;
     LLVMValueRef st = L(BuildStore)(f->b, is_v128 ? v : to_slot(f, v, type), slot_at(f, slots, i));
@@ -66,7 +66,7 @@ LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t
     struct jit_mod *jm = f->jm;
     LLVMValueRef slots = sbx__jit_alloca(f, L(ArrayType)(jm->t_i64, room ? room : 1));
     for (uint32_t i = 0, k = 0; i < n; k += sbx__wasm_type_slots(types[i++]))
-        store_slot(f, vals[i], types[i], slots, k);
+        sbx__jit_store_slot(f, vals[i], types[i], slots, k);
     return slots;
 }
 
@@ -263,7 +263,7 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
     const uint8_t *rtypes = t->types + t->param_count;
     for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++])) {
         LLVMValueRef v = t->result_count == 1 ? ret : result_member(&f, ret, t, i);
-        store_slot(&f, v, rtypes[i], slots, k);
+        sbx__jit_store_slot(&f, v, rtypes[i], slots, k);
     }
     L(BuildRetVoid)(jm->b);
     return true;

@@ -102,6 +102,10 @@ void sbx__jit_branch(struct jit_func *f, uint32_t depth)
 void sbx__jit_return(struct jit_func *f)
 {
     uint32_t n = f->type->result_count;
+    if (f->osr_slots) {
+        sbx__jit_osr_return(f);
+        return;
+    }
     if (n == 0) {
         L(BuildRetVoid)(f->b);
         return;
@@ -149,6 +153,8 @@ static bool op_block(struct jit_func *f, const struct wasm_instr *in)
         f->sp = c->height;
         push_loads(f, c->pvars, c->ptypes, c->np);
         sbx__jit_poll(f);
+        if (f->osr_switch)
+            sbx__jit_osr_loop(f, c);
     }
     return true;
 }

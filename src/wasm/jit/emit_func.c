@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "wasm/code.h"
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
 
@@ -234,13 +235,17 @@ static bool setup_locals(struct jit_func *f, const struct wasm_func_def *def)
     f->local_types = sbx__calloc(f->local_count ? f->local_count : 1, 1);
     if (!f->locals || !f->local_types)
         return false;
-    for (uint32_t i = 0; i < f->local_count; i++) {
+    uint32_t k = 0; /* an OSR entry's slot of local i */
+    for (uint32_t i = 0; i < f->local_count; k += sbx__wasm_type_slots(f->local_types[i++])) {
         uint8_t ty = i < t->param_count ? t->types[i] : def->local_types[i - t->param_count];
         f->local_types[i] = ty;
         f->locals[i] = sbx__jit_alloca(f, sbx__jit_type(f->jm, ty));
-        LLVMValueRef init = i < t->param_count ? L(GetParam)(f->fn, i) : zero_of(f->jm, ty);
+        LLVMValueRef init = f->osr_slots         ? sbx__jit_unpack(f, f->osr_slots, k, ty)
+                            : i < t->param_count ? L(GetParam)(f->fn, i)
+                                                 : zero_of(f->jm, ty);
         L(BuildStore)(f->b, init, f->locals[i]);
     }
+    f->osr_param_slot = k;
     return true;
 }
 
@@ -284,7 +289,8 @@ static bool translate(struct jit_func *f, const struct wasm_func_def *def)
     struct wasm_instr in;
     while (f->nctl > 0) {
         if (!sbx__wasm_read_instr(&r, &in))
-            return false; /* validated: cannot happen */
+            return false;                     /* validated: cannot happen */
+        f->loop_seq += in.op == WASM_OP_LOOP; /* the interpreter numbers loops the same way */
         if (skips(f, in.op))
             continue;
         if (!dispatch(f, &in))
@@ -317,7 +323,9 @@ static void func_free(struct jit_func *f)
     sbx__free(f->local_types);
 }
 
-bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx)
+/* Translates def_idx into fn: the function itself, or its OSR entry (is_osr), whose locals
+ * come from its slots and whose body's start is unreachable (entered only at loop headers). */
+static bool emit(struct jit_mod *jm, uint32_t def_idx, LLVMValueRef fn, bool is_osr)
 {
     const struct wasm_module *m = jm->m;
     const struct wasm_func_def *def = &m->funcs[def_idx];
@@ -328,18 +336,33 @@ bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx)
     f.m = m;
     f.func_idx = m->func_import_count + def_idx;
     f.type = &m->types[def->type_index];
-    f.fn = jm->fns[def_idx];
+    f.fn = fn;
     f.fn_type = jm->fn_types[def->type_index];
     f.entry_bb = sbx__jit_block(&f, "entry");
+    f.osr_slots = is_osr ? L(GetParam)(fn, 0) : NULL;
     L(PositionBuilderAtEnd)(f.b, f.entry_bb);
     bool ok = setup_locals(&f, def);
     if (ok) {
         check_stack(&f);
-        sbx__jit_poll(&f);
+        if (is_osr)
+            sbx__jit_osr_open(&f); /* the loop headers poll */
+        else
+            sbx__jit_poll(&f);
         ok = sbx__jit_open_body(&f) && translate(&f, def) && !f.is_nomem && !jm->feature;
     }
     if (ok)
         close_blocks(&f);
     func_free(&f);
     return ok;
+}
+
+bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx)
+{
+    return emit(jm, def_idx, jm->fns[def_idx], false);
+}
+
+bool sbx__jit_emit_osr(struct jit_mod *jm, uint32_t def_idx)
+{
+    LLVMValueRef fn = sbx__jit_osr_declare(jm, def_idx);
+    return fn && emit(jm, def_idx, fn, true);
 }

@@ -139,6 +139,10 @@ static bool emit_all(struct jit_mod *jm)
         if (!sbx__jit_emit_wrapper(jm, i, name))
             return false;
     }
+    for (uint32_t i = jm->def_first; i < jm->def_end; i++) { /* emit_osr.c */
+        if (sbx__jit_has_loop(jm->m, i) && (is_cancelled(jm) || !sbx__jit_emit_osr(jm, i)))
+            return false;
+    }
     return true;
 }
 

@@ -59,6 +59,12 @@ bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
                              const struct wasm_code *code, uint64_t *slots,
                              enum wasm_trap_kind *tk);
 
+/* Runs the OSR entry of code's function (in inst) for its loop-th loop on slots (emit.h), from
+ * a back-edge of the interpreter: false (nothing run) when it has none. *tk as above. */
+bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
+                       const struct wasm_code *code, uint64_t *slots, uint32_t loop,
+                       enum wasm_trap_kind *tk);
+
 /* tierup.c: AUTO stores. enter/leave bracket an outermost interpreted call from the host (the
  * first enter arms the store); cancel, at store destruction, forgets the store and waits for
  * a compile of it in flight (stopped at its next function). */
@@ -73,9 +79,11 @@ void sbx__wasm_tierup_stop(void);
 /* True when calls of s may run native code: COMPILED, or AUTO after its tier-up. */
 bool sbx__wasm_tier_native(struct wasm_store *s);
 /* For tests and benchmarks: enum wasm_tierup_state (runtime.h), and how many times compiled
- * code was entered (from the host or from the interpreter). */
+ * code was entered (from the host, from the interpreter's calls or its back-edges). */
 unsigned sbx__wasm_store_tierup_state(struct wasm_store *s);
 uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s);
+/* Of those, how many moved an interpreted frame at a loop back-edge (OSR). */
+uint64_t sbx__wasm_store_osr_entries(const struct wasm_store *s);
 
 /* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
 bool sbx__jit_llvm_is_loaded(void);

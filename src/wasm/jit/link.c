@@ -52,8 +52,9 @@ struct linker {
     uint32_t n;
     const struct wasm_instance *inst;
     uint32_t ndefs;
-    /* Per defined function: the object and symbol of sbx_f<i> and sbx_w<i> (+1; 0 = none). */
-    uint32_t *f_obj, *f_sym, *w_obj, *w_sym;
+    /* Per defined function: the object and symbol of sbx_f<i>, sbx_w<i> and its OSR entry
+     * sbx_o<i>, which only functions with loops have (+1; 0 = none). */
+    uint32_t *f_obj, *f_sym, *w_obj, *w_sym, *o_obj, *o_sym;
     uint64_t seg_off[SEG_COUNT_], seg_len[SEG_COUNT_];
     uint64_t got_off, plt_off;
     uint32_t ngot, nplt;
@@ -215,12 +216,14 @@ static sbx_err index_defs(struct linker *lk)
             if (!name)
                 return fail(lk, "object %u: symbol %u has a bad name", k, i);
             bool is_f = strncmp(name, "sbx_f", 5) == 0, is_w = strncmp(name, "sbx_w", 5) == 0;
+            bool is_o = strncmp(name, "sbx_o", 5) == 0;
             if (s.st_shndx == SHN_UNDEF || ELF64_ST_BIND(s.st_info) != STB_GLOBAL ||
-                !(is_f || is_w) || !sbx__jit_sym_index(name + 5, &idx))
+                !(is_f || is_w || is_o) || !sbx__jit_sym_index(name + 5, &idx))
                 continue;
             if (idx >= lk->ndefs)
                 return fail(lk, "object %u: %s is not a function of the module", k, name);
-            uint32_t *ko = is_f ? lk->f_obj : lk->w_obj, *ks = is_f ? lk->f_sym : lk->w_sym;
+            uint32_t *ko = is_f ? lk->f_obj : is_w ? lk->w_obj : lk->o_obj;
+            uint32_t *ks = is_f ? lk->f_sym : is_w ? lk->w_sym : lk->o_sym;
             if (ko[idx])
                 return fail(lk, "%s is defined twice", name);
             ko[idx] = k + 1;
@@ -501,19 +504,27 @@ static sbx_err protect(struct linker *lk)
     return SBX_OK;
 }
 
-/* Every defined function's wrapper, a function in the code. */
+/* Whether symbol sym of object obj (+1) is a function in the code. */
+static bool is_code(const struct linker *lk, uint32_t obj, uint32_t sym)
+{
+    const struct obj *o = &lk->o[obj - 1];
+    Elf64_Sym s;
+    get_sym(o, sym, &s);
+    enum seg seg;
+    return ELF64_ST_TYPE(s.st_info) == STT_FUNC && o->ok[sym] && s.st_shndx < o->shnum &&
+           seg_of(&o->sh[s.st_shndx], &seg) && seg == SEG_TEXT;
+}
+
+/* Every defined function's wrapper, and each OSR entry there is, a function in the code. */
 static sbx_err check_entries(struct linker *lk)
 {
     for (uint32_t i = 0; i < lk->ndefs; i++) {
         if (!lk->w_obj[i])
             return fail(lk, "no entry for function %u", i);
-        const struct obj *o = &lk->o[lk->w_obj[i] - 1];
-        Elf64_Sym s;
-        get_sym(o, lk->w_sym[i], &s);
-        enum seg seg;
-        if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || !o->ok[lk->w_sym[i]] ||
-            s.st_shndx >= o->shnum || !seg_of(&o->sh[s.st_shndx], &seg) || seg != SEG_TEXT)
+        if (!is_code(lk, lk->w_obj[i], lk->w_sym[i]))
             return fail(lk, "the entry of function %u is not code", i);
+        if (lk->o_obj[i] && !is_code(lk, lk->o_obj[i], lk->o_sym[i]))
+            return fail(lk, "the OSR entry of function %u is not code", i);
     }
     return SBX_OK;
 }
@@ -521,8 +532,11 @@ static sbx_err check_entries(struct linker *lk)
 static void set_entries(struct linker *lk, struct wasm_instance *inst)
 {
     for (uint32_t i = 0; i < lk->ndefs; i++) {
+        struct wasm_func *f = inst->funcs[inst->module->func_import_count + i];
         uintptr_t a = lk->o[lk->w_obj[i] - 1].val[lk->w_sym[i]];
-        inst->funcs[inst->module->func_import_count + i]->jit_entry = (void (*)(uint64_t *))a;
+        uintptr_t o = lk->o_obj[i] ? lk->o[lk->o_obj[i] - 1].val[lk->o_sym[i]] : 0;
+        f->osr_entry = (uint32_t(*)(uint64_t *, uint32_t))o;
+        f->jit_entry = (void (*)(uint64_t *))a; /* last: its reader reads osr_entry after it */
     }
 }
 
@@ -541,6 +555,8 @@ static void linker_free(struct linker *lk)
     sbx__free(lk->f_sym);
     sbx__free(lk->w_obj);
     sbx__free(lk->w_sym);
+    sbx__free(lk->o_obj);
+    sbx__free(lk->o_sym);
     if (lk->base)
         munmap(lk->base, lk->len);
 }
@@ -595,11 +611,14 @@ sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_i
     lk.f_sym = sbx__calloc(nd, sizeof(uint32_t));
     lk.w_obj = sbx__calloc(nd, sizeof(uint32_t));
     lk.w_sym = sbx__calloc(nd, sizeof(uint32_t));
+    lk.o_obj = sbx__calloc(nd, sizeof(uint32_t));
+    lk.o_sym = sbx__calloc(nd, sizeof(uint32_t));
     for (uint32_t k = 0; k < n; k++) {
         lk.o[k].b = objs[k].bytes;
         lk.o[k].len = objs[k].len;
     }
-    rc = lk.f_obj && lk.f_sym && lk.w_obj && lk.w_sym ? link_all(&lk) : SBX_E_NOMEM;
+    bool has_all = lk.f_obj && lk.f_sym && lk.w_obj && lk.w_sym && lk.o_obj && lk.o_sym;
+    rc = has_all ? link_all(&lk) : SBX_E_NOMEM;
     if (rc == SBX_OK) {
         set_entries(&lk, inst);
         *code = (struct sbx__jit_code){.base = lk.base, .len = lk.len, .next = js->code};

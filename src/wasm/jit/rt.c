@@ -14,6 +14,7 @@
 #define STACK_MARGIN    (256u << 10) /* left for host functions, helpers and the trap path */
 #define STACK_MAX_BYTES (64u << 20)  /* no entry uses more, whatever the thread has */
 #define INLINE_SLOTS    32
+#define NO_LOOP         UINT32_MAX /* enter(): the function's entry, not an OSR entry */
 
 _Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
                                 const struct wasm_instance *inst, uint32_t func_idx)
@@ -228,8 +229,8 @@ static uintptr_t stack_limit(void)
 
 /* Runs the entry with a jmp_buf of its own; kept out of line so setjmp's frame holds only what
  * survives a longjmp unchanged. */
-static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store *js,
-                                                           struct wasm_func *f, uint64_t *slots)
+static __attribute__((noinline)) enum wasm_trap_kind
+enter(struct wasm_jit_store *js, struct wasm_func *f, uint64_t *slots, uint32_t loop, bool *has_run)
 {
     jmp_buf jb;
     jmp_buf *prev = js->top;
@@ -238,10 +239,14 @@ static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store
         js->stack_limit = stack_limit();
     js->top = &jb;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
-    if (setjmp(jb) == 0)
-        f->jit_entry(slots);
-    else
+    if (setjmp(jb) == 0) {
+        if (loop == NO_LOOP)
+            f->jit_entry(slots);
+        else
+            *has_run = f->osr_entry(slots, loop) != 0;
+    } else {
         tk = js->store->exec->trap.kind;
+    }
     js->top = prev;
     js->stack_limit = prev_limit;
     return tk;
@@ -265,7 +270,7 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
     pack(slots, args, t->types, t->param_count);
     ex->store->tierup.native_entries++;
     ex->nest++;
-    enum wasm_trap_kind tk = enter(ex->store->jit, f, slots);
+    enum wasm_trap_kind tk = enter(ex->store->jit, f, slots, NO_LOOP, NULL);
     ex->nest--;
     if (tk == WASM_TRAP_NONE)
         unpack(results, slots, t->types + t->param_count, t->result_count);
@@ -283,7 +288,26 @@ bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
         return false;
     ex->store->tierup.native_entries++;
     ex->nest++;
-    *tk = enter(ex->store->jit, f, slots);
+    *tk = enter(ex->store->jit, f, slots, NO_LOOP, NULL);
     ex->nest--;
     return true;
+}
+
+bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
+                       const struct wasm_code *code, uint64_t *slots, uint32_t loop,
+                       enum wasm_trap_kind *tk)
+{
+    atomic_thread_fence(memory_order_acquire); /* the worker published osr_entry before */
+    struct wasm_func *f = inst->funcs[code->func_index];
+    if (!f->osr_entry || !ex->store->jit)
+        return false;
+    bool has_run = true; /* a trap inside ran it */
+    ex->nest++;
+    *tk = enter(ex->store->jit, f, slots, loop, &has_run);
+    ex->nest--;
+    if (has_run) {
+        ex->store->tierup.native_entries++;
+        ex->store->tierup.osr_entries++;
+    }
+    return has_run;
 }

@@ -265,3 +265,8 @@ uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s)
 {
     return s->tierup.native_entries;
 }
+
+uint64_t sbx__wasm_store_osr_entries(const struct wasm_store *s)
+{
+    return s->tierup.osr_entries;
+}
