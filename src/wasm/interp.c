@@ -12,7 +12,6 @@
 #include "wasm/opcodes.h"
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
-#define OSR_OFF     0xffu /* osr_watch: matches no tier-up state */
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 static int32_t op_offsets[IOP_COUNT_];
@@ -90,17 +89,17 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         if (tk != WASM_TRAP_NONE)                                                                  \
             goto trap;                                                                             \
     }
-/* A loop back-edge's poll, k the operand of its target: also notices the store's tier-up
- * (osr_watch is NATIVE while this frame may still move to native code, OSR_OFF after its loop
- * had no entry), then offers the frame to do_osr. */
+/* A loop back-edge's poll, k the operand of its target: also notices the store's tier-up (one
+ * load), then offers the frame to do_osr unless its loop is known to have no entry. */
 #define POLL_BACK(n, k)                                                                            \
     if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
                  is_metered ||                                                                     \
-                 atomic_load_explicit(&store->tierup.state, memory_order_relaxed) == osr_watch)) { \
+                 atomic_load_explicit(&store->tierup.state, memory_order_relaxed) ==              \
+                     WASM_TIERUP_NATIVE)) {                                                        \
         tk = poll_slow(store, (n));                                                                \
         if (tk != WASM_TRAP_NONE)                                                                  \
             goto trap;                                                                             \
-        if (!is_metered && code->osr) {                                                            \
+        if (!is_metered && code->osr && (fp != osr_off_fp || code != osr_off_code)) {             \
             ip = TARGET(k);                                                                        \
             goto do_osr;                                                                           \
         }                                                                                          \
@@ -313,7 +312,9 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     const struct wasm_code *code = &codes[f->def_index];
     const wasm_word *ip = NULL;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
-    uint8_t osr_watch = WASM_TIERUP_NATIVE; /* POLL_BACK; reset whenever the frame changes */
+    /* The last frame whose loop had no OSR entry: its back-edges stop offering it (do_osr). */
+    const uint64_t *osr_off_fp = NULL;
+    const struct wasm_code *osr_off_code = NULL;
     /* Scratch for calls, set before jumping to do_call_func / do_call_wasm. */
     struct wasm_func *callf;
     const struct wasm_code *callee = code;
@@ -396,7 +397,6 @@ do_return : {
     ip = fr->ip;
     fp = fr->fp;
     code = fr->code;
-    osr_watch = WASM_TIERUP_NATIVE;
     if (fr->inst != inst)
         SWITCH_INST(fr->inst);
     msize = mem ? mem->size : 0;
@@ -475,7 +475,6 @@ do_call_wasm:
     fp = nfp;
     code = callee;
     ip = callee->words;
-    osr_watch = WASM_TIERUP_NATIVE;
     if (cinst != inst)
         SWITCH_INST(cinst);
     NEXT();
@@ -490,7 +489,8 @@ do_osr:
             goto trap_jit;
         goto do_return;
     }
-    osr_watch = OSR_OFF;
+    osr_off_fp = fp;
+    osr_off_code = code;
     NEXT();
 
     /* [h][dst][src] */
