@@ -22,8 +22,8 @@ static const struct wasm_osr_loop *find(const struct wasm_osr *o, uint32_t pos)
     return NULL;
 }
 
-static uint64_t *pack(const struct wasm_osr *o, const struct wasm_osr_loop *lp,
-                      const uint64_t *fp, uint64_t *buf)
+static uint64_t *pack(const struct wasm_osr *o, const struct wasm_osr_loop *lp, const uint64_t *fp,
+                      uint64_t *buf)
 {
     uint64_t *p = buf;
     for (uint32_t i = 0; i < o->nlocals; i++) {

@@ -55,7 +55,8 @@ void sbx__jit_osr_loop(struct jit_func *f, const struct jit_ctl *c)
     LLVMBasicBlockRef here = L(GetInsertBlock)(f->b), in = sbx__jit_block(f, "osr_in");
     L(AddCase)(f->osr_switch, sbx__jit_i32(f->jm, f->loop_seq - 1), in);
     L(PositionBuilderAtEnd)(f->b, in);
-    for (uint32_t i = 0, k = f->osr_param_slot; i < c->np; k += sbx__wasm_type_slots(c->ptypes[i++]))
+    for (uint32_t i = 0, k = f->osr_param_slot; i < c->np;
+         k += sbx__wasm_type_slots(c->ptypes[i++]))
         L(BuildStore)(f->b, sbx__jit_unpack(f, f->osr_slots, k, c->ptypes[i]), c->pvars[i]);
     L(BuildBr)(f->b, c->loop_bb);
     L(PositionBuilderAtEnd)(f->b, here);
