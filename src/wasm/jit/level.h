@@ -9,22 +9,22 @@
 
 #include <stdint.h>
 
-#define SBX__JIT_FULL_PIPELINE  "default<O2>"
-#define SBX__JIT_FULL_CODEGEN   2 /* LLVMCodeGenLevelDefault */
-#define SBX__JIT_LARGE_BYTES    524288 /* of function bodies: from here, the large level */
+#define SBX__JIT_FULL_PIPELINE "default<O2>"
+#define SBX__JIT_FULL_CODEGEN  2      /* LLVMCodeGenLevelDefault */
+#define SBX__JIT_LARGE_BYTES   524288 /* of function bodies: from here, the large level */
 /* The passes that matter most at O2 (scalars out of memory, redundancy, loop invariants),
  * without the inliner, unrolling and vectorisers. */
-#define SBX__JIT_LARGE_PIPELINE                                                                  \
+#define SBX__JIT_LARGE_PIPELINE                                                                    \
     "function(sroa,early-cse<memssa>,simplifycfg,instcombine,loop-mssa(licm),gvn,simplifycfg)"
-#define SBX__JIT_LARGE_CODEGEN  0 /* LLVMCodeGenLevelNone: FastISel, the fast allocator */
+#define SBX__JIT_LARGE_CODEGEN 0 /* LLVMCodeGenLevelNone: FastISel, the fast allocator */
 
 #define SBX__JIT_STR_(x) #x
 #define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
 /* The tier options an image depends on (both levels, and where one ends), in every key. */
-#define SBX__JIT_CACHE_OPTS                                                                      \
+#define SBX__JIT_CACHE_OPTS                                                                        \
     SBX__JIT_FULL_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_FULL_CODEGEN) "; from " SBX__JIT_STR( \
-        SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE " codegen " SBX__JIT_STR(       \
-        SBX__JIT_LARGE_CODEGEN)
+        SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE                                    \
+                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN)
 
 struct wasm_module;
 

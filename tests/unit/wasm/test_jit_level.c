@@ -52,7 +52,8 @@ static void put_leb(struct bytes *b, uint32_t v)
 static void body(struct bytes *out, uint32_t k, uint32_t n)
 {
     struct bytes b = {0};
-    static const uint8_t head[] = {0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40}; /* local; block loop */
+    /* one i32 local; block; loop */
+    static const uint8_t head[] = {0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40};
     put(&b, head, sizeof(head));
     for (uint32_t r = 0; r < REPS; r++) {
         uint8_t a = (uint8_t)((k * 2 + r * 6 + 1) & 0x3f), c = (uint8_t)((k + r) % 50);
