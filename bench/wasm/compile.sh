@@ -26,7 +26,7 @@ sh "$DIR/gen_big.sh" 3900 >"$OUT/big.c"
 clang $WFLAGS -mexec-model=reactor -o "$OUT/big.wasm" "$OUT/big.c"
 
 # The level's boundary, from the header the compiler uses.
-LARGE=$(awk '$2 == "SBX__JIT_LARGE_BYTES" { print $3 }' src/wasm/jit/level.h)
+LARGE=$(awk '$1 == "#define" && $2 == "SBX__JIT_LARGE_BYTES" { print $3 }' src/wasm/jit/level.h)
 
 # measure FILE: one fresh compile (the cache emptied first).
 measure() {
