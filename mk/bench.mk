@@ -1,5 +1,6 @@
 # mk/bench.mk: `make bench-wasm` (WASI programs under sbx, node, wasm-interp and natively:
-# bench/wasm/run-wasi.sh; BENCH_WASM_REPS=N for more rounds) and `make bench`, every benchmark.
+# bench/wasm/run-wasi.sh; BENCH_WASM_REPS=N for more rounds; then LLVM's compile time and peak
+# memory per module, bench/wasm/compile.sh) and `make bench`, every benchmark.
 
 BENCH_WASM_REPS ?= 1
 BENCH_TARGETS := bench-wasm bench-interp bench-worker bench-process bench-telemetry
@@ -7,6 +8,7 @@ BENCH_TARGETS := bench-wasm bench-interp bench-worker bench-process bench-teleme
 .PHONY: bench-wasm bench
 bench-wasm: $(BUILD)/sbx $(BUILD)/libsbx.a
 	BUILD=$(BUILD) BENCH_WASM_REPS=$(BENCH_WASM_REPS) sh bench/wasm/run-wasi.sh
+	BUILD=$(BUILD) sh bench/wasm/compile.sh
 
 # Sequential: benchmarks running side by side would measure each other.
 bench:

@@ -12,6 +12,7 @@
 #include <sbx/error.h>
 
 #include "util/sha256.h"
+#include "wasm/jit/level.h" /* SBX__JIT_CACHE_OPTS: the tier options in every key */
 
 #define SBX__JIT_CACHE_MAX_BYTES (512ull << 20) /* default size bound of the directory */
 #define SBX__JIT_CACHE_ENTRY_MAX (256ull << 20) /* an entry larger than this is refused */
@@ -60,9 +61,6 @@ void sbx__jit_cache_entry_path(const struct sbx__jit_cache *c, const uint8_t key
 /* Evicts least-recently-used entries (and temporary files left by a crashed writer) until the
  * entries total at most max_bytes; keep (may be NULL) is never evicted. */
 void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
-
-/* The tier options an image depends on, part of every key (engine.c's pipeline). */
-#define SBX__JIT_CACHE_OPTS "default<O2>"
 
 struct wasm_instance;
 struct wasm_module;

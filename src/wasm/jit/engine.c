@@ -9,8 +9,8 @@
 
 #include "util/alloc.h"
 #include "wasm/jit/emit.h"
+#include "wasm/jit/level.h"
 
-#define OPT_PIPELINE "default<O2>"
 /* Modules with less code than this are compiled as one part, on the calling thread. */
 #define SPLIT_MIN_BYTES (64u << 10)
 
@@ -34,7 +34,7 @@ static sbx_err llvm_fail(LLVMErrorRef e, char *err, size_t errlen, const char *w
  * the small code model: calls between the module's functions stay direct (call rel32, the
  * loader keeps one mapping well under 2 GiB) and every address outside it is a GOT entry
  * the loader fills per instance, so the bytes of the code never depend on an address. */
-static LLVMTargetMachineRef host_machine(void)
+static LLVMTargetMachineRef host_machine(const struct sbx__jit_level *level)
 {
     char *triple = L(GetDefaultTargetTriple)();
     char *cpu = L(GetHostCPUName)(), *features = L(GetHostCPUFeatures)();
@@ -42,8 +42,9 @@ static LLVMTargetMachineRef host_machine(void)
     char *msg = NULL;
     LLVMTargetMachineRef tm = NULL;
     if (!L(GetTargetFromTriple)(triple, &target, &msg))
-        tm = L(CreateTargetMachine)(target, triple, cpu, features, LLVMCodeGenLevelDefault,
-                                    LLVMRelocPIC, LLVMCodeModelSmall);
+        tm = L(CreateTargetMachine)(target, triple, cpu, features,
+                                    (LLVMCodeGenOptLevel)level->codegen, LLVMRelocPIC,
+                                    LLVMCodeModelSmall);
     L(DisposeMessage)(msg);
     L(DisposeMessage)(triple);
     L(DisposeMessage)(cpu);
@@ -156,7 +157,7 @@ static sbx_err optimise(struct jit_mod *jm, char *err, size_t errlen)
     }
     L(DisposeMessage)(msg);
     LLVMPassBuilderOptionsRef po = L(CreatePassBuilderOptions)();
-    LLVMErrorRef e = L(RunPasses)(jm->mod, OPT_PIPELINE, jm->tm, po);
+    LLVMErrorRef e = L(RunPasses)(jm->mod, sbx__jit_level_of(jm->m)->pipeline, jm->tm, po);
     L(DisposePassBuilderOptions)(po);
     return e ? llvm_fail(e, err, errlen, "optimisation failed") : SBX_OK;
 }
@@ -209,7 +210,7 @@ static void *part_run(void *arg)
 {
     struct jit_part *p = arg;
     struct jit_mod *jm = &p->jm;
-    jm->tm = host_machine();
+    jm->tm = host_machine(sbx__jit_level_of(jm->m));
     if (!jm->tm) {
         set_err(p->err, sizeof(p->err), "no target machine for the host", NULL);
         p->rc = SBX_E_UNAVAILABLE;
@@ -234,9 +235,7 @@ static void *part_run(void *arg)
 /* Where the second part starts: about half of the code bytes in each (0 = one part). */
 static uint32_t split_point(const struct wasm_module *m)
 {
-    uint64_t total = 0, half = 0;
-    for (uint32_t i = 0; i < m->func_def_count; i++)
-        total += m->funcs[i].code_len;
+    uint64_t total = sbx__jit_code_bytes(m), half = 0;
     if (total < SPLIT_MIN_BYTES || m->func_def_count < 2)
         return 0;
     for (uint32_t i = 0; i < m->func_def_count; i++) {

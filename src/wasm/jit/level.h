@@ -1,0 +1,41 @@
+/* wasm/jit/level.h: how hard LLVM works on a module, chosen by its amount of code. At
+ * default<O2> with the Default codegen level LLVM costs 70-90 us of CPU per byte of code
+ * (70-90 s for the 1 MB module, docs/wasm.md "Compile time"), linear in the code; with a
+ * few function passes and FastISel about a sixth of that, for code 2-4x slower. Modules from
+ * SBX__JIT_LARGE_BYTES of code take that large level, the rest (every kernel of bench/wasm)
+ * the full one. Both levels are in every cache key (SBX__JIT_CACHE_OPTS). Needs no libLLVM. */
+#ifndef SBX_WASM_JIT_LEVEL_H
+#define SBX_WASM_JIT_LEVEL_H
+
+#include <stdint.h>
+
+#define SBX__JIT_FULL_PIPELINE "default<O2>"
+#define SBX__JIT_FULL_CODEGEN  2      /* LLVMCodeGenLevelDefault */
+#define SBX__JIT_LARGE_BYTES   524288 /* of function bodies: from here, the large level */
+/* The passes that matter most at O2 (scalars out of memory, redundancy, loop invariants),
+ * without the inliner, unrolling and vectorisers. */
+#define SBX__JIT_LARGE_PIPELINE                                                                    \
+    "function(sroa,early-cse<memssa>,simplifycfg,instcombine,loop-mssa(licm),gvn,simplifycfg)"
+#define SBX__JIT_LARGE_CODEGEN 0 /* LLVMCodeGenLevelNone: FastISel, the fast allocator */
+
+#define SBX__JIT_STR_(x) #x
+#define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
+/* The tier options an image depends on (both levels, and where one ends), in every key. */
+#define SBX__JIT_CACHE_OPTS                                                                        \
+    SBX__JIT_FULL_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_FULL_CODEGEN) "; from " SBX__JIT_STR( \
+        SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE                                    \
+                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN)
+
+struct wasm_module;
+
+struct sbx__jit_level {
+    const char *pipeline; /* for LLVMRunPasses */
+    int codegen;          /* LLVMCodeGenOptLevel */
+};
+
+/* The bytes of m's function bodies. */
+uint64_t sbx__jit_code_bytes(const struct wasm_module *m);
+/* The level m is compiled at. */
+const struct sbx__jit_level *sbx__jit_level_of(const struct wasm_module *m);
+
+#endif
