@@ -1,0 +1,86 @@
+#!/bin/sh
+# bench/wasm/real/run.sh: real programs from Debian's source packages (bzip2, SQLite, Lua 5.4;
+# fetched into build/bench-src by fetch.sh, built by build.sh, never committed) run end to end
+# natively, under sbx (interpreter: sbx; compiled with LLVM in the run: sbxc; compiled with a warm
+# cache filled by `sbx compile` first: sbxw) and under node's WASI, interleaved round-robin REPS
+# times (median kept). Every runner's output must equal native's byte for byte: a difference or a
+# failed run is reported and makes the script exit 1 after the tables. `sbx compile`'s CPU time
+# and peak RSS are reported on their own. `make bench-wasm-real [BENCH_WASM_REPS=N]`.
+set -eu
+BUILD=${BUILD:-build}
+OUT=${OUT:-$BUILD/bench-real}
+SRC=${BENCH_SRC:-$BUILD/bench-src}
+REPS=${BENCH_WASM_REPS:-1}
+PROGRAMS=${REAL_PROGRAMS:-"lua sqlite bzip2"}
+RUNNERS=${REAL_RUNNERS:-"native sbx sbxc sbxw node"}
+DIR=$(dirname "$0")
+SBX=$BUILD/sbx
+# bzip2 holds its 20 MB input, the compressed copy and the round trip at once.
+SBXRUN="$SBX wasm --timeout-ms 3600000 --memory-bytes 536870912"
+export SBX_CACHE_DIR="$OUT/cache" # a scratch cache (docs/wasm.md, "Cache"), never the user's
+
+sh "$DIR/fetch.sh" "$SRC"
+echo "building into $OUT ..."
+sh "$DIR/build.sh" "$SRC" "$OUT" $PROGRAMS
+rm -rf "$SBX_CACHE_DIR"
+status=0
+
+compile() { # compile PROGRAM: `sbx compile` alone, timed (CPU, peak RSS); fills sbxw's cache
+    if /usr/bin/time -f "%U %S %M" -o "$OUT/time" "$SBX" compile "$OUT/$1.wasm" >/dev/null; then
+        awk -v p="$1" -v kb="$(($(wc -c <"$OUT/$1.wasm") / 1024))" \
+            '{ printf "  %-8s %10d %12.2f %14.1f\n", p, kb, $1 + $2, $3 / 1024 }' "$OUT/time" \
+            >>"$OUT/compile"
+    else
+        echo "  $1: sbx compile FAILED" >>"$OUT/compile"
+        status=1
+    fi
+}
+
+run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" to results
+    r=$1
+    p=$2
+    case $r in
+    native) set -- "$OUT/$p.native" ;;
+    sbx) set -- $SBXRUN --tier interp "$OUT/$p.wasm" ;;
+    sbxc) set -- $SBXRUN --tier compiled --no-cache "$OUT/$p.wasm" ;;
+    sbxw) set -- $SBXRUN --tier compiled "$OUT/$p.wasm" ;;
+    node) set -- node --no-warnings "$DIR/../wasi/node_wasi.mjs" "$OUT/$p.wasm" ;;
+    esac
+    if ! /usr/bin/time -f "%U %S %e" -o "$OUT/time" "$@" >"$OUT/$p.$r.out"; then
+        echo "FAILED: $p under $r (exit status in $OUT/time; output $OUT/$p.$r.out)"
+        status=1
+        return
+    fi
+    awk -v p="$p" -v r="$r" '{ printf "%s %s %.4f %.4f\n", p, r, $1 + $2, $3 }' "$OUT/time" \
+        >>"$OUT/results"
+    if [ "$r" != native ] && ! cmp -s "$OUT/$p.native.out" "$OUT/$p.$r.out"; then
+        echo "MISMATCH: $p: $r's output differs from native's ($OUT/$p.$r.out)"
+        status=1
+    fi
+}
+
+echo
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores, shared)"
+: >"$OUT/results"
+: >"$OUT/compile"
+i=0
+while [ $i -lt "$REPS" ]; do
+    for p in $PROGRAMS; do
+        [ $i -gt 0 ] || compile "$p"
+        for r in $RUNNERS; do run "$r" "$p"; done
+    done
+    i=$((i + 1))
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+for p in $PROGRAMS; do echo "  $p: $(head -c 100 "$OUT/$p.native.out" | head -n 1)"; done
+
+echo
+echo "sbx compile (LLVM, the whole module, once; it fills the cache sbxw runs from):"
+printf '  %-8s %10s %12s %14s\n' program "wasm KiB" "CPU s" "peak RSS MiB"
+cat "$OUT/compile"
+RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 3 "CPU seconds (user + sys)" <"$OUT/results"
+RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 4 "wall seconds" <"$OUT/results"
+echo
+echo "wasm-interp (wabt): skipped: Debian's build has no WASI, through which these programs print," \
+    "and at its ~300x native on the kernels one run of each would take 10-30 minutes."
+exit $status
