@@ -12,6 +12,7 @@
 
 #include <sbx.h>
 
+#include "core/backend.h"
 #include "plugin/plugin.h"
 #include "wasm_builder.h"
 #include "sbx_test.h"
@@ -573,6 +574,62 @@ START_TEST(initialize_is_under_the_limits)
 }
 END_TEST
 
+/* Reads the watchdog thread's current wait end (0: idle) under its lock. */
+static uint64_t wait_end(struct sbx__watchdog *wd)
+{
+    pthread_mutex_lock(&wd->mu);
+    uint64_t at = wd->wait_until_ns;
+    pthread_mutex_unlock(&wd->mu);
+    return at;
+}
+
+/* Polls until the watchdog's wait end satisfies is_done(at, ref), for at most 5 s. */
+static bool wait_end_becomes(struct sbx__watchdog *wd, bool (*is_done)(uint64_t, uint64_t),
+                             uint64_t ref)
+{
+    for (double until = now_ms() + 5000; now_ms() < until; usleep(1000))
+        if (is_done(wait_end(wd), ref))
+            return true;
+    return false;
+}
+
+static bool is_waiting(uint64_t at, uint64_t ref)
+{
+    (void)ref;
+    return at != 0;
+}
+
+static bool is_before(uint64_t at, uint64_t ref)
+{
+    return at != 0 && at < ref;
+}
+
+static void no_timeout(void *user)
+{
+    ck_abort_msg("deadline of call %p passed", user);
+}
+
+START_TEST(throttled_arm_wakes_a_waiting_watchdog)
+{
+    /* After an unthrottled call the watchdog thread sleeps on until that call's deadline:
+     * disarm does not wake it. A throttled call armed next must wake it to tick every 2 ms,
+     * or its guest would run unthrottled until the old deadline (10 s here). */
+    struct sbx__watchdog wd = {.on_timeout = no_timeout};
+    atomic_int stop = SBX_OK;
+    struct sbx__throttle t = {.stop_reason = &stop};
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 10000, 100, &t), SBX_OK);
+    ck_assert(wait_end_becomes(&wd, is_waiting, 0));
+    sbx__plugin_watchdog_disarm(&wd);
+    uint64_t old_end = wait_end(&wd);
+    ck_assert_uint_gt(old_end, sbx__now_ns() + 5000000000ull); /* still the old deadline */
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 20000, 50, &t), SBX_OK);
+    bool is_ticking = wait_end_becomes(&wd, is_before, old_end);
+    sbx__plugin_watchdog_disarm(&wd);
+    sbx__plugin_watchdog_destroy(&wd);
+    ck_assert_msg(is_ticking, "the throttled call left the watchdog asleep");
+}
+END_TEST
+
 START_TEST(cpu_percent_throttles_to_share)
 {
     ck_assert_uint_eq(spin_run(100, 300).paused_ns, 0); /* never paused without a cpuPercent */
@@ -817,6 +874,7 @@ int main(void)
     tcase_add_test(tc, bad_module_and_arguments);
     tcase_add_test(tc, initialize_is_under_the_limits);
     tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
+    tcase_add_test(tc, throttled_arm_wakes_a_waiting_watchdog);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
     tcase_add_test(tc, net_denials_listed);
