@@ -39,6 +39,33 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Milliseconds the threads of this process spent runnable but waiting for a CPU, as the
+ * scheduler counts them (field 2 of /proc/<pid>/task/<tid>/schedstat): the guest thread's own
+ * (the calling thread runs the guest) and the others' (the watchdog's). On a loaded host that
+ * is the time others took; a throttle or a timeout that sleeps too long never shows up here. */
+static void waited_ms(double *own, double *others)
+{
+    unsigned long long run, wait, mine = 0, all = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%llu %llu", &run, &mine), 2);
+    fclose(f);
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300]; /* a d_name has up to 255 bytes */
+        snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+        if (e->d_name[0] != '.' && (f = fopen(path, "r"))) {
+            if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+                all += wait;
+            fclose(f);
+        }
+    }
+    closedir(d);
+    *own = (double)mine / 1e6;
+    *others = all > mine ? (double)(all - mine) / 1e6 : 0;
+}
+
 START_TEST(command_output_is_captured)
 {
     size_t len;
@@ -192,13 +219,19 @@ START_TEST(timeout_stops_a_spin)
     uint8_t *bytes = wb_fixture_spin(&len);
     sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 100}", NULL);
     sbx_result r;
+    double w0, o0, w1, o1;
+    waited_ms(&w0, &o0);
     double t0 = now_ms();
     ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
     double took = now_ms() - t0;
+    waited_ms(&w1, &o1);
     ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
     ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
-    fprintf(stderr, "timeoutMs 100: the run ended after %.3f ms\n", took);
-    ck_assert_msg(took >= 99 && took < 160, "took %.1f ms", took);
+    double waited = w1 - w0 + o1 - o0;
+    fprintf(stderr, "timeoutMs 100: the run ended after %.3f ms (%.1f ms waiting for a CPU)\n",
+            took, waited);
+    /* What the host kept the guest and watchdog threads waiting is not the timeout's. */
+    ck_assert_msg(took >= 99 && took < 160 + waited, "took %.1f ms", took);
     sbx_result_free(&r);
     /* The handle stays usable: the next run times out again rather than failing at once. */
     t0 = now_ms();
@@ -476,33 +509,6 @@ START_TEST(timeout_after_many_quick_calls)
 }
 END_TEST
 
-/* Milliseconds the threads of this process spent runnable but waiting for a CPU, as the
- * scheduler counts them (field 2 of /proc/<pid>/task/<tid>/schedstat): the guest thread's own
- * (the calling thread runs the guest) and the others' (the watchdog's). On a loaded host that
- * is the time others took; a throttle or a timeout that sleeps too long never shows up here. */
-static void waited_ms(double *own, double *others)
-{
-    unsigned long long run, wait, mine = 0, all = 0;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fscanf(f, "%llu %llu", &run, &mine), 2);
-    fclose(f);
-    DIR *d = opendir("/proc/self/task");
-    ck_assert_ptr_nonnull(d);
-    for (struct dirent *e; (e = readdir(d));) {
-        char path[300]; /* a d_name has up to 255 bytes */
-        snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
-        if (e->d_name[0] != '.' && (f = fopen(path, "r"))) {
-            if (fscanf(f, "%llu %llu", &run, &wait) == 2)
-                all += wait;
-            fclose(f);
-        }
-    }
-    closedir(d);
-    *own = (double)mine / 1e6;
-    *others = all > mine ? (double)(all - mine) / 1e6 : 0;
-}
-
 struct spin {
     double cpu_ms, wall_ms;
     double waited_ms, others_waited_ms; /* the guest thread's, the other threads' */
@@ -559,12 +565,21 @@ START_TEST(initialize_is_under_the_limits)
     sbx_policy *p = sbx_test_policy("{\"timeoutMs\": 50}");
     sbx_wasm_sandbox *sb = NULL;
     char err[256];
-    double t0 = now_ms();
-    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
-                     SBX_E_TIMEOUT);
-    ck_assert(now_ms() - t0 < 150);
-    ck_assert_ptr_null(sb);
-    ck_assert_ptr_nonnull(strstr(err, "initialisation"));
+    /* The best of 3 tries: a loaded host can keep the watchdog thread (which lives only as
+     * long as the create) from running for longer than the bound; a timeout that does not
+     * stop _initialize fails every try. */
+    double best = 1e9;
+    for (int i = 0; i < 3 && best >= 150; i++) {
+        double t0 = now_ms();
+        ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                         SBX_E_TIMEOUT);
+        double took = now_ms() - t0;
+        if (took < best)
+            best = took;
+        ck_assert_ptr_null(sb);
+        ck_assert_ptr_nonnull(strstr(err, "initialisation"));
+    }
+    ck_assert_msg(best < 150, "a 50 ms timeout in _initialize took %.1f ms", best);
     sbx_policy_destroy(p);
     p = sbx_test_policy("{\"fuel\": 1000}");
     ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
