@@ -9,8 +9,11 @@
 #include <pthread.h>
 #include <seccomp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "jail/jail.h"
 #include "jail_test.h"
 
 struct abort_arg {
@@ -255,6 +258,38 @@ START_TEST(test_js_guest_matches_worker)
 }
 END_TEST
 
+/* A cgroup named for a host that is gone (sbx-<pid>-<n>: a crash or kill before dispose) is
+ * removed when the next handle makes its own beside it. Whether the machine's cgroup tree held
+ * one depended on what else had crashed there, so the test leaves one. */
+START_TEST(test_stale_cgroup_reaped)
+{
+    sbx_policy *p = sbx_test_policy("{}");
+    struct sbx__jail_cgroup cg, next;
+    sbx__jail_cgroup_init(&cg);
+    sbx__jail_cgroup_init(&next);
+    sbx__jail_cgroup_create(&cg, p);
+    if (cg.version != 0) {
+        pid_t dead = fork();
+        if (dead == 0)
+            _exit(0);
+        waitpid(dead, NULL, 0);
+        char stale[4200];
+        int parent_len = (int)(strrchr(cg.dirs[0], '/') - cg.dirs[0]);
+        snprintf(stale, sizeof(stale), "%.*s/sbx-%d-0", parent_len, cg.dirs[0], (int)dead);
+        ck_assert_int_eq(mkdir(stale, 0755), 0);
+        sbx__jail_cgroup_create(&next, p);
+        ck_assert_int_eq(next.version, cg.version);
+        errno = 0;
+        ck_assert_msg(access(stale, F_OK) == -1 && errno == ENOENT, "%s was kept", stale);
+    } else {
+        fprintf(stderr, "no delegated cgroup here: nothing to reap\n");
+    }
+    sbx__jail_cgroup_destroy(&next);
+    sbx__jail_cgroup_destroy(&cg);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
 static Suite *host_suite(void)
 {
     Suite *s = suite_create("jail-host");
@@ -263,6 +298,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_abort_from_thread);
     tcase_add_test(tc, test_threads_in_flight);
     tcase_add_test(tc, test_dispose_removes_temp_files);
+    tcase_add_test(tc, test_stale_cgroup_reaped);
     tcase_add_test(tc, test_network);
     tcase_add_test(tc, test_no_unsandboxed_fallback);
     tcase_add_test(tc, test_js_guest_matches_worker);
