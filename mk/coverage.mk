@@ -16,11 +16,12 @@ COV_FLAGS := --coverage -fprofile-update=atomic
 COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
             OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE"
 
-.PHONY: coverage coverage-deps coverage-suites coverage-report
+.PHONY: coverage coverage-deps coverage-suites coverage-report coverage-diff
 # -k and no format-check: one broken test program or an unformatted file elsewhere must not hide
 # the coverage of everything else. Failing suites are reported by the run, then coverage printed.
 coverage: $(DEPS_STAMP)
 	find $(COV_BUILD) -name '*.gcda' -delete 2>/dev/null || true
+	mv -f $(COV_BUILD)/coverage-lines.json $(COV_BUILD)/coverage-lines.prev.json 2>/dev/null || true
 	$(COV_MAKE) -k all $$($(COV_MAKE) -s coverage-deps) || echo "coverage: some targets failed to build"
 	$(COV_MAKE) coverage-suites || echo "coverage: some suites failed"
 	$(MAKE) --no-print-directory coverage-report
@@ -53,3 +54,9 @@ coverage-report:
 		--html-details $(COV_BUILD)/coverage.html $(COV_BUILD)
 	python3 scripts/coverage-report.py $(if $(COVERAGE_STRICT),--strict) < $(COV_BUILD)/coverage.json
 	@echo "line-by-line: $(COV_BUILD)/coverage.html"
+
+# Lists the lines and branches whose covered state moved between the previous `make coverage`
+# and the last one (issue 15: the numbers must stay put), or between COV_RUNS="a.json b.json ...".
+COV_RUNS ?= $(COV_BUILD)/coverage-lines.prev.json $(COV_BUILD)/coverage-lines.json
+coverage-diff:
+	python3 scripts/coverage-diff.py $(COV_RUNS)

@@ -4,6 +4,7 @@
  * policy, or the same code run on the host without the gate), so no test passes vacuously. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "jail/gate.h"
 #include "jail_test.h"
 
 /* A host listener on 127.0.0.1 that accepts and counts in its own thread. */
@@ -821,6 +823,28 @@ START_TEST(test_denials_bounded)
 }
 END_TEST
 
+/* A run that ends before its child handed over the seccomp listener (a setup failure, a kill
+ * during setup) leaves the gate holding its control socket: destroy closes it, and a second
+ * destroy changes nothing. Runs end either way at a time the test does not choose, so this is
+ * the one place that drives it. */
+START_TEST(test_destroy_before_listener)
+{
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+    sbx_policy *p = sbx_test_policy("{\"net\": {\"outbound\": [\"127.0.0.1:80\"]}}");
+    struct sbx__jail_gate g;
+    ck_assert(sbx__jail_gate_init(&g, p, sv[0]));
+    sbx_policy_destroy(p);
+    sbx__jail_gate_destroy(&g);
+    errno = 0;
+    ck_assert_int_eq(fcntl(sv[0], F_GETFD), -1);
+    ck_assert_int_eq(errno, EBADF);
+    ck_assert_int_eq(g.ctrl_fd, -1);
+    sbx__jail_gate_destroy(&g);
+    close(sv[1]);
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
     Suite *s = suite_create("gate");
@@ -840,6 +864,7 @@ static Suite *gate_suite(void)
     tcase_add_test(tc, test_name_ports);
     tcase_add_test(tc, test_raw_dns);
     tcase_add_test(tc, test_urllib_by_name);
+    tcase_add_test(tc, test_destroy_before_listener);
     suite_add_tcase(s, tc);
     TCase *races = tcase_create("races");
     tcase_set_timeout(races, RACE_CASE_S);

@@ -9,8 +9,11 @@
 #include <pthread.h>
 #include <seccomp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "jail/jail.h"
 #include "jail_test.h"
 
 struct abort_arg {
@@ -105,10 +108,18 @@ START_TEST(test_dispose_removes_temp_files)
     ck_assert_int_eq(mkdir(stale, 0711), 0);
     snprintf(stale + strlen(stale), 16, "/root");
     ck_assert_int_eq(mkdir(stale, 0755), 0);
+    /* Kept: a root whose host still lives. Pid 1 always does, and is another user's when the
+     * suite runs unprivileged (kill() says EPERM, not ESRCH): which of the two happens in /tmp
+     * depended on whoever else was running. */
+    char live[PATH_MAX + 64];
+    snprintf(live, sizeof(live), "%s/sbx-jail-1-AbCdEf", tmp);
+    ck_assert_int_eq(mkdir(live, 0711), 0);
     setenv("TMPDIR", tmp, 1);
     sbx_sandbox *sb = jt_sandbox("{}");
     unsetenv("TMPDIR");
-    ck_assert_int_eq(count_entries(tmp), 1); /* the handle's temp root; the stale one is gone */
+    /* the handle's temp root and the live host's; the stale one is gone */
+    ck_assert_int_eq(count_entries(tmp), 2);
+    ck_assert_int_eq(rmdir(live), 0);
     sbx_result r;
     ck_assert_int_eq(jt_script(sb, "sh", "ls /sbx; echo hi > /tmp/x", NULL, &r), SBX_OK);
     ck_assert_msg(r.ok, "%s", r.stderr_data);
@@ -247,6 +258,38 @@ START_TEST(test_js_guest_matches_worker)
 }
 END_TEST
 
+/* A cgroup named for a host that is gone (sbx-<pid>-<n>: a crash or kill before dispose) is
+ * removed when the next handle makes its own beside it. Whether the machine's cgroup tree held
+ * one depended on what else had crashed there, so the test leaves one. */
+START_TEST(test_stale_cgroup_reaped)
+{
+    sbx_policy *p = sbx_test_policy("{}");
+    struct sbx__jail_cgroup cg, next;
+    sbx__jail_cgroup_init(&cg);
+    sbx__jail_cgroup_init(&next);
+    sbx__jail_cgroup_create(&cg, p);
+    if (cg.version != 0) {
+        pid_t dead = fork();
+        if (dead == 0)
+            _exit(0);
+        waitpid(dead, NULL, 0);
+        char stale[4200];
+        int parent_len = (int)(strrchr(cg.dirs[0], '/') - cg.dirs[0]);
+        snprintf(stale, sizeof(stale), "%.*s/sbx-%d-0", parent_len, cg.dirs[0], (int)dead);
+        ck_assert_int_eq(mkdir(stale, 0755), 0);
+        sbx__jail_cgroup_create(&next, p);
+        ck_assert_int_eq(next.version, cg.version);
+        errno = 0;
+        ck_assert_msg(access(stale, F_OK) == -1 && errno == ENOENT, "%s was kept", stale);
+    } else {
+        fprintf(stderr, "no delegated cgroup here: nothing to reap\n");
+    }
+    sbx__jail_cgroup_destroy(&next);
+    sbx__jail_cgroup_destroy(&cg);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
 static Suite *host_suite(void)
 {
     Suite *s = suite_create("jail-host");
@@ -255,6 +298,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_abort_from_thread);
     tcase_add_test(tc, test_threads_in_flight);
     tcase_add_test(tc, test_dispose_removes_temp_files);
+    tcase_add_test(tc, test_stale_cgroup_reaped);
     tcase_add_test(tc, test_network);
     tcase_add_test(tc, test_no_unsandboxed_fallback);
     tcase_add_test(tc, test_js_guest_matches_worker);

@@ -3,6 +3,7 @@
  * another thread, timeout and abort while a guest waits, and signature parsing. */
 #include <check.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,73 @@ START_TEST(async_wait_ends_at_timeout)
 }
 END_TEST
 
+/* A host so busy that the watchdog thread cannot run at the deadline, played by a thread that
+ * holds the watchdog's lock (it fires only under it): a guest waiting on a completion must
+ * still stop at its deadline by itself. */
+struct hold {
+    sbx_wasm_sandbox *sb;
+    sbx_wasm_completion *c;
+    pthread_t thread;
+    sem_t is_held;
+    bool was_armed; /* the watchdog had not fired yet when the lock was taken */
+    int stop_seen;  /* the call's stop reason while the watchdog was held */
+    sbx_err rc;     /* what the late finish returned */
+};
+
+static void *hold_watchdog(void *arg)
+{
+    struct hold *h = arg;
+    pthread_mutex_lock(&h->sb->watchdog.mu);
+    h->was_armed = h->sb->watchdog.is_armed;
+    sem_post(&h->is_held);
+    /* Bounded: a wait that does not end by itself is released after 5 s and fails the test. */
+    for (double until = now_ms() + 5000; now_ms() < until;) {
+        if ((h->stop_seen = atomic_load(&h->sb->stop_reason)) != SBX_OK)
+            break;
+        usleep(1000);
+    }
+    pthread_mutex_unlock(&h->sb->watchdog.mu);
+    sbx_wasm_value v = {.type = SBX_WASM_I32, .of.i32 = 1};
+    h->rc = sbx_wasm_completion_finish(h->c, &v, 1);
+    return NULL;
+}
+
+static void answer_holding_watchdog(void *user, const sbx_wasm_value *args, size_t n,
+                                    sbx_wasm_completion *c)
+{
+    (void)args;
+    (void)n;
+    struct hold *h = user;
+    h->c = c;
+    pthread_create(&h->thread, NULL, hold_watchdog, h);
+    sem_wait(&h->is_held);
+}
+
+START_TEST(async_wait_ends_at_deadline_without_watchdog)
+{
+    /* A few tries: only a try whose holder got the lock before the watchdog fired counts. */
+    struct hold h = {0};
+    sbx_result r = {0};
+    for (int i = 0; i < 3 && !h.was_armed; i++) {
+        sbx_result_free(&r);
+        h = (struct hold){0};
+        sem_init(&h.is_held, 0, 0);
+        h.sb = allowed_caller("\"timeoutMs\": 300", answer_holding_watchdog, &h);
+        call_answer(h.sb, &r);
+        pthread_join(h.thread, NULL);
+        sem_destroy(&h.is_held);
+        sbx_wasm_sandbox_destroy(h.sb);
+    }
+    ck_assert_msg(h.was_armed, "the watchdog fired before the holder had its lock, 3 times");
+    ck_assert_int_eq(h.stop_seen, SBX_E_TIMEOUT);
+    ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
+    ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
+    fprintf(stderr, "deadline without the watchdog: %s\n", r.error_message);
+    ck_assert_int_eq(h.rc, SBX_E_ABORTED); /* the late completer is told the guest gave up */
+    sbx_result_free(&r);
+}
+END_TEST
+
 static void *abort_after(void *arg)
 {
     usleep(30000);
@@ -449,6 +517,7 @@ int main(void)
     tcase_add_test(tc, async_failure_traps);
     tcase_add_test(tc, async_wait_ends_at_timeout);
     tcase_add_test(tc, async_wait_ends_at_abort);
+    tcase_add_test(tc, async_wait_ends_at_deadline_without_watchdog);
     tcase_add_test(tc, wrong_result_type_traps);
     tcase_add_test(tc, host_reads_and_writes_guest_memory);
     tcase_add_test(tc, host_function_time_is_not_throttled);

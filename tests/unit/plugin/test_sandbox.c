@@ -2,6 +2,7 @@
  * traps, time, fuel, memory and CPU limits, abort, dispose, telemetry, and the wasm backend of
  * sbx_sandbox_run(). Modules come from the fixture builder. */
 #include <check.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include <sbx.h>
 
+#include "core/backend.h"
 #include "plugin/plugin.h"
 #include "wasm_builder.h"
 #include "sbx_test.h"
@@ -35,6 +37,33 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Milliseconds the threads of this process spent runnable but waiting for a CPU, as the
+ * scheduler counts them (field 2 of /proc/<pid>/task/<tid>/schedstat): the guest thread's own
+ * (the calling thread runs the guest) and the others' (the watchdog's). On a loaded host that
+ * is the time others took; a throttle or a timeout that sleeps too long never shows up here. */
+static void waited_ms(double *own, double *others)
+{
+    unsigned long long run, wait, mine = 0, all = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%llu %llu", &run, &mine), 2);
+    fclose(f);
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300]; /* a d_name has up to 255 bytes */
+        snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+        if (e->d_name[0] != '.' && (f = fopen(path, "r"))) {
+            if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+                all += wait;
+            fclose(f);
+        }
+    }
+    closedir(d);
+    *own = (double)mine / 1e6;
+    *others = all > mine ? (double)(all - mine) / 1e6 : 0;
 }
 
 START_TEST(command_output_is_captured)
@@ -190,13 +219,19 @@ START_TEST(timeout_stops_a_spin)
     uint8_t *bytes = wb_fixture_spin(&len);
     sbx_wasm_sandbox *sb = make(bytes, len, "{\"timeoutMs\": 100}", NULL);
     sbx_result r;
+    double w0, o0, w1, o1;
+    waited_ms(&w0, &o0);
     double t0 = now_ms();
     ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
     double took = now_ms() - t0;
+    waited_ms(&w1, &o1);
     ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
     ck_assert_int_eq(r.limit, SBX_LIMIT_TIMEOUT);
-    fprintf(stderr, "timeoutMs 100: the run ended after %.3f ms\n", took);
-    ck_assert_msg(took >= 99 && took < 160, "took %.1f ms", took);
+    double waited = w1 - w0 + o1 - o0;
+    fprintf(stderr, "timeoutMs 100: the run ended after %.3f ms (%.1f ms waiting for a CPU)\n",
+            took, waited);
+    /* What the host kept the guest and watchdog threads waiting is not the timeout's. */
+    ck_assert_msg(took >= 99 && took < 160 + waited, "took %.1f ms", took);
     sbx_result_free(&r);
     /* The handle stays usable: the next run times out again rather than failing at once. */
     t0 = now_ms();
@@ -474,8 +509,14 @@ START_TEST(timeout_after_many_quick_calls)
 }
 END_TEST
 
-/* Spins until the timeout under cpu_percent; returns the guest thread's CPU / wall share. */
-static double spin_share(int cpu_percent, int timeout_ms, uint64_t *paused_ns)
+struct spin {
+    double cpu_ms, wall_ms;
+    double waited_ms, others_waited_ms; /* the guest thread's, the other threads' */
+    uint64_t paused_ns;
+};
+
+/* Spins until the timeout under cpu_percent and measures the run. */
+static struct spin spin_run(int cpu_percent, int timeout_ms)
 {
     char json[128];
     snprintf(json, sizeof(json), "{\"timeoutMs\": %d, \"cpuPercent\": %d}", timeout_ms,
@@ -484,21 +525,32 @@ static double spin_share(int cpu_percent, int timeout_ms, uint64_t *paused_ns)
     uint8_t *bytes = wb_fixture_spin(&len);
     sbx_wasm_sandbox *sb = make(bytes, len, json, NULL);
     struct timespec c0, c1;
+    double w0, o0, w1, o1;
+    waited_ms(&w0, &o0);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     double t0 = now_ms();
     sbx_result r;
     ck_assert_int_eq(sbx_wasm_sandbox_run(sb, &r), SBX_OK);
-    double wall = now_ms() - t0;
+    struct spin s = {.wall_ms = now_ms() - t0};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    waited_ms(&w1, &o1); /* before destroy: the watchdog thread still counts */
     ck_assert_int_eq(r.error, SBX_E_TIMEOUT);
-    ck_assert(wall >= timeout_ms - 1 && wall < timeout_ms + 100);
-    double cpu = (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
-    *paused_ns = atomic_load(&sb->throttle.paused_ns);
-    fprintf(stderr, "cpuPercent %d: cpu %.1f ms / wall %.1f ms = %.3f, paused %.1f ms\n",
-            cpu_percent, cpu, wall, cpu / wall, (double)*paused_ns / 1e6);
+    s.cpu_ms = (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+    s.waited_ms = w1 - w0;
+    s.others_waited_ms = o1 - o0;
+    s.paused_ns = atomic_load(&sb->throttle.paused_ns);
+    fprintf(stderr,
+            "cpuPercent %d: cpu %.1f ms / wall %.1f ms = %.3f, paused %.1f ms, waited for a CPU "
+            "%.1f ms (guest) + %.1f ms (others)\n",
+            cpu_percent, s.cpu_ms, s.wall_ms, s.cpu_ms / s.wall_ms, (double)s.paused_ns / 1e6,
+            s.waited_ms, s.others_waited_ms);
+    /* The run ends at the timeout; what the host kept our threads waiting is not the sandbox's. */
+    ck_assert(s.wall_ms >= timeout_ms - 1);
+    ck_assert_msg(s.wall_ms < timeout_ms + 100 + s.waited_ms + s.others_waited_ms,
+                  "a %d ms timeout took %.1f ms", timeout_ms, s.wall_ms);
     sbx_result_free(&r);
     sbx_wasm_sandbox_destroy(sb);
-    return cpu / wall;
+    return s;
 }
 
 START_TEST(initialize_is_under_the_limits)
@@ -513,12 +565,21 @@ START_TEST(initialize_is_under_the_limits)
     sbx_policy *p = sbx_test_policy("{\"timeoutMs\": 50}");
     sbx_wasm_sandbox *sb = NULL;
     char err[256];
-    double t0 = now_ms();
-    ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
-                     SBX_E_TIMEOUT);
-    ck_assert(now_ms() - t0 < 150);
-    ck_assert_ptr_null(sb);
-    ck_assert_ptr_nonnull(strstr(err, "initialisation"));
+    /* The best of 3 tries: a loaded host can keep the watchdog thread (which lives only as
+     * long as the create) from running for longer than the bound; a timeout that does not
+     * stop _initialize fails every try. */
+    double best = 1e9;
+    for (int i = 0; i < 3 && best >= 150; i++) {
+        double t0 = now_ms();
+        ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
+                         SBX_E_TIMEOUT);
+        double took = now_ms() - t0;
+        if (took < best)
+            best = took;
+        ck_assert_ptr_null(sb);
+        ck_assert_ptr_nonnull(strstr(err, "initialisation"));
+    }
+    ck_assert_msg(best < 150, "a 50 ms timeout in _initialize took %.1f ms", best);
     sbx_policy_destroy(p);
     p = sbx_test_policy("{\"fuel\": 1000}");
     ck_assert_int_eq(sbx_wasm_sandbox_create(bytes, len, p, NULL, &sb, err, sizeof(err)),
@@ -528,19 +589,77 @@ START_TEST(initialize_is_under_the_limits)
 }
 END_TEST
 
+/* Reads the watchdog thread's current wait end (0: idle) under its lock. */
+static uint64_t wait_end(struct sbx__watchdog *wd)
+{
+    pthread_mutex_lock(&wd->mu);
+    uint64_t at = wd->wait_until_ns;
+    pthread_mutex_unlock(&wd->mu);
+    return at;
+}
+
+/* Polls until the watchdog's wait end satisfies is_done(at, ref), for at most 5 s. */
+static bool wait_end_becomes(struct sbx__watchdog *wd, bool (*is_done)(uint64_t, uint64_t),
+                             uint64_t ref)
+{
+    for (double until = now_ms() + 5000; now_ms() < until; usleep(1000))
+        if (is_done(wait_end(wd), ref))
+            return true;
+    return false;
+}
+
+static bool is_waiting(uint64_t at, uint64_t ref)
+{
+    (void)ref;
+    return at != 0;
+}
+
+static bool is_before(uint64_t at, uint64_t ref)
+{
+    return at != 0 && at < ref;
+}
+
+static void no_timeout(void *user)
+{
+    ck_abort_msg("deadline of call %p passed", user);
+}
+
+START_TEST(throttled_arm_wakes_a_waiting_watchdog)
+{
+    /* After an unthrottled call the watchdog thread sleeps on until that call's deadline:
+     * disarm does not wake it. A throttled call armed next must wake it to tick every 2 ms,
+     * or its guest would run unthrottled until the old deadline (10 s here). */
+    struct sbx__watchdog wd = {.on_timeout = no_timeout};
+    atomic_int stop = SBX_OK;
+    struct sbx__throttle t = {.stop_reason = &stop};
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 10000, 100, &t), SBX_OK);
+    ck_assert(wait_end_becomes(&wd, is_waiting, 0));
+    sbx__plugin_watchdog_disarm(&wd);
+    uint64_t old_end = wait_end(&wd);
+    ck_assert_uint_gt(old_end, sbx__now_ns() + 5000000000ull); /* still the old deadline */
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 20000, 50, &t), SBX_OK);
+    bool is_ticking = wait_end_becomes(&wd, is_before, old_end);
+    sbx__plugin_watchdog_disarm(&wd);
+    sbx__plugin_watchdog_destroy(&wd);
+    ck_assert_msg(is_ticking, "the throttled call left the watchdog asleep");
+}
+END_TEST
+
 START_TEST(cpu_percent_throttles_to_share)
 {
-    uint64_t paused;
-    double free_share = spin_share(100, 300, &paused);
-    ck_assert_uint_eq(paused, 0); /* never paused without a cpuPercent */
-    static const int shares[] = {25, 10};
+    ck_assert_uint_eq(spin_run(100, 300).paused_ns, 0); /* never paused without a cpuPercent */
+    /* At 1% every pause the watchdog computes is over its 50 ms cap (2 ms of CPU owe 200 ms):
+     * the cap is taken whatever the load. */
+    static const int shares[] = {25, 10, 1};
     int pct = shares[_i];
-    double share = spin_share(pct, 600, &paused);
-    /* The throttle guarantees the ceiling; a loaded host may give the guest even less. */
-    ck_assert_msg(share < pct / 100.0 + 0.05, "share %.3f for %d%%", share, pct);
-    /* When the host left the guest more than its share, the throttle must have paused it. */
-    if (free_share > 2.0 * pct / 100.0)
-        ck_assert_msg(paused > 100000000ull, "paused only %.1f ms", (double)paused / 1e6);
+    struct spin s = spin_run(pct, 600);
+    /* The throttle guarantees the ceiling; a loaded host may give the guest even less. Ticks
+     * the watchdog got late (it waited for a CPU) let the guest run on until the next one. */
+    double ceiling = (pct / 100.0 + 0.05) * s.wall_ms + s.others_waited_ms;
+    ck_assert_msg(s.cpu_ms < ceiling, "cpu %.1f ms for %d%% of %.1f ms", s.cpu_ms, pct, s.wall_ms);
+    /* When the host left the guest more than twice its share, the throttle must have paused it. */
+    if (s.wall_ms - s.waited_ms - s.others_waited_ms > 2.0 * pct / 100.0 * s.wall_ms)
+        ck_assert_msg(s.paused_ns > 100000000ull, "paused only %.1f ms", (double)s.paused_ns / 1e6);
 }
 END_TEST
 
@@ -771,7 +890,8 @@ int main(void)
     tcase_add_test(tc, memory_bytes_caps_growth);
     tcase_add_test(tc, bad_module_and_arguments);
     tcase_add_test(tc, initialize_is_under_the_limits);
-    tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 2);
+    tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 3);
+    tcase_add_test(tc, throttled_arm_wakes_a_waiting_watchdog);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
     tcase_add_test(tc, net_denials_listed);

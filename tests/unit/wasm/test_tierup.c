@@ -199,6 +199,31 @@ START_TEST(destroy_during_compile)
 }
 END_TEST
 
+/* What the exit hook does (sbx__wasm_tierup_stop) while a compile runs: it cancels and waits
+ * for it, and no store armed after it ever compiles. Driven here because at a real exit a
+ * compile is in flight only by chance. Check forks each test: the stop stays in this one. */
+START_TEST(stop_during_compile)
+{
+    struct env e;
+    env_open(&e, 2000, 1);
+    host_waits_for = WASM_TIERUP_COMPILING;
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1);
+    sbx__wasm_tierup_stop();
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_FAILED);
+    ck_assert_int_eq(call(&e, "quick"), 6);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
+    env_close(&e);
+    struct env e2;
+    env_open(&e2, 0, 1);
+    ck_assert_int_eq(call(&e2, "quick"), 6);
+    usleep(100 * 1000); /* a hundred times its threshold */
+    ck_assert_int_eq(call(&e2, "quick"), 6);
+    ck_assert_uint_ne(sbx__wasm_store_tierup_state(e2.store), WASM_TIERUP_NATIVE);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e2.store), 0);
+    env_close(&e2);
+}
+END_TEST
+
 /* Fuel runs stay in the interpreter, which counts fuel: a metered store never arms. */
 START_TEST(fuel_runs_stay_interpreted)
 {
@@ -250,6 +275,7 @@ static Suite *suite(void)
     tcase_add_test(tc, long_run_switches_to_native);
     tcase_add_test(tc, short_run_never_starts_llvm);
     tcase_add_test(tc, destroy_during_compile);
+    tcase_add_test(tc, stop_during_compile);
     tcase_add_test(tc, fuel_runs_stay_interpreted);
     tcase_add_test(tc, two_part_module);
     tcase_add_test(tc, huge_function_stays_interpreted);
