@@ -312,12 +312,12 @@ sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
                          struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
 {
     *nobjs = 0;
-    if (!sbx__jit_use_begin()) {
+    if (!sbx__jit_use_begin(false)) {
         snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
         return SBX_E_ABORTED;
     }
     sbx_err rc = compile(m, cancel, objs, nobjs, err, errlen);
-    sbx__jit_use_end(true);
+    sbx__jit_use_end(false);
     return rc;
 }
 

@@ -80,14 +80,14 @@ uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s);
 /* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
 bool sbx__jit_llvm_is_loaded(void);
 
-/* quiesce.c: every use of LLVM (the load, a compile) is bracketed by use_begin/use_end
- * (was_compile: a compile, not the load); begin is false once the process stops using LLVM.
- * quiesce stops new uses (compiles in flight stop at their next function or phase: is_stopped)
- * and waits, bounded, for those in flight; true when none is left. exit_hook registers an
- * atexit() that quiesces: before the load, after it and after the first compile, so that it
- * is newer than most of LLVM's destructors (docs/wasm.md, "Exit"). */
-bool sbx__jit_use_begin(void);
-void sbx__jit_use_end(bool was_compile);
+/* quiesce.c: every use of LLVM (the load, a compile) is bracketed by use_begin/use_end;
+ * begin is false once the process stops using LLVM. quiesce stops new uses (compiles in flight
+ * stop at their next function or phase: is_stopped) and waits, bounded, for those in flight
+ * (a load to its end); true when none is left. exit_hook registers an atexit() that does the
+ * same but never waits for a load (docs/wasm.md, "Exit"): before the load, after it and after
+ * the first compile, so that it is newer than most of LLVM's destructors. */
+bool sbx__jit_use_begin(bool is_load);
+void sbx__jit_use_end(bool is_load);
 bool sbx__jit_is_stopped(void);
 bool sbx__jit_quiesce(void);
 void sbx__jit_exit_hook(void);

@@ -62,13 +62,13 @@ bool sbx__jit_llvm_is_loaded(void)
 
 bool sbx__jit_llvm_load(char *err, size_t errlen)
 {
-    if (!sbx__jit_use_begin()) {
+    if (!sbx__jit_use_begin(true)) {
         if (err && errlen)
             snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
         return false;
     }
     pthread_once(&load_once, load);
-    sbx__jit_use_end(false);
+    sbx__jit_use_end(true);
     if (!is_loaded && err && errlen)
         snprintf(err, errlen, "%s", load_error);
     return is_loaded;
