@@ -4,7 +4,8 @@
  * conversion failed"). So each use (the load, each compile: the tier-up worker's and the
  * compiled tier's on a host thread) is counted; sbx_shutdown() and the exit hook stop new uses,
  * cancel the compiles in flight at their next function or phase (engine.c) and wait, bounded,
- * for the in-flight ones, a load included (it is bounded and cannot be stopped midway). */
+ * for the in-flight ones; sbx_shutdown() a load too (bounded, it cannot be stopped midway),
+ * the exit hook never (at_exit). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
