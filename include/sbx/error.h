@@ -56,6 +56,16 @@ SBX_API int sbx_err_from_name(const char *name, sbx_err *out);
  * sbx_result's size). */
 SBX_API const char *sbx_version(void);
 
+/* Stops the library's background work before the process exits: the wasm tier-up worker
+ * starts no new compile, and a compile in flight (the worker's, or the compiled tier's on
+ * another thread) stops at its next function or phase and is waited for, as is a load of
+ * libLLVM in progress (bounded: 20 s at most). Call it before exit() whenever a wasm run may
+ * still be going on another thread: exit() runs libLLVM's destructors, and an LLVM load or
+ * compile running then can crash the exiting process. The CLI and the bindings call it at
+ * exit. Afterwards AUTO stores stay interpreted and the compiled tier is unavailable. Any
+ * thread; idempotent. */
+SBX_API void sbx_shutdown(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,5 +70,6 @@ int main(int argc, char **argv)
         status = 2;
     }
     cli_telemetry_finish();
+    sbx_shutdown(); /* no wasm tier-up may run under exit's destructors */
     return status;
 }

@@ -205,6 +205,16 @@ static napi_value version(napi_env env, napi_callback_info info)
     return sbx_node_str(env, sbx_version());
 }
 
+/* shutdown(): sbx_shutdown(), from the main thread's process 'exit' event (lib/native.js). */
+static napi_value shutdown(napi_env env, napi_callback_info info)
+{
+    (void)info;
+    sbx_shutdown();
+    napi_value v;
+    napi_get_undefined(env, &v);
+    return v;
+}
+
 /* policyResolve(json): the resolved policy's JSON text (every default filled in). */
 static napi_value policy_resolve(napi_env env, napi_callback_info info)
 {
@@ -234,10 +244,8 @@ NAPI_MODULE_INIT()
         return NULL;
     }
     static const struct sbx_node_fn fns[] = {
-        {"init", init_errors},
-        {"errorCodes", error_codes},
-        {"version", version},
-        {"policyResolve", policy_resolve},
+        {"init", init_errors},  {"errorCodes", error_codes},       {"version", version},
+        {"shutdown", shutdown}, {"policyResolve", policy_resolve},
     };
     sbx_node_define(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
     sbx_node_init_sandbox(env, exports);

@@ -122,10 +122,12 @@ void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx)
     snprintf(buf, len, "sbx_w%u", def_idx);
 }
 
-/* A tier-up whose store is being destroyed stops at the next function or phase. */
+/* A tier-up whose store is being destroyed, or any compile once the process exits
+ * (quiesce.c), stops at the next function or phase. */
 static bool is_cancelled(const struct jit_mod *jm)
 {
-    return jm->cancel && atomic_load_explicit(jm->cancel, memory_order_relaxed);
+    return (jm->cancel && atomic_load_explicit(jm->cancel, memory_order_relaxed)) ||
+           sbx__jit_is_stopped();
 }
 
 static bool emit_all(struct jit_mod *jm)
@@ -270,12 +272,13 @@ static void run_parts(struct jit_part *parts, uint32_t n)
         part_run(&parts[1]);
 }
 
-sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
-                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
+static sbx_err compile(const struct wasm_module *m, const atomic_bool *cancel,
+                       struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
 {
-    *nobjs = 0;
     if (!sbx__jit_llvm_load(err, errlen))
         return SBX_E_UNAVAILABLE;
+    if (sbx__jit_test_pause)
+        sbx__jit_test_pause(1);
     struct jit_part parts[2];
     memset(parts, 0, sizeof(parts));
     uint32_t split = split_point(m), n = split ? 2 : 1;
@@ -305,6 +308,19 @@ sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
         *nobjs = n;
     else
         sbx__jit_objs_free(objs, n);
+    return rc;
+}
+
+sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
+                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
+{
+    *nobjs = 0;
+    if (!sbx__jit_use_begin(false)) {
+        snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
+        return SBX_E_ABORTED;
+    }
+    sbx_err rc = compile(m, cancel, objs, nobjs, err, errlen);
+    sbx__jit_use_end(false);
     return rc;
 }
 

@@ -71,10 +71,10 @@ bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
 void sbx__wasm_tierup_enter(struct wasm_store *s);
 void sbx__wasm_tierup_leave(struct wasm_store *s);
 void sbx__wasm_tierup_cancel(struct wasm_store *s);
-/* From now on no compile starts; waits for the one in flight (stopped at its next function).
- * At exit, before anything that holds exit up: a compile started during exit loads libLLVM
- * then, and glibc runs some of the destructors it registers before the hook that would wait
- * for that compile (a segfault or "error: scalar-to-vector conversion failed" and exit 1). */
+/* From now on no compile starts; a compile in flight stops at its next function or phase and
+ * is waited for, bounded, as is a load in flight (sbx__jit_quiesce). sbx_shutdown() and the
+ * coverage build's exit quiesce call it before exit(): a compile or load running under exit()
+ * crashes the process (docs/wasm.md, "Exit"). */
 void sbx__wasm_tierup_stop(void);
 /* True when calls of s may run native code: COMPILED, or AUTO after its tier-up. */
 bool sbx__wasm_tier_native(struct wasm_store *s);
@@ -87,6 +87,21 @@ uint64_t sbx__wasm_store_osr_entries(const struct wasm_store *s);
 
 /* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
 bool sbx__jit_llvm_is_loaded(void);
+
+/* quiesce.c: every use of LLVM (the load, a compile) is bracketed by use_begin/use_end;
+ * begin is false once the process stops using LLVM. quiesce stops new uses (compiles in flight
+ * stop at their next function or phase: is_stopped) and waits, bounded, for those in flight
+ * (a load to its end); true when none is left. exit_hook registers an atexit() that does the
+ * same but never waits for a load (docs/wasm.md, "Exit"): before the load, after it and after
+ * the first compile, so that it is newer than most of LLVM's destructors. */
+bool sbx__jit_use_begin(bool is_load);
+void sbx__jit_use_end(bool is_load);
+bool sbx__jit_is_stopped(void);
+bool sbx__jit_quiesce(void);
+void sbx__jit_exit_hook(void);
+/* Tests only (test_tierup.c defines it; NULL in the library): called inside the load right
+ * after dlopen (where 0) and at the start of a compile (where 1), to pause a use in flight. */
+__attribute__((weak, visibility("hidden"))) void sbx__jit_test_pause(int where);
 
 /* Frees the store's compiled code. Accepts NULL. */
 void sbx__wasm_jit_store_free(struct wasm_jit_store *js);

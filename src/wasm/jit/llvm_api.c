@@ -17,7 +17,12 @@ static bool is_loaded;
 
 static void load(void)
 {
+    /* Before dlopen, for an exit that starts first (the load then never starts); its
+     * constructors register destructors that are newer, hence the hook again after it. */
+    sbx__jit_exit_hook();
     void *lib = dlopen(LLVM_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (lib && sbx__jit_test_pause)
+        sbx__jit_test_pause(0);
     if (!lib) {
         snprintf(load_error, sizeof(load_error),
                  "compiled tier: cannot load %s (llvm-16 is not "
@@ -46,6 +51,7 @@ static void load(void)
     L(InitializeX86Target)();
     L(InitializeX86TargetMC)();
     L(InitializeX86AsmPrinter)();
+    sbx__jit_exit_hook();
     __atomic_store_n(&is_loaded, true, __ATOMIC_RELEASE);
 }
 
@@ -56,7 +62,13 @@ bool sbx__jit_llvm_is_loaded(void)
 
 bool sbx__jit_llvm_load(char *err, size_t errlen)
 {
+    if (!sbx__jit_use_begin(true)) {
+        if (err && errlen)
+            snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
+        return false;
+    }
     pthread_once(&load_once, load);
+    sbx__jit_use_end(true);
     if (!is_loaded && err && errlen)
         snprintf(err, errlen, "%s", load_error);
     return is_loaded;

@@ -75,29 +75,20 @@ static bool is_compilable(const struct wasm_store *s)
     return bytes <= TIERUP_MAX_MODULE_BYTES;
 }
 
+/* The worker picks no new store; its load or compile in flight is what quiesce stops and
+ * waits for (the rest of a compile_store(), a cache link, uses no LLVM). */
 void sbx__wasm_tierup_stop(void)
 {
     pthread_mutex_lock(&mu);
     is_exiting = true;
-    if (running)
-        atomic_store(&running->tierup.cancel, true);
-    while (running)
-        pthread_cond_wait(&done, &mu);
     pthread_mutex_unlock(&mu);
-}
-
-/* Exit runs libLLVM's static destructors: no compile may be in flight then. Registered after
- * libLLVM is loaded, so it runs before them. */
-static void at_exit(void)
-{
-    sbx__wasm_tierup_stop();
+    sbx__jit_quiesce();
 }
 
 /* Compiles the snapshot's instances (no lock held); true when all have native code. */
 static bool compile_store(struct wasm_store *s)
 {
     char err[256];
-    static atomic_bool has_exit_hook;
     if (!is_compilable(s))
         return false;
     for (struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
@@ -107,8 +98,6 @@ static bool compile_store(struct wasm_store *s)
             continue;
         if (!sbx__jit_llvm_load(err, sizeof(err)))
             return false;
-        if (!atomic_exchange(&has_exit_hook, true))
-            atexit(at_exit);
         if (sbx__wasm_jit_instance_cached(i, err, sizeof(err)) != SBX_OK)
             return false;
     }

@@ -1,9 +1,13 @@
 /* AUTO tier's background tier-up (src/wasm/jit/tierup.c): a store that interprets long enough
  * gets native code and its calls switch to it (the engine's entry counter says so, no timing
- * is asserted), a short run never loads LLVM, and destroying a store while its compile is in
- * flight is clean (run under ASan by `make SAN=1 test`). */
+ * is asserted), a short run never loads LLVM, destroying a store while its compile is in
+ * flight is clean (run under ASan by `make SAN=1 test`), and neither sbx_shutdown() nor exit()
+ * returns while a load or compile is in flight (src/wasm/jit/quiesce.c). */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,6 +271,129 @@ START_TEST(two_part_module)
 }
 END_TEST
 
+/* The library's test hook (jit.h): the use of LLVM at pause_where sleeps PAUSE_US, then
+ * writes 'r' to pause_fd, so the parent knows the pause ended before the process did. */
+#define PAUSE_US 300000
+
+static int pause_where = -1, pause_fd = -1;
+static atomic_bool is_paused, has_resumed;
+
+void sbx__jit_test_pause(int where)
+{
+    if (where != pause_where || atomic_exchange(&is_paused, true))
+        return;
+    usleep(PAUSE_US);
+    atomic_store(&has_resumed, true);
+    if (write(pause_fd, "r", 1) != 1)
+        _exit(96);
+}
+
+static void wait_paused(void)
+{
+    for (double end = now_s() + WAIT_S; !atomic_load(&is_paused); usleep(1000)) {
+        if (now_s() > end)
+            _exit(99);
+    }
+}
+
+/* Runs child(k) in a process of its own (its own worker and LLVM load; this one never loads
+ * it); it must end with status 40 + k, by no signal, having printed nothing and written the
+ * hook's 'r' (the paused use finished before the process did). */
+static void run_child(void (*child)(void), const char *what)
+{
+    int out[2], mark[2];
+    ck_assert_int_eq(pipe(out), 0);
+    ck_assert_int_eq(pipe(mark), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(out[1], STDERR_FILENO);
+        close(out[0]), close(mark[0]);
+        pause_fd = mark[1];
+        child();
+        _exit(95);
+    }
+    close(out[1]), close(mark[1]);
+    char err[4096] = "", r = 0;
+    size_t n = 0;
+    for (ssize_t k; (k = read(out[0], err + n, sizeof(err) - 1 - n)) > 0 && n < sizeof(err) - 1;)
+        n += (size_t)k; /* to its end: a report cut short would end the child by SIGPIPE */
+    ssize_t nr = read(mark[0], &r, 1);
+    close(out[0]), close(mark[0]);
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 40 && n == 0,
+                  "%s: child status %#x, stderr [%s]", what, st, err);
+    ck_assert_msg(nr == 1 && r == 'r', "%s: the process ended inside the paused use of LLVM", what);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+}
+
+/* The worker is paused inside the load (dlopen done, LLVM's constructors run, the target not
+ * yet initialised): sbx_shutdown() returns only after the load, and the compile that would
+ * follow never starts (the store stays interpreted). Without the stop, exit() here ran LLVM's
+ * destructors under the load: 3 of 60 C hosts exiting 150-700 ms into a run crashed. */
+static void shutdown_child(void)
+{
+    struct env e;
+    pause_where = 0;
+    env_open(&e, 100, 1);
+    host_waits_for = WASM_TIERUP_COMPILING;
+    if (call(&e, "run") != 5050 + 1)
+        _exit(98);
+    wait_paused();
+    sbx_shutdown();
+    if (!atomic_load(&has_resumed))
+        _exit(97);
+    if (!wait_state(e.store, WASM_TIERUP_FAILED))
+        _exit(94);
+    exit(40);
+}
+
+START_TEST(shutdown_waits_for_load)
+{
+    run_child(shutdown_child, "shutdown during the load");
+}
+END_TEST
+
+/* The compiled tier compiles on the instantiating thread, outside the worker: an exit() from
+ * another thread while it compiles (paused at its start, after the load) waits for it through
+ * the exit hook, and the compile stops at its next function. */
+static void *instantiate_compiled(void *arg)
+{
+    (void)arg;
+    char err[256];
+    size_t len;
+    uint8_t *bytes = build(100, 0, &len);
+    struct wasm_module *m;
+    struct wasm_store *s;
+    struct wasm_instance *inst;
+    struct wasm_store_limits l = {.tier = WASM_TIER_COMPILED};
+    sbx_err rc = sbx__wasm_module_load(bytes, len, &m, err, sizeof(err));
+    free(bytes);
+    if (rc != SBX_OK || sbx__wasm_store_create(&l, &s) != SBX_OK)
+        _exit(92);
+    cur_store = s;
+    sbx__wasm_instantiate(s, m, resolve, m, &inst, NULL, err, sizeof(err)); /* stopped: fails */
+    return NULL;
+}
+
+static void compiled_exit_child(void)
+{
+    pause_where = 1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, instantiate_compiled, NULL) != 0)
+        _exit(93);
+    wait_paused();
+    exit(40);
+}
+
+START_TEST(exit_waits_for_compiled_tier)
+{
+    run_child(compiled_exit_child, "exit during a compiled-tier compile");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("wasm_tierup");
@@ -279,6 +406,8 @@ static Suite *suite(void)
     tcase_add_test(tc, fuel_runs_stay_interpreted);
     tcase_add_test(tc, two_part_module);
     tcase_add_test(tc, huge_function_stays_interpreted);
+    tcase_add_test(tc, shutdown_waits_for_load);
+    tcase_add_test(tc, exit_waits_for_compiled_tier);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@ threads proceed in parallel; callbacks (capability imports) take it back while P
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
 import os
@@ -174,6 +175,10 @@ _fn("sbx_err_name", c_char_p, c_int)
 _fn("sbx_err_message", c_char_p, c_int)
 _fn("sbx_err_from_name", c_int, c_char_p, POINTER(c_int))
 _fn("sbx_version", c_char_p)
+_fn("sbx_shutdown", None)
+# A wasm call on a daemon thread may still run at exit: libLLVM's destructors must not run
+# under its tier-up compile (docs/wasm.md, "Exit"). atexit runs after non-daemon threads end.
+atexit.register(lib.sbx_shutdown)
 _fn("sbx_free", None, c_void_p)
 _fn("sbx_policy_parse", c_int, c_char_p, c_size_t, POINTER(P), c_char_p, c_size_t)
 _fn("sbx_policy_with", c_int, P, c_char_p, c_char_p, POINTER(P), c_char_p, c_size_t)
