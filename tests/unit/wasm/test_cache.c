@@ -266,10 +266,15 @@ START_TEST(test_entry_under_wrong_name_refused)
 }
 END_TEST
 
+static void set_mtime_ns(const char *path, time_t t, long ns)
+{
+    struct timespec ts[2] = {{.tv_sec = t, .tv_nsec = ns}, {.tv_sec = t, .tv_nsec = ns}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
 static void set_mtime(const char *path, time_t t)
 {
-    struct timespec ts[2] = {{.tv_sec = t}, {.tv_sec = t}};
-    ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+    set_mtime_ns(path, t, 0);
 }
 
 /* Room for three entries: a fourth evicts the oldest; a hit makes an entry the newest; an
@@ -299,6 +304,32 @@ START_TEST(test_size_bound_evicts_lru)
     ck_assert_int_eq(sbx__jit_cache_store(&c, key, payload, sizeof(payload), NULL, 0), SBX_E_IO);
     ck_assert_int_eq(load(&c, 1, err, sizeof(err)), SBX_E_UNAVAILABLE);
     ck_assert_ptr_nonnull(strstr(err, "larger than the cache allows"));
+    sbx__jit_cache_close(&c);
+}
+END_TEST
+
+/* Entries of one second are ranked by nanoseconds, and entries of one mtime (a coarse clock
+ * stamps several writes alike) by name, so eviction never depends on readdir's order. */
+START_TEST(test_eviction_ties)
+{
+    struct sbx__jit_cache c;
+    char p[6][PATH_MAX];
+    uint64_t entry = 88 + sizeof(payload);
+    open_ok(&c, 3 * entry);
+    for (unsigned i = 0; i < 3; i++)
+        store(&c, i, p[i], sizeof(p[i]));
+    set_mtime_ns(p[0], 1000000, 500);
+    set_mtime_ns(p[1], 1000000, 100);
+    set_mtime_ns(p[2], 1000000, 100);
+    bool is_1_first = strcmp(strrchr(p[1], '/'), strrchr(p[2], '/')) < 0;
+    const char *first = is_1_first ? p[1] : p[2], *second = is_1_first ? p[2] : p[1];
+    store(&c, 3, p[3], sizeof(p[3]));
+    ck_assert(!exists(first) && exists(second) && exists(p[0]));
+    store(&c, 4, p[4], sizeof(p[4]));
+    ck_assert(!exists(second) && exists(p[0]));
+    store(&c, 5, p[5], sizeof(p[5]));
+    ck_assert(!exists(p[0]));
+    ck_assert(exists(p[3]) && exists(p[4]) && exists(p[5]));
     sbx__jit_cache_close(&c);
 }
 END_TEST
@@ -402,6 +433,7 @@ int main(void)
     tcase_add_test(tc, test_corrupt_entries_refused);
     tcase_add_test(tc, test_entry_under_wrong_name_refused);
     tcase_add_test(tc, test_size_bound_evicts_lru);
+    tcase_add_test(tc, test_eviction_ties);
     tcase_add_test(tc, test_concurrent_writers);
     tcase_add_test(tc, test_key_inputs);
     tcase_add_test(tc, test_default_locations);
