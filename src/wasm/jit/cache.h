@@ -61,8 +61,11 @@ void sbx__jit_cache_entry_path(const struct sbx__jit_cache *c, const uint8_t key
  * entries total at most max_bytes; keep (may be NULL) is never evicted. */
 void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 
-/* The tier options an image depends on, part of every key (engine.c's pipeline). */
-#define SBX__JIT_CACHE_OPTS "default<O2>"
+/* The tier options an image depends on, part of every key: engine.c's pipeline and the
+ * variant of memory accesses (image.h: guarded, or checked for a memory whose guard region
+ * could not be reserved). */
+#define SBX__JIT_CACHE_OPTS         "default<O2> guarded"
+#define SBX__JIT_CACHE_OPTS_CHECKED "default<O2> checked"
 
 struct wasm_instance;
 struct wasm_module;

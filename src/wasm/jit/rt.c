@@ -234,14 +234,18 @@ static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store
     jmp_buf jb;
     jmp_buf *prev = js->top;
     uintptr_t prev_limit = js->stack_limit;
+    struct wasm_jit_store *prev_running = sbx__jit_running; /* another store's, when nested */
     if (!prev)
         js->stack_limit = stack_limit();
     js->top = &jb;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
-    if (setjmp(jb) == 0)
+    if (setjmp(jb) == 0) {
+        sbx__jit_running = js; /* this thread's faults may be this store's guest's (fault.c) */
         f->jit_entry(slots);
-    else
+    } else {
         tk = js->store->exec->trap.kind;
+    }
+    sbx__jit_running = prev_running;
     js->top = prev;
     js->stack_limit = prev_limit;
     return tk;
