@@ -18,7 +18,9 @@
 
 #define RED_ZONE 128 /* the System V ABI's, below the interrupted stack pointer */
 
-_Thread_local struct wasm_jit_store *sbx__jit_running;
+/* initial-exec: static TLS, so that reading it in the handler never allocates (the general
+ * dynamic model may, on a thread's first access when libsbx was dlopen'ed). */
+__attribute__((tls_model("initial-exec"))) _Thread_local struct wasm_jit_store *sbx__jit_running;
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS};
 static struct sigaction previous[2]; /* per fault_signals entry */
@@ -40,7 +42,9 @@ static const struct wasm_instance *guest_fault(uintptr_t pc, uintptr_t addr)
 /* Resumes the interrupted context in sbx__jit_rt_trap(js, OOB, inst, js->fault_func), on its
  * own stack below the red zone, with the faulting pc as the return address (for backtraces;
  * rt_trap never returns). Compiled code always keeps 256 KiB of stack (rt.c), so there is room. */
-static void resume_in_trap(ucontext_t *uc, const struct wasm_instance *inst)
+__attribute__((no_sanitize_address)) /* writes below the interrupted frame's stack pointer */
+static void
+resume_in_trap(ucontext_t *uc, const struct wasm_instance *inst)
 {
     greg_t *g = uc->uc_mcontext.gregs;
     struct wasm_jit_store *js = sbx__jit_running;

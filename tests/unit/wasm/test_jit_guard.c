@@ -65,8 +65,8 @@ static const char *env_open(struct env *e)
     if (sbx__wasm_module_load(mod_guard, sizeof(mod_guard), &e->m, err, sizeof(err)) != SBX_OK)
         return "module";
     e->host = sbx__wasm_func_new_host(e->s, &void_type, host_fn, NULL);
-    if (!e->host || sbx__wasm_instantiate(e->s, e->m, resolve, e, &e->i, NULL, err,
-                                          sizeof(err)) != SBX_OK) {
+    if (!e->host ||
+        sbx__wasm_instantiate(e->s, e->m, resolve, e, &e->i, NULL, err, sizeof(err)) != SBX_OK) {
         fprintf(stderr, "instantiate: %s\n", err);
         return "instantiate";
     }
@@ -128,7 +128,8 @@ static const char *edges(struct env *e)
         return "trap after a call";
     if (!traps(e, "via_inner", 65536, OOB " in inner"))
         return "trap in an inlined callee";
-    if (!returns(e, "grow", 1, 1) || !returns(e, "load", 65536, 0) || !returns(e, "load", 131068, 0))
+    if (!returns(e, "grow", 1, 1) || !returns(e, "load", 65536, 0) ||
+        !returns(e, "load", 131068, 0))
         return "grown pages";
     if (!traps(e, "load", 131069, OOB " in load"))
         return "the limit after grow";
