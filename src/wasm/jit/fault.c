@@ -9,6 +9,7 @@
  * fault goes to the handler installed before ours. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
@@ -18,9 +19,13 @@
 
 #define RED_ZONE 128 /* the System V ABI's, below the interrupted stack pointer */
 
-/* initial-exec: static TLS, so that reading it in the handler never allocates (the general
- * dynamic model may, on a thread's first access when libsbx was dlopen'ed). */
-__attribute__((tls_model("initial-exec"))) _Thread_local struct wasm_jit_store *sbx__jit_running;
+_Thread_local struct wasm_jit_store *sbx__jit_running;
+/* Read before the thread-local above: with libsbx dlopen'ed (the Python binding), a thread's
+ * first access to it may allocate, which a handler must not do when the fault is the host's;
+ * while no entry is active anywhere, no fault can be a guest's and the handler chains at once.
+ * (The initial-exec model would avoid that, but such a dlopen then fails for lack of static
+ * TLS.) */
+atomic_uint sbx__jit_active_entries;
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS};
 static struct sigaction previous[2]; /* per fault_signals entry */
@@ -29,6 +34,8 @@ static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 /* The instance of the guarded code that faulted at pc on addr, or NULL: not the guest's. */
 static const struct wasm_instance *guest_fault(uintptr_t pc, uintptr_t addr)
 {
+    if (atomic_load_explicit(&sbx__jit_active_entries, memory_order_relaxed) == 0)
+        return NULL;
     const struct wasm_jit_store *js = sbx__jit_running;
     if (!js || !js->top)
         return NULL;

@@ -88,6 +88,8 @@ uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s);
 void sbx__jit_fault_install(void);
 /* The store whose compiled code this thread runs (rt.c's entry sets it), or NULL. */
 extern _Thread_local struct wasm_jit_store *sbx__jit_running;
+/* How many compiled entries are active on all threads (rt.c counts them). */
+extern atomic_uint sbx__jit_active_entries;
 
 /* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
 bool sbx__jit_llvm_is_loaded(void);

@@ -239,6 +239,7 @@ static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store
         js->stack_limit = stack_limit();
     js->top = &jb;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
+    atomic_fetch_add_explicit(&sbx__jit_active_entries, 1, memory_order_relaxed);
     if (setjmp(jb) == 0) {
         sbx__jit_running = js; /* this thread's faults may be this store's guest's (fault.c) */
         f->jit_entry(slots);
@@ -246,6 +247,7 @@ static __attribute__((noinline)) enum wasm_trap_kind enter(struct wasm_jit_store
         tk = js->store->exec->trap.kind;
     }
     sbx__jit_running = prev_running;
+    atomic_fetch_sub_explicit(&sbx__jit_active_entries, 1, memory_order_relaxed);
     js->top = prev;
     js->stack_limit = prev_limit;
     return tk;
