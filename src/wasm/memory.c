@@ -1,10 +1,14 @@
 /* wasm/memory.c: linear memory. The whole effective maximum is reserved as PROT_NONE address
  * space at creation and made accessible page range by page range on grow, so `data` never moves
- * and no byte past `size` is ever readable or writable, even through an engine bug. */
+ * and no byte past `size` is ever readable or writable, even through an engine bug. A memory of
+ * a store that may run compiled code reserves WASM_GUARD_RESERVE instead (the compiled code's
+ * guard region, docs/wasm.md "Memory safety"); where that much address space is refused
+ * (RLIMIT_AS), the memory falls back to the plain reservation and compiled code checks it. */
 #include <stdint.h>
 #include <sys/mman.h>
 
 #include "util/alloc.h"
+#include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
 
 #define WASM_MAX_PAGES 65536u /* what 32-bit addresses reach */
@@ -28,14 +32,25 @@ static void memory_free(void *ptr)
     sbx__free(mem);
 }
 
-/* Reserves address space for max_pages (at least one page, so data is never NULL) and opens
- * the first `pages` of it. */
-static bool reserve(struct wasm_memory *mem, uint32_t pages, uint32_t max_pages)
+static void *map_none(uint64_t bytes)
+{
+    void *p =
+        mmap(NULL, (size_t)bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Reserves the guard region when is_guard is asked and granted, else address space for
+ * max_pages (at least one page, so data is never NULL), and opens the first `pages` of it. */
+static bool reserve(struct wasm_memory *mem, uint32_t pages, uint32_t max_pages, bool is_guard)
 {
     uint64_t reserved = (uint64_t)(max_pages ? max_pages : 1) * WASM_PAGE_SIZE;
-    void *p =
-        mmap(NULL, (size_t)reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
+    void *p = is_guard ? map_none(WASM_GUARD_RESERVE) : NULL;
+    mem->is_guarded = p != NULL;
+    if (p)
+        reserved = WASM_GUARD_RESERVE;
+    else
+        p = map_none(reserved);
+    if (!p)
         return false;
     mem->data = p;
     mem->reserved = reserved;
@@ -59,16 +74,28 @@ struct wasm_memory *sbx__wasm_memory_new(struct wasm_store *store, const struct 
         return NULL;
     mem->type = *t;
     mem->max_pages = max_pages;
-    if (!reserve(mem, t->limits.min, max_pages) || !sbx__wasm_store_charge(store, mem->size)) {
+    bool is_guard = store->limits.tier != WASM_TIER_INTERP;
+    if (!reserve(mem, t->limits.min, max_pages, is_guard) ||
+        !sbx__wasm_store_charge(store, mem->size)) {
         memory_free(mem);
         return NULL;
     }
     mem->store = store;
+    if (mem->is_guarded)
+        sbx__jit_fault_install(); /* before compiled code can run on this memory */
     if (!sbx__wasm_store_own(store, mem, memory_free)) {
         memory_free(mem);
         return NULL;
     }
     return mem;
+}
+
+bool sbx__wasm_memory_can_guard(void)
+{
+    void *p = map_none(WASM_GUARD_RESERVE);
+    if (p)
+        munmap(p, (size_t)WASM_GUARD_RESERVE);
+    return p != NULL;
 }
 
 uint8_t *sbx__wasm_memory_span(struct wasm_memory *mem, uint32_t gaddr, uint32_t glen)

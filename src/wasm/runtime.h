@@ -10,13 +10,19 @@
 #include "wasm/wasm.h"
 
 /* Linear memory. data is reserved up front for the largest size this memory may reach, so the
- * pointer never moves: grow only changes size. Bytes past size are inaccessible. */
+ * pointer never moves: grow only changes size. Bytes past size are inaccessible. A guarded
+ * memory reserves WASM_GUARD_RESERVE instead, all that a 32-bit address plus a 32-bit offset
+ * plus the widest access (16 bytes) can reach, so compiled code that drops its bounds checks
+ * faults inside the reservation on every out-of-bounds access (jit/fault.c). */
+#define WASM_GUARD_RESERVE ((8ull << 30) + (64u << 10)) /* 2^33 + one wasm page */
+
 struct wasm_memory {
     uint8_t *data;
     uint64_t size; /* bytes = pages * WASM_PAGE_SIZE */
     uint32_t pages;
     uint32_t max_pages;       /* effective ceiling: min(type max, store limit) */
     uint64_t reserved;        /* bytes of address space reserved at data */
+    bool is_guarded;          /* reserved == WASM_GUARD_RESERVE: compiled code may skip checks */
     struct wasm_memtype type; /* type.limits.min tracks the current size for import matching */
     struct wasm_store *store; /* charged for every page */
 };
@@ -101,6 +107,10 @@ struct wasm_store {
     struct wasm_jit_store *jit;        /* compiled code (jit/jit.h), created on first use */
     struct wasm_tierup tierup;
 };
+
+/* Whether a guard region can be reserved now (address space, RLIMIT_AS): the variant of
+ * compiled code a new memory would get (memory.c). */
+bool sbx__wasm_memory_can_guard(void);
 
 /* Registers an object for freeing with the store (free_fn(ptr) at destroy). false on NOMEM. */
 bool sbx__wasm_store_own(struct wasm_store *store, void *ptr, void (*free_fn)(void *));

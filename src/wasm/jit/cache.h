@@ -62,6 +62,12 @@ void sbx__jit_cache_entry_path(const struct sbx__jit_cache *c, const uint8_t key
  * entries total at most max_bytes; keep (may be NULL) is never evicted. */
 void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 
+/* The tier options an image depends on, part of every key: the levels (level.h) and the
+ * variant of memory accesses (image.h: guarded, or checked for a memory whose guard region
+ * could not be reserved). */
+#define SBX__JIT_CACHE_OPTS_GUARDED SBX__JIT_CACHE_OPTS " guarded"
+#define SBX__JIT_CACHE_OPTS_CHECKED SBX__JIT_CACHE_OPTS " checked"
+
 struct wasm_instance;
 struct wasm_module;
 

@@ -31,11 +31,12 @@ static struct sbx__jit_image *lookup(struct sbx__jit_cache *c, const uint8_t *ke
 /* Builds m's image into *out and stores it under key; *stored is the store's outcome (a
  * failed store only loses the cache). */
 static sbx_err build_and_store(struct sbx__jit_cache *c, const uint8_t *key,
-                               const struct wasm_module *m, const atomic_bool *cancel,
-                               struct sbx__jit_image **out, sbx_err *stored, char *path,
-                               size_t pathlen, char *err, size_t errlen)
+                               const struct wasm_module *m, bool is_guarded,
+                               const atomic_bool *cancel, struct sbx__jit_image **out,
+                               sbx_err *stored, char *path, size_t pathlen, char *err,
+                               size_t errlen)
 {
-    sbx_err rc = sbx__jit_image_build(m, cancel, out, err, errlen);
+    sbx_err rc = sbx__jit_image_build(m, is_guarded, cancel, out, err, errlen);
     *stored = SBX_E_UNAVAILABLE;
     if (rc != SBX_OK)
         return rc;
@@ -62,10 +63,16 @@ static bool link_hit(struct sbx__jit_cache *c, const uint8_t *key, struct wasm_i
     return is_linked;
 }
 
-static void open_for(const struct wasm_module *m, struct sbx__jit_cache *c, uint8_t *key)
+static const char *opts(bool is_guarded)
+{
+    return is_guarded ? SBX__JIT_CACHE_OPTS_GUARDED : SBX__JIT_CACHE_OPTS_CHECKED;
+}
+
+static void open_for(const struct wasm_instance *inst, struct sbx__jit_cache *c, uint8_t *key)
 {
     char why[512];
-    sbx__jit_cache_key(m->bytes, m->len, SBX__JIT_CACHE_OPTS, key);
+    const struct wasm_module *m = inst->module;
+    sbx__jit_cache_key(m->bytes, m->len, opts(sbx__jit_wants_guard(inst)), key);
     sbx__jit_cache_open(c, NULL, 0, why, sizeof(why)); /* refused: compile uncached */
 }
 
@@ -75,7 +82,7 @@ bool sbx__wasm_jit_cache_link(struct wasm_instance *inst)
         return false;
     uint8_t key[SBX__SHA256_LEN];
     struct sbx__jit_cache c;
-    open_for(inst->module, &c, key);
+    open_for(inst, &c, key);
     bool is_hit = link_hit(&c, key, inst);
     sbx__jit_cache_close(&c);
     return is_hit;
@@ -87,14 +94,15 @@ sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, siz
         return sbx__wasm_jit_instance(inst, err, errlen);
     uint8_t key[SBX__SHA256_LEN];
     struct sbx__jit_cache c;
-    open_for(inst->module, &c, key);
+    open_for(inst, &c, key);
     if (link_hit(&c, key, inst)) {
         sbx__jit_cache_close(&c);
         return SBX_OK;
     }
     struct sbx__jit_image *im = NULL;
-    sbx_err stored, rc = build_and_store(&c, key, inst->module, &inst->store->tierup.cancel, &im,
-                                         &stored, NULL, 0, err, errlen);
+    sbx_err stored,
+        rc = build_and_store(&c, key, inst->module, sbx__jit_wants_guard(inst),
+                             &inst->store->tierup.cancel, &im, &stored, NULL, 0, err, errlen);
     sbx__jit_cache_close(&c);
     if (rc == SBX_OK)
         rc = sbx__jit_image_link(im, inst, err, errlen);
@@ -105,8 +113,10 @@ sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, siz
 sbx_err sbx__jit_cache_fill(const struct wasm_module *m, char *path, size_t pathlen,
                             bool *was_cached, char *err, size_t errlen)
 {
+    /* The variant a run would use now: its memory gets a guard region if this one can. */
+    bool is_guarded = m->mem_count == 0 || sbx__wasm_memory_can_guard();
     uint8_t key[SBX__SHA256_LEN];
-    sbx__jit_cache_key(m->bytes, m->len, SBX__JIT_CACHE_OPTS, key);
+    sbx__jit_cache_key(m->bytes, m->len, opts(is_guarded), key);
     struct sbx__jit_cache c;
     *was_cached = false;
     sbx_err rc = sbx__jit_cache_open(&c, NULL, 0, err, errlen);
@@ -117,7 +127,8 @@ sbx_err sbx__jit_cache_fill(const struct wasm_module *m, char *path, size_t path
     *was_cached = im != NULL;
     sbx__jit_cache_entry_path(&c, key, path, pathlen);
     if (!im)
-        rc = build_and_store(&c, key, m, NULL, &im, &stored, path, pathlen, err, errlen);
+        rc =
+            build_and_store(&c, key, m, is_guarded, NULL, &im, &stored, path, pathlen, err, errlen);
     if (rc == SBX_OK && stored != SBX_OK) {
         snprintf(err, errlen, "cannot write the cache entry %s", path);
         rc = SBX_E_IO;

@@ -25,6 +25,7 @@ enum jit_alias {
     JIT_ALIAS_TABLE,   /* struct wasm_table.size / elems */
     JIT_ALIAS_ELEM,    /* a table's element array */
     JIT_ALIAS_FUNC,    /* struct wasm_func fields */
+    JIT_ALIAS_FAULT,   /* wasm_jit_store.fault_func */
     JIT_ALIAS_COUNT_
 };
 
@@ -41,6 +42,7 @@ struct jit_mod {
     const atomic_bool *cancel;   /* set: stop at the next function (NULL: never) */
     uint32_t def_first, def_end; /* the defined functions this part translates */
     bool is_whole;               /* one part: functions are internal */
+    bool is_guarded;             /* accesses rely on the guard region (emit_memory.c) */
     LLVMTargetMachineRef tm;     /* this part's (optimiser costs, codegen) */
     LLVMTargetDataRef layout;    /* tm's */
     LLVMMemoryBufferRef obj;     /* the part's object code */
@@ -90,6 +92,8 @@ struct jit_func {
     LLVMValueRef osr_slots, osr_switch;
     uint32_t osr_param_slot; /* where the loop params start in the slots (after the locals) */
     uint32_t loop_seq;
+    uint8_t mem_use;     /* guarded: 0 not scanned yet, 1 the body accesses memory, 2 it does not */
+    bool has_fault_slot; /* guarded: the entry's write of fault_func is emitted */
 };
 
 /* A family's emitter: returns true when it knows in->op, with *ok false only on NOMEM (the
@@ -132,9 +136,19 @@ LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
 /* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */
 LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n);
 
-/* emit_memory.c: the host address of [addr + offset, + bytes) after its bounds check. */
+/* emit_memory.c: the host address of [addr + offset, + bytes) after its bounds check (none
+ * when jm->is_guarded: the guard region faults instead). */
 LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
                                    uint32_t bytes);
+/* Tags a load or store of guest memory; guarded, also makes it volatile, so that the optimiser
+ * neither deletes nor reorders an access that may fault (docs/wasm.md, "Memory safety"). */
+void sbx__jit_guest_access(struct jit_mod *jm, LLVMValueRef access);
+/* Guarded: makes a store of other trap-visible state (globals, table elements) volatile, so
+ * that it stays in order with the guest accesses around it. */
+void sbx__jit_visible_store(struct jit_mod *jm, LLVMValueRef store);
+/* Guarded: after a call, in a function that accesses memory, writes fault_func again (the
+ * callee wrote its own). */
+void sbx__jit_fault_slot_after_call(struct jit_func *f);
 
 /* emit_numeric.c: v through an empty asm (an SSE register in, the same out), hiding it from
  * the optimiser's folds. */

@@ -240,6 +240,8 @@ bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *o
         *ok = op_call_indirect(f, in);
     else
         return false;
+    if (*ok)
+        sbx__jit_fault_slot_after_call(f);
     return true;
 }
 

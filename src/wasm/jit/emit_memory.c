@@ -1,12 +1,83 @@
-/* wasm/jit/emit_memory.c: linear memory. Every access is bounds-checked explicitly against the
- * memory's current size (docs/wasm.md, "Memory safety"): the effective address is computed in
- * 64 bits (no wrap) and ea + bytes > size traps "out of bounds memory access". The data pointer
- * never moves (runtime.h): it is the address of the symbol sbx_k_mem_data0. Bulk operations call
- * rt.c. */
+/* wasm/jit/emit_memory.c: linear memory (docs/wasm.md, "Memory safety"), in one of two
+ * variants the image records (image.c). Checked: every access is bounds-checked explicitly
+ * against the memory's current size: the effective address is computed in 64 bits (no wrap)
+ * and ea + bytes > size traps "out of bounds memory access". Guarded (jm->is_guarded, only
+ * linked to a memory reserved with WASM_GUARD_RESERVE): no compare; ea < 2^33 and bytes <= 16
+ * keep every access inside the reservation, whose inaccessible part faults (jit/fault.c), and
+ * every guest access is volatile so that none is deleted or moved across another. The data
+ * pointer never moves (runtime.h): it is the address of the symbol sbx_k_mem_data0. Bulk
+ * operations call rt.c, which checks in both variants. */
 #include <stddef.h>
 
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
+
+/* A volatile store of this function's index to the store's fault_func, the trap's "in <func>"
+ * when a guarded access faults (the pc does not name it: LLVM inlines). */
+static void store_fault_func(struct jit_func *f, LLVMBuilderRef b)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef off = sbx__jit_i64(jm, offsetof(struct wasm_jit_store, fault_func));
+    LLVMValueRef p = L(BuildGEP2)(b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_JIT, 0), &off, 1, "");
+    LLVMValueRef st = L(BuildStore)(b, sbx__jit_i32(jm, f->func_idx), p);
+    L(SetVolatile)(st, 1);
+    sbx__jit_alias(jm, st, JIT_ALIAS_FAULT);
+}
+
+/* At the first access of a guarded function: the write of fault_func at its entry. */
+static void entry_fault_slot(struct jit_func *f)
+{
+    if (f->has_fault_slot)
+        return;
+    f->has_fault_slot = true;
+    LLVMBuilderRef eb = L(CreateBuilderInContext)(f->jm->ctx);
+    LLVMValueRef first = L(GetFirstInstruction)(f->entry_bb);
+    if (first)
+        L(PositionBuilderBefore)(eb, first);
+    else
+        L(PositionBuilderAtEnd)(eb, f->entry_bb);
+    store_fault_func(f, eb);
+    L(DisposeBuilder)(eb);
+}
+
+/* Whether f's body has a load or store of linear memory (once per function). */
+static bool uses_memory(struct jit_func *f)
+{
+    if (f->mem_use == 0) {
+        const struct wasm_func_def *def = &f->m->funcs[f->func_idx - f->m->func_import_count];
+        struct wasm_reader r = {.base = f->m->bytes,
+                                .file_end = f->m->bytes + f->m->len,
+                                .p = def->code,
+                                .end = def->code + def->code_len};
+        struct wasm_instr in;
+        f->mem_use = 2;
+        while (f->mem_use == 2 && r.p < r.end && sbx__wasm_read_instr(&r, &in)) {
+            uint8_t imm = sbx__wasm_opinfo[in.op].imm;
+            if (imm == WASM_IMM_MEMARG || imm == WASM_IMM_MEMARG_LANE)
+                f->mem_use = 1;
+        }
+    }
+    return f->mem_use == 1;
+}
+
+void sbx__jit_fault_slot_after_call(struct jit_func *f)
+{
+    if (f->jm->is_guarded && uses_memory(f))
+        store_fault_func(f, f->b);
+}
+
+void sbx__jit_guest_access(struct jit_mod *jm, LLVMValueRef access)
+{
+    sbx__jit_alias(jm, access, JIT_ALIAS_GUEST);
+    if (jm->is_guarded)
+        L(SetVolatile)(access, 1);
+}
+
+void sbx__jit_visible_store(struct jit_mod *jm, LLVMValueRef store)
+{
+    if (jm->is_guarded)
+        L(SetVolatile)(store, 1);
+}
 
 static bool is_signed_load(uint16_t op)
 {
@@ -21,6 +92,10 @@ LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32
     LLVMValueRef ea = L(BuildZExt)(f->b, addr, jm->t_i64, "");
     if (offset)
         ea = L(BuildNSWAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
+    if (jm->is_guarded) {
+        entry_fault_slot(f);
+        return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_MEM_DATA, 0), &ea, 1, "");
+    }
     LLVMValueRef size =
         sbx__jit_load_at(f, jm->t_i64, JIT_SYM_MEM, 0, offsetof(struct wasm_memory, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_MEMSIZE);
@@ -59,7 +134,7 @@ static bool op_load(struct jit_func *f, const struct wasm_instr *in)
     LLVMTypeRef at = access_type(jm, vt, bytes);
     LLVMValueRef v = L(BuildLoad2)(f->b, at, p, "");
     L(SetAlignment)(v, 1);
-    sbx__jit_alias(jm, v, JIT_ALIAS_GUEST);
+    sbx__jit_guest_access(jm, v);
     LLVMTypeRef rt = sbx__jit_type(jm, vt);
     if (at != rt)
         v = is_signed_load(in->op) ? L(BuildSExt)(f->b, v, rt, "") : L(BuildZExt)(f->b, v, rt, "");
@@ -80,7 +155,7 @@ static bool op_store(struct jit_func *f, const struct wasm_instr *in)
         v = L(BuildTrunc)(f->b, v, at, "");
     LLVMValueRef st = L(BuildStore)(f->b, v, p);
     L(SetAlignment)(st, 1);
-    sbx__jit_alias(jm, st, JIT_ALIAS_GUEST);
+    sbx__jit_guest_access(jm, st);
     return true;
 }
 

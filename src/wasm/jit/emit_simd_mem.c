@@ -1,7 +1,7 @@
 /* wasm/jit/emit_simd_mem.c: v128 loads and stores: whole, extending (8x8, 16x4, 32x2), splat,
  * zero-filled and single lanes. Each access goes through the same explicit bounds check as the
  * scalar ones (sbx__jit_checked_addr: the access size is 1 << the opcode's alignment log2, as
- * opcodes.h gives it), unaligned, tagged as guest memory. */
+ * opcodes.h gives it), unaligned, tagged as guest memory (volatile when guarded). */
 #include "wasm/jit/emit_simd.h"
 
 enum mkind {
@@ -47,7 +47,7 @@ static LLVMValueRef load(struct jit_func *f, LLVMTypeRef t, LLVMValueRef p)
 {
     LLVMValueRef v = L(BuildLoad2)(f->b, t, p, "");
     L(SetAlignment)(v, 1);
-    sbx__jit_alias(f->jm, v, JIT_ALIAS_GUEST);
+    sbx__jit_guest_access(f->jm, v);
     return v;
 }
 
@@ -55,7 +55,7 @@ static void store(struct jit_func *f, LLVMValueRef v, LLVMValueRef p)
 {
     LLVMValueRef st = L(BuildStore)(f->b, v, p);
     L(SetAlignment)(st, 1);
-    sbx__jit_alias(f->jm, st, JIT_ALIAS_GUEST);
+    sbx__jit_guest_access(f->jm, st);
 }
 
 /* 8 bytes as lanes of half the width (8 x i8 for 16x8 ...), sign- or zero-extended. */

@@ -30,8 +30,9 @@ static bool op_get_set(struct jit_func *f, const struct wasm_instr *in)
         sbx__jit_push(f, v);
     } else {
         LLVMValueRef v = sbx__jit_pop(f);
-        sbx__jit_alias(f->jm, L(BuildStore)(f->b, v, elem_ptr(f, t, sbx__jit_pop(f))),
-                       JIT_ALIAS_ELEM);
+        LLVMValueRef st = L(BuildStore)(f->b, v, elem_ptr(f, t, sbx__jit_pop(f)));
+        sbx__jit_alias(f->jm, st, JIT_ALIAS_ELEM);
+        sbx__jit_visible_store(f->jm, st); /* a guarded access may fault after it */
     }
     return true;
 }

@@ -39,9 +39,11 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
         sbx__jit_push(f, global_access(f, v, in->idx));
         return true;
     }
-    case WASM_OP_GLOBAL_SET:
-        global_access(f, L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx)), in->idx);
+    case WASM_OP_GLOBAL_SET: {
+        LLVMValueRef st = L(BuildStore)(f->b, sbx__jit_pop(f), global_addr(f, in->idx));
+        sbx__jit_visible_store(jm, global_access(f, st, in->idx)); /* a trap may follow */
         return true;
+    }
     default:
         return false;
     }

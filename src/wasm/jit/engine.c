@@ -272,7 +272,7 @@ static void run_parts(struct jit_part *parts, uint32_t n)
         part_run(&parts[1]);
 }
 
-static sbx_err compile(const struct wasm_module *m, const atomic_bool *cancel,
+static sbx_err compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
                        struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
 {
     if (!sbx__jit_llvm_load(err, errlen))
@@ -287,6 +287,7 @@ static sbx_err compile(const struct wasm_module *m, const atomic_bool *cancel,
         jm->m = m;
         jm->cancel = cancel;
         jm->is_whole = n == 1;
+        jm->is_guarded = is_guarded && m->mem_count > 0; /* nothing can fault without memory */
         jm->def_first = i == 0 ? 0 : split;
         jm->def_end = i == 0 && split ? split : m->func_def_count;
     }
@@ -311,7 +312,7 @@ static sbx_err compile(const struct wasm_module *m, const atomic_bool *cancel,
     return rc;
 }
 
-sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
+sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
                          struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
 {
     *nobjs = 0;
@@ -319,7 +320,7 @@ sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
         snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
         return SBX_E_ABORTED;
     }
-    sbx_err rc = compile(m, cancel, objs, nobjs, err, errlen);
+    sbx_err rc = compile(m, is_guarded, cancel, objs, nobjs, err, errlen);
     sbx__jit_use_end(false);
     return rc;
 }

@@ -1,8 +1,9 @@
 /* wasm/jit/image.c: the compiled code of a module (image.h) and its encoding:
  *   "SBXJITIM" | u32 version | u32 object count | u64 module length | u64 module hash |
- *   u32 defined functions | u32 0 | per object: u64 length | the objects' bytes
- * little-endian. The module's length and hash tie an image to its module; link refuses
- * another module's (a cache keys entries by SHA-256, this is the loader's own check). */
+ *   u32 defined functions | u32 flags | per object: u64 length | the objects' bytes
+ * little-endian; flags bit 0: guarded code (no bounds checks), which links only to an instance
+ * whose memory has the guard region. The module's length and hash tie an image to its module; link
+ * refuses another module's (a cache keys entries by SHA-256, this is the loader's own check). */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,13 +12,15 @@
 #include "wasm/jit/link.h"
 
 #define MAGIC       "SBXJITIM"
-#define VERSION     1u
+#define VERSION     2u
+#define F_GUARDED   1u
 #define HEADER_SIZE 40u
 #define MAX_OBJS    2u
 
 struct sbx__jit_image {
     uint64_t module_len, module_hash;
     uint32_t func_def_count;
+    uint32_t flags;
     uint32_t nobjs;
     struct sbx__jit_obj objs[MAX_OBJS];
 };
@@ -45,14 +48,20 @@ static uint64_t module_hash(const struct wasm_module *m)
     return h;
 }
 
-sbx_err sbx__jit_image_build(const struct wasm_module *m, const atomic_bool *cancel,
-                             struct sbx__jit_image **out, char *err, size_t errlen)
+bool sbx__jit_wants_guard(const struct wasm_instance *inst)
+{
+    return !inst->mem0 || inst->mem0->is_guarded;
+}
+
+sbx_err sbx__jit_image_build(const struct wasm_module *m, bool is_guarded,
+                             const atomic_bool *cancel, struct sbx__jit_image **out, char *err,
+                             size_t errlen)
 {
     *out = NULL;
     struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
     if (!im)
         return SBX_E_NOMEM;
-    sbx_err rc = sbx__jit_compile(m, cancel, im->objs, &im->nobjs, err, errlen);
+    sbx_err rc = sbx__jit_compile(m, is_guarded, cancel, im->objs, &im->nobjs, err, errlen);
     if (rc != SBX_OK) {
         sbx__free(im);
         return rc;
@@ -60,6 +69,7 @@ sbx_err sbx__jit_image_build(const struct wasm_module *m, const atomic_bool *can
     im->module_len = m->len;
     im->module_hash = module_hash(m);
     im->func_def_count = m->func_def_count;
+    im->flags = is_guarded ? F_GUARDED : 0;
     *out = im;
     return SBX_OK;
 }
@@ -78,14 +88,14 @@ sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, si
     uint8_t *b = sbx__mallocn(total, 1), *p = b;
     if (!b)
         return SBX_E_NOMEM;
-    uint32_t version = VERSION, zero = 0;
+    uint32_t version = VERSION;
     p = put(p, MAGIC, 8);
     p = put(p, &version, 4);
     p = put(p, &im->nobjs, 4);
     p = put(p, &im->module_len, 8);
     p = put(p, &im->module_hash, 8);
     p = put(p, &im->func_def_count, 4);
-    p = put(p, &zero, 4);
+    p = put(p, &im->flags, 4);
     for (uint32_t i = 0; i < im->nobjs; i++) {
         uint64_t n = im->objs[i].len;
         p = put(p, &n, 8);
@@ -101,7 +111,7 @@ sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, si
 static sbx_err decode_header(const uint8_t *buf, size_t len, struct sbx__jit_image *im, char *err,
                              size_t errlen)
 {
-    uint32_t version, zero, nobjs;
+    uint32_t version, nobjs;
     if (len < HEADER_SIZE || memcmp(buf, MAGIC, 8) != 0)
         return fail(err, errlen, "not an image");
     memcpy(&version, buf + 8, 4);
@@ -109,10 +119,10 @@ static sbx_err decode_header(const uint8_t *buf, size_t len, struct sbx__jit_ima
     memcpy(&im->module_len, buf + 16, 8);
     memcpy(&im->module_hash, buf + 24, 8);
     memcpy(&im->func_def_count, buf + 32, 4);
-    memcpy(&zero, buf + 36, 4);
+    memcpy(&im->flags, buf + 36, 4);
     if (version != VERSION)
         return fail(err, errlen, "another version");
-    if (nobjs == 0 || nobjs > MAX_OBJS || zero != 0)
+    if (nobjs == 0 || nobjs > MAX_OBJS || (im->flags & ~F_GUARDED) != 0)
         return fail(err, errlen, "bad header");
     im->nobjs = nobjs;
     return SBX_OK;
@@ -163,6 +173,8 @@ sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instanc
     if (im->module_len != m->len || im->func_def_count != m->func_def_count ||
         im->module_hash != module_hash(m))
         return fail(err, errlen, "compiled from another module");
+    if ((im->flags & F_GUARDED) && !sbx__jit_wants_guard(inst))
+        return fail(err, errlen, "guarded code for a memory without a guard region");
     return sbx__jit_link(im->objs, im->nobjs, inst, err, errlen);
 }
 
@@ -177,6 +189,7 @@ void sbx__jit_image_free(struct sbx__jit_image *im)
 /* A store keeps the image of each module it compiled: its other instances link it again. */
 struct sbx__jit_image_entry {
     const struct wasm_module *m;
+    bool is_guarded;
     struct sbx__jit_image *im;
     struct sbx__jit_image_entry *next;
 };
@@ -190,14 +203,14 @@ void sbx__jit_images_free(struct sbx__jit_image_entry *e)
     }
 }
 
-/* The store's image of m, built on first use. */
-static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m,
+/* The store's image of m in the variant is_guarded, built on first use. */
+static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m, bool is_guarded,
                            const struct sbx__jit_image **out, char *err, size_t errlen)
 {
     struct wasm_jit_store *js;
     sbx_err rc = sbx__jit_store(s, &js);
     for (const struct sbx__jit_image_entry *e = rc == SBX_OK ? js->images : NULL; e; e = e->next) {
-        if (e->m == m) {
+        if (e->m == m && e->is_guarded == is_guarded) {
             *out = e->im;
             return SBX_OK;
         }
@@ -205,12 +218,13 @@ static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m,
     struct sbx__jit_image_entry *e = rc == SBX_OK ? sbx__calloc(1, sizeof(*e)) : NULL;
     if (!e)
         return rc == SBX_OK ? SBX_E_NOMEM : rc;
-    rc = sbx__jit_image_build(m, &s->tierup.cancel, &e->im, err, errlen);
+    rc = sbx__jit_image_build(m, is_guarded, &s->tierup.cancel, &e->im, err, errlen);
     if (rc != SBX_OK) {
         sbx__free(e);
         return rc;
     }
     e->m = m;
+    e->is_guarded = is_guarded;
     e->next = js->images;
     js->images = e;
     *out = e->im;
@@ -220,6 +234,7 @@ static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m,
 sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
 {
     const struct sbx__jit_image *im = NULL;
-    sbx_err rc = store_image(inst->store, inst->module, &im, err, errlen);
+    sbx_err rc =
+        store_image(inst->store, inst->module, sbx__jit_wants_guard(inst), &im, err, errlen);
     return rc == SBX_OK ? sbx__jit_image_link(im, inst, err, errlen) : rc;
 }

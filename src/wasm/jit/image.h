@@ -16,11 +16,15 @@
 struct sbx__jit_image;
 struct sbx__jit_image_entry;
 
-/* Compiles m (loads LLVM). SBX_E_UNAVAILABLE with err when LLVM is missing or the module uses
- * a feature the tier does not compile; SBX_E_ABORTED when cancel becomes true (tier-up of a
- * store being destroyed; cancel may be NULL); SBX_E_NOMEM. */
-sbx_err sbx__jit_image_build(const struct wasm_module *m, const atomic_bool *cancel,
-                             struct sbx__jit_image **out, char *err, size_t errlen);
+/* The variant of compiled code inst needs: guarded (no bounds checks) when its memory has the
+ * guard region (or it has no memory), checked otherwise. */
+bool sbx__jit_wants_guard(const struct wasm_instance *inst);
+/* Compiles m in the given variant (loads LLVM). SBX_E_UNAVAILABLE with err when LLVM is missing
+ * or the module uses a feature the tier does not compile; SBX_E_ABORTED when cancel becomes
+ * true (tier-up of a store being destroyed; cancel may be NULL); SBX_E_NOMEM. */
+sbx_err sbx__jit_image_build(const struct wasm_module *m, bool is_guarded,
+                             const atomic_bool *cancel, struct sbx__jit_image **out, char *err,
+                             size_t errlen);
 /* The image as bytes (a versioned header, then the parts' objects). The caller frees *buf with
  * sbx__free. */
 sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, size_t *len);
@@ -30,9 +34,9 @@ sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, si
 sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_image **out,
                               char *err, size_t errlen);
 /* Loads the image's code for inst (its store owns the mapping) and sets every defined
- * function's jit_entry. im must be an image of inst's module. Never needs LLVM. Returns
- * SBX_E_UNAVAILABLE with err when the objects are malformed or refer to something the loader
- * does not resolve; SBX_E_NOMEM. */
+ * function's jit_entry. im must be an image of inst's module, and checked code unless inst's
+ * memory is guarded. Never needs LLVM. Returns SBX_E_UNAVAILABLE with err when it is not, the
+ * objects are malformed or refer to something the loader does not resolve; SBX_E_NOMEM. */
 sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instance *inst, char *err,
                             size_t errlen);
 /* Accepts NULL. */

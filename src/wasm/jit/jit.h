@@ -26,6 +26,9 @@ struct wasm_jit_store {
     struct sbx__jit_image_entry *images; /* per module compiled in this store (image.c) */
     jmp_buf *top;                        /* innermost entry, NULL outside compiled code */
     uintptr_t stack_limit;               /* compiled code traps "call stack exhausted" below it */
+    /* Guarded code (fault.c): the function index a memory fault is reported in, written at the
+     * entry of each function that accesses memory and again after each of its calls. */
+    uint32_t fault_func;
 };
 
 /* Compiles inst's module (image.h) and links its code for inst, setting the jit_entry of its
@@ -41,8 +44,10 @@ struct sbx__jit_obj {
 };
 
 /* engine.c: compiles m to one or two objects (large modules in two parts, on two threads);
- * defined function i is sbx_f<i>, its slot-ABI wrapper sbx_w<i> (sbx__jit_wrapper_name). */
-sbx_err sbx__jit_compile(const struct wasm_module *m, const atomic_bool *cancel,
+ * defined function i is sbx_f<i>, its slot-ABI wrapper sbx_w<i> (sbx__jit_wrapper_name).
+ * is_guarded: memory accesses have no bounds checks and rely on the guard region (only for
+ * instances whose memory is guarded: image.c checks it at link). */
+sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
                          struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen);
 void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n);
 void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx);
@@ -84,6 +89,15 @@ unsigned sbx__wasm_store_tierup_state(struct wasm_store *s);
 uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s);
 /* Of those, how many moved an interpreted frame at a loop back-edge (OSR). */
 uint64_t sbx__wasm_store_osr_entries(const struct wasm_store *s);
+
+/* fault.c: installs the SIGSEGV/SIGBUS handler that turns a fault of guarded compiled code
+ * inside its memory's guard region into the trap "out of bounds memory access", and chains
+ * every other fault to the handler installed before it. Once per process; thread-safe. */
+void sbx__jit_fault_install(void);
+/* The store whose compiled code this thread runs (rt.c's entry sets it), or NULL. */
+extern _Thread_local struct wasm_jit_store *sbx__jit_running;
+/* How many compiled entries are active on all threads (rt.c counts them). */
+extern atomic_uint sbx__jit_active_entries;
 
 /* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
 bool sbx__jit_llvm_is_loaded(void);

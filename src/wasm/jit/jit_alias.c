@@ -10,9 +10,10 @@
 #include "wasm/jit/emit.h"
 
 static const char *const alias_names[JIT_ALIAS_COUNT_] = {
-    [JIT_ALIAS_GUEST] = "guest memory",  [JIT_ALIAS_MEMSIZE] = "memory size",
-    [JIT_ALIAS_LIMIT] = "stack limit",   [JIT_ALIAS_TABLE] = "table",
-    [JIT_ALIAS_ELEM] = "table elements", [JIT_ALIAS_FUNC] = "function",
+    [JIT_ALIAS_GUEST] = "guest memory",   [JIT_ALIAS_MEMSIZE] = "memory size",
+    [JIT_ALIAS_LIMIT] = "stack limit",    [JIT_ALIAS_TABLE] = "table",
+    [JIT_ALIAS_ELEM] = "table elements",  [JIT_ALIAS_FUNC] = "function",
+    [JIT_ALIAS_FAULT] = "fault function",
 };
 
 /* The access tag !{T, T, 0} of a new scalar type T = !{name, root, 0}. */

@@ -26,6 +26,7 @@ enum seg { SEG_TEXT, SEG_RODATA, SEG_DATA, SEG_COUNT_ };
 struct sbx__jit_code {
     void *base;
     size_t len;
+    const struct wasm_instance *inst; /* the code's: a fault's pc names its instance (fault.c) */
     struct sbx__jit_code *next;
 };
 
@@ -621,14 +622,26 @@ sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_i
     rc = has_all ? link_all(&lk) : SBX_E_NOMEM;
     if (rc == SBX_OK) {
         set_entries(&lk, inst);
-        *code = (struct sbx__jit_code){.base = lk.base, .len = lk.len, .next = js->code};
-        js->code = code;
+        *code =
+            (struct sbx__jit_code){.base = lk.base, .len = lk.len, .inst = inst, .next = js->code};
+        /* Published whole: the fault handler may walk the list on another thread meanwhile. */
+        __atomic_store_n(&js->code, code, __ATOMIC_RELEASE);
         lk.base = NULL; /* the store's now */
     } else {
         sbx__free(code);
     }
     linker_free(&lk);
     return rc;
+}
+
+const struct wasm_instance *sbx__jit_code_instance(const struct wasm_jit_store *js, uintptr_t pc)
+{
+    for (const struct sbx__jit_code *c = __atomic_load_n(&js->code, __ATOMIC_ACQUIRE); c;
+         c = c->next) {
+        if (pc - (uintptr_t)c->base < c->len)
+            return c->inst;
+    }
+    return NULL;
 }
 
 void sbx__wasm_jit_store_free(struct wasm_jit_store *js)

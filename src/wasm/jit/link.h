@@ -21,6 +21,9 @@
 sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
                       char *err, size_t errlen);
 
+/* The instance whose code, linked in js, contains pc, or NULL. Async-signal-safe (fault.c). */
+const struct wasm_instance *sbx__jit_code_instance(const struct wasm_jit_store *js, uintptr_t pc);
+
 /* The store's compiled-tier state, created on first use. */
 sbx_err sbx__jit_store(struct wasm_store *store, struct wasm_jit_store **out);
 

@@ -142,6 +142,7 @@
     X(SetModuleDataLayout) \
     X(SetOrdering) \
     X(SetTarget) \
+    X(SetVolatile) \
     X(StructTypeInContext) \
     X(TargetMachineEmitToMemoryBuffer) \
     X(TypeOf) \

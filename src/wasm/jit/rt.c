@@ -235,11 +235,14 @@ enter(struct wasm_jit_store *js, struct wasm_func *f, uint64_t *slots, uint32_t 
     jmp_buf jb;
     jmp_buf *prev = js->top;
     uintptr_t prev_limit = js->stack_limit;
+    struct wasm_jit_store *prev_running = sbx__jit_running; /* another store's, when nested */
     if (!prev)
         js->stack_limit = stack_limit();
     js->top = &jb;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
+    atomic_fetch_add_explicit(&sbx__jit_active_entries, 1, memory_order_relaxed);
     if (setjmp(jb) == 0) {
+        sbx__jit_running = js; /* this thread's faults may be this store's guest's (fault.c) */
         if (loop == NO_LOOP)
             f->jit_entry(slots);
         else
@@ -247,6 +250,8 @@ enter(struct wasm_jit_store *js, struct wasm_func *f, uint64_t *slots, uint32_t 
     } else {
         tk = js->store->exec->trap.kind;
     }
+    sbx__jit_running = prev_running;
+    atomic_fetch_sub_explicit(&sbx__jit_active_entries, 1, memory_order_relaxed);
     js->top = prev;
     js->stack_limit = prev_limit;
     return tk;

@@ -166,7 +166,7 @@ static void entry_path(char *path, size_t len)
 {
     size_t n;
     uint8_t *bytes = build(&n), key[SBX__SHA256_LEN];
-    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS, key);
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
     free(bytes);
     snprintf(path, len, "%s/", dir);
     char hex[2 * SBX__SHA256_LEN + 1];
@@ -219,7 +219,7 @@ static bool entry_is_good(void)
 {
     size_t n;
     uint8_t *bytes = build(&n), key[SBX__SHA256_LEN], *buf = NULL;
-    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS, key);
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
     free(bytes);
     struct sbx__jit_cache c;
     char err[512];
@@ -259,7 +259,7 @@ START_TEST(undecodable_entry_replaced)
     fill_in_child();
     size_t n;
     uint8_t *bytes = build(&n), key[SBX__SHA256_LEN];
-    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS, key);
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
     free(bytes);
     struct sbx__jit_cache c;
     char err[512];

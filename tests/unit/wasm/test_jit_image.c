@@ -82,7 +82,7 @@ START_TEST(one_image_two_instances)
     struct wasm_store *s = store_new(WASM_TIER_INTERP);
     struct wasm_instance *a = inst_new(s, m, NULL), *b = inst_new(s, m, NULL);
     struct sbx__jit_image *im = NULL;
-    ck_assert_msg(sbx__jit_image_build(m, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
+    ck_assert_msg(sbx__jit_image_build(m, false, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
     ck_assert_msg(sbx__jit_image_link(im, a, err, sizeof(err)) == SBX_OK, "%s", err);
     ck_assert_msg(sbx__jit_image_link(im, b, err, sizeof(err)) == SBX_OK, "%s", err);
     sbx__jit_image_free(im); /* the code belongs to the store */
@@ -112,7 +112,8 @@ START_TEST(build_is_deterministic)
     for (int k = 0; k < 2; k++) {
         char err[256] = "";
         struct sbx__jit_image *im = NULL;
-        ck_assert_msg(sbx__jit_image_build(m, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
+        ck_assert_msg(sbx__jit_image_build(m, false, NULL, &im, err, sizeof(err)) == SBX_OK, "%s",
+                      err);
         ck_assert_int_eq(sbx__jit_image_encode(im, &buf[k], &len[k]), SBX_OK);
         sbx__jit_image_free(im);
     }
@@ -197,7 +198,7 @@ static uint8_t *encoded_in_child(const uint8_t *mod, size_t mod_len, size_t *len
         struct sbx__jit_image *im = NULL;
         uint8_t *buf = NULL;
         size_t n = 0;
-        bool ok = sbx__jit_image_build(m, NULL, &im, NULL, 0) == SBX_OK &&
+        bool ok = sbx__jit_image_build(m, false, NULL, &im, NULL, 0) == SBX_OK &&
                   sbx__jit_image_encode(im, &buf, &n) == SBX_OK && write(fd, buf, n) == (ssize_t)n;
         _exit(ok ? 0 : 1);
     }
@@ -247,7 +248,7 @@ static void good_setup(void)
     char err[256] = "";
     struct wasm_module *m = load(mod_self, sizeof(mod_self));
     struct sbx__jit_image *im = NULL;
-    ck_assert_msg(sbx__jit_image_build(m, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
+    ck_assert_msg(sbx__jit_image_build(m, false, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
     ck_assert_int_eq(sbx__jit_image_encode(im, &good, &good_len), SBX_OK);
     sbx__jit_image_free(im);
     sbx__wasm_module_destroy(m);
