@@ -208,12 +208,15 @@ void sbx__jit_rt_elem_drop(struct wasm_instance *inst, uint32_t seg)
     inst->elem_sizes[seg] = 0;
 }
 
-/* The lowest stack address compiled code may reach on this thread: STACK_MARGIN above the
- * thread's stack end, and no more than STACK_MAX_BYTES below the entry. */
-static uintptr_t stack_limit(void)
+/* This thread's stack end, asked once per thread: on the main thread pthread_getattr_np reads
+ * /proc/self/maps, which every outermost entry (an interpreted loop calling a tiered-up
+ * function) would otherwise pay. 1 when unknown. */
+static _Thread_local uintptr_t stack_end;
+
+static uintptr_t thread_stack_end(void)
 {
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t floor = here > STACK_MAX_BYTES ? here - STACK_MAX_BYTES : 0;
+    if (stack_end)
+        return stack_end;
     pthread_attr_t a;
     void *lo = NULL;
     size_t size = 0;
@@ -221,7 +224,19 @@ static uintptr_t stack_limit(void)
         pthread_attr_getstack(&a, &lo, &size);
         pthread_attr_destroy(&a);
     }
-    uintptr_t low = (uintptr_t)lo + STACK_MARGIN;
+    stack_end = lo ? (uintptr_t)lo : 1;
+    return stack_end;
+}
+
+/* The lowest stack address compiled code may reach on this thread: STACK_MARGIN above the
+ * thread's stack end, and no more than STACK_MAX_BYTES below the entry. */
+static uintptr_t stack_limit(void)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t floor = here > STACK_MAX_BYTES ? here - STACK_MAX_BYTES : 0;
+    uintptr_t lo = thread_stack_end();
+    lo = lo == 1 ? 0 : lo;
+    uintptr_t low = lo + STACK_MARGIN;
     if (!lo || low >= here)
         low = here > (1u << 20) ? here - (1u << 20) : 0; /* unknown: assume 1 MiB is there */
     return low > floor ? low : floor;
