@@ -13,6 +13,6 @@ $(JIT_OBJ): CPPFLAGS += -isystem $(LLVM_INCDIR) -D__STDC_CONSTANT_MACROS -D__STD
 # The WASI suites (wasi-testsuite and tests/wasi/guest) in the compiled tier. Not part of
 # `make test`: every test compiles its whole module (about 45 s of CPU for the 38 tests).
 .PHONY: wasi-test-compiled
-wasi-test-compiled: $(BUILD)/sbx-wasi-run $(WASI_GUEST_BIN)
+wasi-test-compiled: $(BUILD)/sbx-wasi-run wasi-guests # by name: mk/wasi.mk, read after this file, defines WASI_GUEST_BIN
 	SBX_WASI_RUN_TIER=compiled python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)
 TEST_SUITES += cli/cache=tests/cli/cache.sh
