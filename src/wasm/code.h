@@ -192,7 +192,8 @@ bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_func
 
 /* interp_osr.c: at a back-edge of frame fp (code of inst) to the header at word pos, with
  * the store tiered up: runs the rest of the function natively when that loop has an entry,
- * its results then at fp[0...]. depth is the call depth of the frame's caller. Returns false
+ * its results then at fp[0...]. depth counts the frame records in use, this frame's return
+ * included (the native code's calls back into the interpreter take the next). Returns false
  * (nothing run, *tk untouched) when it cannot; else *tk is the trap kind, its record filled. */
 bool sbx__wasm_osr_run(struct wasm_exec *ex, struct wasm_instance *inst,
                        const struct wasm_code *code, uint64_t *fp, uint32_t pos, uint32_t depth,

@@ -484,7 +484,7 @@ do_osr:
     if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) != WASM_TIERUP_NATIVE)
         NEXT();
     if (sbx__wasm_osr_run(ex, inst, code, fp, (uint32_t)(ip - code->words),
-                          (uint32_t)(frp - 1 - frames), &tk)) {
+                          (uint32_t)(frp - frames), &tk)) {
         if (UNLIKELY(tk != WASM_TRAP_NONE))
             goto trap_jit;
         goto do_return;

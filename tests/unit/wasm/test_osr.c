@@ -278,6 +278,50 @@ START_TEST(fuel_runs_stay_interpreted)
 }
 END_TEST
 
+static struct wasm_instance *osr_calls_inst; /* resolve_late's "a" */
+
+static bool resolve_late(void *user, const struct wasm_import *imp, struct wasm_extern *out)
+{
+    (void)user;
+    return imp->kind == WASM_EXTERN_TABLE &&
+           sbx__wasm_instance_export(osr_calls_inst, imp->name, strlen(imp->name), out);
+}
+
+/* A frame moved by OSR whose native code calls a function the store did not compile (its
+ * instance came after the tier-up armed): that call enters the interpreter again, which must
+ * take the frame record above the moved frame's, not the moved frame's own (its return to the
+ * interpreted caller "outer"). With the record overwritten, "outer" returned at once, without
+ * adding its 1000. */
+START_TEST(osr_frame_calls_the_interpreter)
+{
+    char err[256] = "";
+    struct wasm_module *ma, *mb;
+    ck_assert_int_eq(
+        sbx__wasm_module_load(mod_osr_calls, sizeof(mod_osr_calls), &ma, err, sizeof(err)), SBX_OK);
+    ck_assert_int_eq(
+        sbx__wasm_module_load(mod_osr_late, sizeof(mod_osr_late), &mb, err, sizeof(err)), SBX_OK);
+    struct env e = {.m = ma};
+    struct wasm_store_limits l = {.tier = WASM_TIER_AUTO, .tierup_ms = 1};
+    ck_assert_int_eq(sbx__wasm_store_create(&l, &e.store), SBX_OK);
+    cur_store = e.store;
+    waits_for_native = true;
+    ck_assert_int_eq(
+        sbx__wasm_instantiate(e.store, ma, resolve, ma, &e.inst, NULL, err, sizeof(err)), SBX_OK);
+    ck_assert_int_eq(call(&e, "nop", NULL, NULL, NULL), SBX_OK); /* arms the tier-up with ma */
+    struct wasm_instance *late;
+    osr_calls_inst = e.inst;
+    ck_assert_msg(sbx__wasm_instantiate(e.store, mb, resolve_late, NULL, &late, NULL, err,
+                                        sizeof(err)) == SBX_OK,
+                  "instantiate: %s", err);
+    ck_assert_uint_eq(call_i32(&e, "outer", 10), 5 + 10 + 1000);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
+    ck_assert_uint_eq(sbx__wasm_store_osr_entries(e.store), 1);
+    sbx__wasm_store_destroy(e.store);
+    sbx__wasm_module_destroy(mb);
+    sbx__wasm_module_destroy(ma);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("wasm_osr");
@@ -290,6 +334,7 @@ static Suite *suite(void)
     tcase_add_test(tc, interrupt_after_osr);
     tcase_add_test(tc, stack_below_loop_stays_interpreted);
     tcase_add_test(tc, fuel_runs_stay_interpreted);
+    tcase_add_test(tc, osr_frame_calls_the_interpreter);
     suite_add_tcase(s, tc);
     return s;
 }
