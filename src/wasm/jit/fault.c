@@ -73,17 +73,19 @@ resume_in_trap(ucontext_t *uc, const struct wasm_instance *inst)
 static void chain(int sig, siginfo_t *si, void *uc)
 {
     const struct sigaction *p = &previous[sig == SIGBUS];
-    if (p->sa_flags & SA_SIGINFO) {
-        p->sa_sigaction(sig, si, uc);
+    /* sa_handler and sa_sigaction share storage: SIG_DFL and SIG_IGN are dispositions even
+     * with SA_SIGINFO set (which sigaction() accepts), never functions to call. */
+    bool is_disposition = p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN;
+    if (!is_disposition) {
+        if (p->sa_flags & SA_SIGINFO)
+            p->sa_sigaction(sig, si, uc);
+        else
+            p->sa_handler(sig);
         return;
     }
     bool is_sent = si->si_code <= 0;
     if (p->sa_handler == SIG_IGN && is_sent)
         return;
-    if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
-        p->sa_handler(sig);
-        return;
-    }
     struct sigaction dfl;
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;

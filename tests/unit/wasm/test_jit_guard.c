@@ -3,10 +3,10 @@
  * interpreter's trap, named after the function that made it (also when it was inlined, and
  * after a call); memory.grow moves the limit; a host's own SIGSEGV handler still gets the
  * host's faults (chained), also on another thread while guest code runs, and without one the
- * host's fault still kills the process; where RLIMIT_AS refuses the reservation the memory
- * falls back to checked code, which traps the same. Each case runs in a child process of its
- * own, since it installs signal handlers or limits; the child reports the first step that
- * went wrong. */
+ * host's fault still kills the process (a host's SIG_IGN still ignores a sent SIGSEGV); where
+ * RLIMIT_AS refuses the reservation the memory falls back to checked code, which traps the same.
+ * Each case runs in a child process of its own, since it installs signal handlers or limits; the
+ * child reports the first step that went wrong. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -310,6 +310,35 @@ START_TEST(default_disposition_still_kills)
 }
 END_TEST
 
+/* A host that ignores SIGSEGV with SA_SIGINFO set (sa_sigaction is then SIG_IGN): a sent
+ * SIGSEGV is still ignored once sbx's handler chains to it. sbx called SIG_IGN's value as a
+ * handler, which faulted and killed the process. */
+static const char *ignored_siginfo_case(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, NULL) != 0)
+        return "sigaction";
+    struct env e;
+    const char *r = env_open(&e);
+    if (r)
+        return r;
+    if (!traps(&e, "load", 70000, OOB " in load"))
+        return "guest trap";
+    if (kill(getpid(), SIGSEGV) != 0)
+        return "kill";
+    return NULL;
+}
+
+START_TEST(ignored_siginfo_disposition_kept)
+{
+    assert_child_ok(ignored_siginfo_case);
+}
+END_TEST
+
 /* Address space for what the process has now plus 1.5 GiB: enough to load LLVM and compile,
  * not for an 8 GiB reservation. */
 static bool limit_address_space(void)
@@ -352,6 +381,7 @@ static Suite *suite(void)
     tcase_add_test(tc, host_handler_chained);
     tcase_add_test(tc, other_thread_fault_not_swallowed);
     tcase_add_test(tc, default_disposition_still_kills);
+    tcase_add_test(tc, ignored_siginfo_disposition_kept);
     tcase_add_test(tc, fallback_to_checks_under_rlimit_as);
     suite_add_tcase(s, tc);
     return s;
