@@ -131,6 +131,9 @@ void sbx__jit_trap_if_kind(struct jit_func *f, LLVMValueRef kind);
 /* Polls the store's interrupt flag (function entries and loop headers). */
 void sbx__jit_poll(struct jit_func *f);
 LLVMBasicBlockRef sbx__jit_block(struct jit_func *f, const char *name);
+/* A builder at the start of f's entry block (allocas, the entry's fault_func write); the
+ * caller disposes of it. */
+LLVMBuilderRef sbx__jit_entry_builder(struct jit_func *f);
 /* An alloca in the entry block (so loops do not grow the stack). */
 LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
 /* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */

@@ -202,7 +202,7 @@ static LLVMValueRef zero_of(struct jit_mod *jm, uint8_t t)
     return t == WASM_FUNCREF || t == WASM_EXTERNREF ? L(ConstPointerNull)(ty) : L(ConstNull)(ty);
 }
 
-LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t)
+LLVMBuilderRef sbx__jit_entry_builder(struct jit_func *f)
 {
     LLVMBuilderRef eb = L(CreateBuilderInContext)(f->jm->ctx);
     LLVMValueRef first = L(GetFirstInstruction)(f->entry_bb);
@@ -210,6 +210,12 @@ LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t)
         L(PositionBuilderBefore)(eb, first);
     else
         L(PositionBuilderAtEnd)(eb, f->entry_bb);
+    return eb;
+}
+
+LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t)
+{
+    LLVMBuilderRef eb = sbx__jit_entry_builder(f);
     LLVMValueRef a = L(BuildAlloca)(eb, t, "");
     L(DisposeBuilder)(eb);
     return a;

@@ -30,12 +30,7 @@ static void entry_fault_slot(struct jit_func *f)
     if (f->has_fault_slot)
         return;
     f->has_fault_slot = true;
-    LLVMBuilderRef eb = L(CreateBuilderInContext)(f->jm->ctx);
-    LLVMValueRef first = L(GetFirstInstruction)(f->entry_bb);
-    if (first)
-        L(PositionBuilderBefore)(eb, first);
-    else
-        L(PositionBuilderAtEnd)(eb, f->entry_bb);
+    LLVMBuilderRef eb = sbx__jit_entry_builder(f);
     store_fault_func(f, eb);
     L(DisposeBuilder)(eb);
 }
