@@ -367,9 +367,9 @@ START_TEST(async_wait_ends_at_abort)
     struct later l = {.delay_ms = 300, .value = 1};
     sbx_wasm_sandbox *sb = allowed_caller("", answer_async, &l);
     pthread_t t;
+    double t0 = now_ms(); /* before the aborter starts its 30 ms, so took >= 30 is exact */
     pthread_create(&t, NULL, abort_after, sb);
     sbx_result r;
-    double t0 = now_ms();
     call_answer(sb, &r);
     double took = now_ms() - t0;
     pthread_join(t, NULL);
