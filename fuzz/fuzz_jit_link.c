@@ -33,7 +33,7 @@ static void write_seed(const char *path)
     size_t len = 0;
     FILE *f = NULL;
     if (sbx__wasm_module_load(mod_self, sizeof(mod_self), &m, err, sizeof(err)) != SBX_OK ||
-        sbx__jit_image_build(m, NULL, &im, err, sizeof(err)) != SBX_OK ||
+        sbx__jit_image_build(m, false, NULL, &im, err, sizeof(err)) != SBX_OK ||
         sbx__jit_image_encode(im, &buf, &len) != SBX_OK || !(f = fopen(path, "wb")) ||
         fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
         fprintf(stderr, "fuzz_jit_link: cannot write the seed %s: %s\n", path, err);
