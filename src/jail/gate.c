@@ -447,7 +447,7 @@ void sbx__jail_gate_handle(struct sbx__jail_gate *g, const struct pollfd *pfd)
 }
 
 /* $SBX_JAIL_KERNEL_RELEASE stands in for uname's release, so the tests can see what an older
- * kernel gets (it can only make the check stricter than the real kernel allows). */
+ * kernel is refused (it can only make the check stricter than the real kernel allows). */
 static bool kernel_at_least(int major, int minor)
 {
     struct utsname u;
