@@ -20,6 +20,15 @@
 #define MODULE_NAME "libsbx-js.so"
 #define STENCIL_MAX (64 << 20) /* a larger file is not one of ours (they are about 300 KB) */
 
+#ifdef SBX_COVERAGE
+void __gcov_dump(void);
+#define DUMP_COUNTERS                                                                              \
+    __gcov_dump /* libsbx's own counters: the module's libgcov has only its own                    \
+                 */
+#else
+#define DUMP_COUNTERS NULL
+#endif
+
 static const struct sbx__js_host host = {
     .calloc = sbx__calloc,
     .mallocn = sbx__mallocn,
@@ -27,6 +36,7 @@ static const struct sbx__js_host host = {
     .strndup = sbx__strndup,
     .free = sbx__free,
     .now_ns = sbx__now_ns,
+    .dump_counters = DUMP_COUNTERS,
 };
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;

@@ -45,6 +45,12 @@ uint64_t sbx__now_ns(void)
     return host->now_ns();
 }
 
+void sbx__js_host_dump_counters(void)
+{
+    if (host && host->dump_counters)
+        host->dump_counters();
+}
+
 __attribute__((visibility("default"))) sbx__js_module_open_fn sbx__js_module_open;
 const struct sbx__js_module *sbx__js_module_open(unsigned abi, const struct sbx__js_host *h)
 {

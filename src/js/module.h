@@ -8,7 +8,7 @@
 
 #include "js/engine.h"
 
-#define SBX_JS_MODULE_ABI  3
+#define SBX_JS_MODULE_ABI  4
 #define SBX_JS_MODULE_OPEN "sbx__js_module_open" /* the module's one exported symbol */
 /* Where the process tier's jail binds the module when the host's is not under /usr. */
 #define SBX_JS_MODULE_JAIL  "/.sbx-js/libsbx-js.so"
@@ -21,6 +21,8 @@ struct sbx__js_host {
     char *(*strndup)(const char *s, size_t len);
     void (*free)(void *ptr);
     uint64_t (*now_ns)(void);
+    /* Coverage builds: writes the host's counters, for an engine leaving by _exit; else NULL. */
+    void (*dump_counters)(void);
 };
 
 /* The functions of js/engine.h the adapter implements. */
@@ -52,6 +54,8 @@ const char *sbx__js_self_hosted_status(void);
 bool sbx__js_self_hosted_write(const char *path, char *err, size_t errlen);
 /* Fixes the process's JIT mode (policy.js.jit) to want unless it is fixed; returns the mode. */
 bool sbx__js_jit_claim(bool want);
+/* The module's side of the host's dump_counters (a no-op when the host has none). */
+void sbx__js_host_dump_counters(void);
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,8 @@
  * passed or whose stop flag is set, through JS_RequestInterruptCallback. */
 #include "js/sm.h" /* first: see there */
 
+#include "js/module.h"
+
 #include <js/ContextOptions.h>
 #include <js/GCAPI.h>
 #include <js/GCVector.h>
@@ -163,6 +165,48 @@ static struct {
     bool is_closed; /* the process is exiting and has shut the engine down */
 } wd = {PTHREAD_MUTEX_INITIALIZER, {}, nullptr, false, 0, false};
 
+#ifdef SBX_COVERAGE
+/* Coverage builds (issue 15): leaving by _exit skips libgcov's dump, so a process that exits with
+ * a run stuck in the engine would write none of its counters (nor the host's: each shared object
+ * has its own libgcov). They are written before that _exit, once no thread runs instrumented
+ * code: stuck runs sit in the engine's own (uninstrumented) code or in on_throttle, which no new
+ * signal enters while process_exit holds wd.lock, so it waits for every signal sent to have
+ * been handled. A forked child writes none: its copies of the parent's counters may have been
+ * taken mid-update. */
+extern "C" void __gcov_dump(void);
+static int throttles_sent; /* under wd.lock */
+static std::atomic<int> throttles_done;
+
+static void cov_throttle_sent(void)
+{
+    throttles_sent++;
+}
+
+static void cov_throttle_done(void)
+{
+    throttles_done.fetch_add(1);
+}
+
+static void cov_dump(void)
+{
+    for (int ms = 0; ms < 2000 && throttles_done.load() < throttles_sent; ms++)
+        usleep(1000);
+    usleep(1000); /* the last handler's return */
+    __gcov_dump();
+    sbx__js_host_dump_counters();
+}
+#else
+static void cov_throttle_sent(void)
+{
+}
+static void cov_throttle_done(void)
+{
+}
+static void cov_dump(void)
+{
+}
+#endif
+
 bool sm_enter(void)
 {
     pthread_mutex_lock(&wd.lock);
@@ -210,15 +254,15 @@ static void process_exit(int status, void *)
         return;
     }
     fflush(nullptr);
+    if (!is_forked)
+        cov_dump();
     _exit(status);
 }
 
 /* Sleeps until the run's throttle window ends (async-signal-safe: a clock read and nanosleep;
  * a lock the thread holds waits that long). */
-static void on_throttle(int)
+static void throttle_sleep(void)
 {
-    if (sbx__js_account_in_alloc())
-        return; /* never sleep holding a malloc arena lock: the next signal comes soon */
     int saved = errno;
     struct sm_run *run = sm_current();
     uint64_t until = run ? __atomic_load_n(&run->throttle_until_ns, __ATOMIC_RELAXED) : 0;
@@ -227,6 +271,14 @@ static void on_throttle(int)
         nanosleep(&ts, nullptr);
     }
     errno = saved;
+}
+
+static void on_throttle(int)
+{
+    /* never sleep holding a malloc arena lock: the next signal comes soon */
+    if (!sbx__js_account_in_alloc())
+        throttle_sleep();
+    cov_throttle_done();
 }
 
 /* Takes a real-time signal for throttling if nobody else handles it. */
@@ -461,7 +513,8 @@ static void throttle(struct sm_run *r, uint64_t now)
     }
     r->throttle_cpu_ns = cpu;
     __atomic_store_n(&r->throttle_until_ns, now + THROTTLE_NS, __ATOMIC_RELAXED);
-    pthread_kill(r->thread, throttle_signal);
+    if (pthread_kill(r->thread, throttle_signal) == 0)
+        cov_throttle_sent();
 }
 
 static struct timespec to_timespec(uint64_t ns)

@@ -39,6 +39,12 @@ check() { # check NAME DIR: the run's counters exist and are consistent
     pass=$((pass + 1))
 }
 
+# Prints how many times on_throttle ran, as counted in the run's counters under $1.
+throttles() {
+    (cd "$1" && gcov -f -o src/js src/js/runtime.gcda 2>/dev/null |
+        sed -n "/^Function '.*on_throttle/{n;p;q}")
+}
+
 for i in $(seq 1 "$n"); do
     d="$tmp/busy$i"
     mkdir -p "$d"
@@ -60,6 +66,25 @@ for i in $(seq 1 "$n"); do
         ;;
     esac
     rm -rf "$tmp/busy$i" "$tmp/guest$i"
+done
+
+# A process leaving with a run stuck in the engine (before the fix: no dump at all, so whatever
+# only the stuck run's thread executed, here its throttle, was never counted).
+for i in $(seq 1 3); do
+    d="$tmp/stuck$i"
+    mkdir -p "$d"
+    if GCOV_PREFIX="$d" GCOV_PREFIX_STRIP="$strip" timeout 60 "$bin" stuck; then
+        check "exit_busy stuck run $i" "$d"
+        t=$(throttles "$d")
+        case $t in
+        *"executed:0.00%"* | "") echo "FAIL exit_busy stuck run $i: on_throttle not counted ($t)"
+            fail=$((fail + 1)) ;;
+        esac
+    else
+        echo "FAIL exit_busy stuck run $i: exit status $?"
+        fail=$((fail + 1))
+    fi
+    rm -rf "$d"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
