@@ -17,6 +17,11 @@ wasi-test-compiled: $(BUILD)/sbx-wasi-run wasi-guests # by name: mk/wasi.mk, rea
 	SBX_WASI_RUN_TIER=compiled python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)
 TEST_SUITES += cli/cache=tests/cli/cache.sh
 
+# Bound at load, not lazily: the fault handler's first call of a libc function (raise() on a
+# host's fault under SIG_DFL) then never runs the lazy resolver, whose register save takes
+# kilobytes of what may be a small alternate signal stack.
+$(BUILD)/libsbx.so: LDFLAGS += -Wl,-z,now
+
 # The fault handler in a libsbx loaded by dlopen (as the bindings load it): a program of its own,
 # not linked with libsbx, and -rdynamic so that its counting malloc is glibc's loader's too.
 $(BUILD)/tests/wasm/jit_dlopen: tests/wasm/jit_dlopen.c tests/unit/wasm/jit_guard_mods.h \

@@ -7,6 +7,8 @@
  * counter sees a deliberate malloc. And a guest's out-of-bounds load in compiled code, through
  * the same handler, still traps. Usage: jit_dlopen LIBSBX.so; prints "N passed, M failed". */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -21,10 +23,10 @@
 #include "lsan_no_tls.h"
 #include "sbx.h"
 
-#define TIMEOUT_S  120 /* the whole program: an LLVM compile under ASan on a loaded machine */
-#define OOB        "out of bounds memory access"
-#define POLICY                                                                                    \
-    "{\"timeoutMs\": 100000, \"capabilities\": {\"env.host\": \"allow\"},"                        \
+#define TIMEOUT_S 120 /* the whole program: an LLVM compile under ASan on a loaded machine */
+#define OOB       "out of bounds memory access"
+#define POLICY                                                                                     \
+    "{\"timeoutMs\": 100000, \"capabilities\": {\"env.host\": \"allow\"},"                         \
     " \"wasm\": {\"tier\": \"compiled\", \"cache\": false}}"
 
 /* ---- counting allocations while is_counting is set ---------------------------------------- */
@@ -95,17 +97,20 @@ static struct {
     __typeof__(sbx_shutdown) *shutdown;
 } api;
 
+static void *lib;
+
 static bool load_api(const char *path)
 {
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_LAZY: whether a call is bound at load is the library's own (DF_BIND_NOW) here. */
+    lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
     if (!lib) {
         fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
         return false;
     }
-    static const char *const names[] = {
-        "sbx_policy_parse",        "sbx_policy_destroy",         "sbx_wasm_sandbox_create",
-        "sbx_wasm_sandbox_call",   "sbx_wasm_sandbox_destroy",   "sbx_wasm_completion_finish",
-        "sbx_result_free",         "sbx_shutdown"};
+    static const char *const names[] = {"sbx_policy_parse",         "sbx_policy_destroy",
+                                        "sbx_wasm_sandbox_create",  "sbx_wasm_sandbox_call",
+                                        "sbx_wasm_sandbox_destroy", "sbx_wasm_completion_finish",
+                                        "sbx_result_free",          "sbx_shutdown"};
     void **slots = (void **)&api;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (!(slots[i] = dlsym(lib, names[i]))) {
@@ -135,7 +140,7 @@ static void host_handler(int sig, siginfo_t *si, void *uc)
 }
 
 static void *(*volatile malloc_fn)(size_t) = malloc; /* a call the compiler cannot drop */
-static volatile uintptr_t fault_addr = 16;          /* unmapped */
+static volatile uintptr_t fault_addr = 16;           /* unmapped */
 
 /* Never entered sbx. Faults with counting on; then the control. */
 static void *faulting_thread(void *arg)
@@ -248,6 +253,20 @@ static const char *guest_oob_case(sbx_wasm_sandbox *sb)
     return NULL;
 }
 
+/* libsbx asks to be bound at load (mk/jit.mk says why): DF_BIND_NOW or DF_1_NOW. */
+static const char *bind_now_case(void)
+{
+    struct link_map *map = NULL;
+    if (dlinfo(lib, RTLD_DI_LINKMAP, &map) != 0 || !map)
+        return "dlinfo failed";
+    for (const ElfW(Dyn) *d = map->l_ld; d->d_tag != DT_NULL; d++) {
+        if ((d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_BIND_NOW)) ||
+            (d->d_tag == DT_FLAGS_1 && (d->d_un.d_val & DF_1_NOW)))
+            return NULL;
+    }
+    return "libsbx.so is bound lazily (no DF_BIND_NOW)";
+}
+
 static int report(const char *name, const char *why)
 {
     printf("%s: %s%s\n", name, why ? "FAIL: " : "ok", why ? why : "");
@@ -270,8 +289,9 @@ int main(int argc, char **argv)
         return 2;
     int failed = report("host fault on a new thread", host_fault_case(sb));
     failed += report("guest out of bounds traps", guest_oob_case(sb));
+    failed += report("libsbx is bound at load", bind_now_case());
     api.destroy(sb);
     api.shutdown();
-    printf("%d passed, %d failed\n", 2 - failed, failed);
+    printf("%d passed, %d failed\n", 3 - failed, failed);
     return failed ? 1 : 0;
 }
