@@ -62,9 +62,9 @@ static void env_open(struct env *e)
     free(bytes);
     struct wasm_store_limits l = {.tier = WASM_TIER_AUTO, .tierup_ms = 1};
     ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
-    ck_assert_int_eq(sbx__wasm_instantiate(e->store, e->m, NULL, NULL, &e->inst, NULL, err,
-                                           sizeof(err)),
-                     SBX_OK);
+    ck_assert_int_eq(
+        sbx__wasm_instantiate(e->store, e->m, NULL, NULL, &e->inst, NULL, err, sizeof(err)),
+        SBX_OK);
 }
 
 static void env_close(struct env *e)
