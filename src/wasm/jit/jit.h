@@ -118,6 +118,9 @@ void sbx__jit_exit_hook(void);
 /* Tests only (test_tierup.c defines it; NULL in the library): called inside the load right
  * after dlopen (where 0) and at the start of a compile (where 1), to pause a use in flight. */
 __attribute__((weak, visibility("hidden"))) void sbx__jit_test_pause(int where);
+/* test_env.c: the same pause inside the load, asked for by the environment (the bindings'
+ * tests: SBX_TEST_PAUSE_LLVM_LOAD=MS:PATH); a no-op without it. */
+void sbx__jit_env_pause_load(void);
 
 /* Frees the store's compiled code. Accepts NULL. */
 void sbx__wasm_jit_store_free(struct wasm_jit_store *js);
