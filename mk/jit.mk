@@ -21,6 +21,7 @@ TEST_SUITES += cli/cache=tests/cli/cache.sh
 # host's fault under SIG_DFL) then never runs the lazy resolver, whose register save takes
 # kilobytes of what may be a small alternate signal stack.
 $(BUILD)/libsbx.so: LDFLAGS += -Wl,-z,now
+$(BUILD)/libsbx.so: mk/jit.mk # relinked when the flag is new to a build tree
 
 # The fault handler in a libsbx loaded by dlopen (as the bindings load it): a program of its own,
 # not linked with libsbx, and -rdynamic so that its counting malloc is glibc's loader's too.
