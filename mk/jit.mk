@@ -16,3 +16,18 @@ $(JIT_OBJ): CPPFLAGS += -isystem $(LLVM_INCDIR) -D__STDC_CONSTANT_MACROS -D__STD
 wasi-test-compiled: $(BUILD)/sbx-wasi-run wasi-guests # by name: mk/wasi.mk, read after this file, defines WASI_GUEST_BIN
 	SBX_WASI_RUN_TIER=compiled python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)
 TEST_SUITES += cli/cache=tests/cli/cache.sh
+
+# Bound at load, not lazily: the fault handler's first call of a libc function (raise() on a
+# host's fault under SIG_DFL) then never runs the lazy resolver, whose register save takes
+# kilobytes of what may be a small alternate signal stack.
+$(BUILD)/libsbx.so: LDFLAGS += -Wl,-z,now
+$(BUILD)/libsbx.so: mk/jit.mk # relinked when the flag is new to a build tree
+
+# The fault handler in a libsbx loaded by dlopen (as the bindings load it): a program of its own,
+# not linked with libsbx, and -rdynamic so that its counting malloc is glibc's loader's too.
+$(BUILD)/tests/wasm/jit_dlopen: tests/wasm/jit_dlopen.c tests/unit/wasm/jit_guard_mods.h \
+		$(BUILD)/libsbx.so
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/common -Itests/unit/wasm $(CFLAGS) -rdynamic -o $@ $< $(LDFLAGS) -ldl
+TEST_DEPS   += $(BUILD)/tests/wasm/jit_dlopen
+TEST_SUITES += wasm/jit-dlopen=$(BUILD)/tests/wasm/jit_dlopen,$(abspath $(BUILD)/libsbx.so)

@@ -7,9 +7,9 @@
  * instruction had called it), so the kernel's sigreturn restores the signal mask and leaves
  * any alternate stack, and the trap unwinds to the entry as every other trap does. Any other
  * fault goes to the handler installed before ours. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
@@ -19,24 +19,14 @@
 
 #define RED_ZONE 128 /* the System V ABI's, below the interrupted stack pointer */
 
-_Thread_local struct wasm_jit_store *sbx__jit_running;
-/* Read before the thread-local above: with libsbx dlopen'ed (the Python binding), a thread's
- * first access to it may allocate, which a handler must not do when the fault is the host's;
- * while no entry is active anywhere, no fault can be a guest's and the handler chains at once.
- * (The initial-exec model would avoid that, but such a dlopen then fails for lack of static
- * TLS.) */
-atomic_uint sbx__jit_active_entries;
-
 static const int fault_signals[] = {SIGSEGV, SIGBUS};
 static struct sigaction previous[2]; /* per fault_signals entry */
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 
-/* The instance of the guarded code that faulted at pc on addr, or NULL: not the guest's. */
-static const struct wasm_instance *guest_fault(uintptr_t pc, uintptr_t addr)
+/* The instance of js's guarded code that faulted at pc on addr, or NULL: not the guest's. */
+static const struct wasm_instance *guest_fault(const struct wasm_jit_store *js, uintptr_t pc,
+                                               uintptr_t addr)
 {
-    if (atomic_load_explicit(&sbx__jit_active_entries, memory_order_relaxed) == 0)
-        return NULL;
-    const struct wasm_jit_store *js = sbx__jit_running;
     if (!js || !js->top)
         return NULL;
     const struct wasm_instance *inst = sbx__jit_code_instance(js, pc);
@@ -51,10 +41,9 @@ static const struct wasm_instance *guest_fault(uintptr_t pc, uintptr_t addr)
  * rt_trap never returns). Compiled code always keeps 256 KiB of stack (rt.c), so there is room. */
 __attribute__((no_sanitize_address)) /* writes below the interrupted frame's stack pointer */
 static void
-resume_in_trap(ucontext_t *uc, const struct wasm_instance *inst)
+resume_in_trap(ucontext_t *uc, struct wasm_jit_store *js, const struct wasm_instance *inst)
 {
     greg_t *g = uc->uc_mcontext.gregs;
-    struct wasm_jit_store *js = sbx__jit_running;
     uintptr_t sp = (((uintptr_t)g[REG_RSP] - RED_ZONE) & ~(uintptr_t)15) - 8;
     *(uintptr_t *)sp = (uintptr_t)g[REG_RIP];
     g[REG_RSP] = (greg_t)sp;
@@ -94,16 +83,20 @@ static void chain(int sig, siginfo_t *si, void *uc)
         raise(sig);
 }
 
+/* Everything it calls is async-signal-safe: no thread-local of libsbx (running.c), lock or
+ * allocation. errno is kept for the interrupted code (chain() may call sigaction()). */
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
+    int saved_errno = errno;
     ucontext_t *uc = ucv;
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    const struct wasm_instance *inst =
-        si->si_code > 0 ? guest_fault(pc, (uintptr_t)si->si_addr) : NULL;
+    struct wasm_jit_store *js = si->si_code > 0 ? sbx__jit_running_get() : NULL;
+    const struct wasm_instance *inst = guest_fault(js, pc, (uintptr_t)si->si_addr);
     if (inst)
-        resume_in_trap(uc, inst);
+        resume_in_trap(uc, js, inst);
     else
         chain(sig, si, ucv);
+    errno = saved_errno;
 }
 
 static void install(void)

@@ -94,10 +94,12 @@ uint64_t sbx__wasm_store_osr_entries(const struct wasm_store *s);
  * inside its memory's guard region into the trap "out of bounds memory access", and chains
  * every other fault to the handler installed before it. Once per process; thread-safe. */
 void sbx__jit_fault_install(void);
-/* The store whose compiled code this thread runs (rt.c's entry sets it), or NULL. */
-extern _Thread_local struct wasm_jit_store *sbx__jit_running;
-/* How many compiled entries are active on all threads (rt.c counts them). */
-extern atomic_uint sbx__jit_active_entries;
+/* running.c: the store whose compiled code this thread runs (rt.c's entry pushes it; *prev
+ * gets the one it nests in, restored by pop), readable in a signal handler (get). push is
+ * false when out of memory (the entry must not run). */
+bool sbx__jit_running_push(struct wasm_jit_store *js, struct wasm_jit_store **prev);
+void sbx__jit_running_pop(struct wasm_jit_store *prev);
+struct wasm_jit_store *sbx__jit_running_get(void);
 
 /* Whether libLLVM-16 has been loaded in this process (llvm_api.c; never loads it). */
 bool sbx__jit_llvm_is_loaded(void);
@@ -116,6 +118,9 @@ void sbx__jit_exit_hook(void);
 /* Tests only (test_tierup.c defines it; NULL in the library): called inside the load right
  * after dlopen (where 0) and at the start of a compile (where 1), to pause a use in flight. */
 __attribute__((weak, visibility("hidden"))) void sbx__jit_test_pause(int where);
+/* test_env.c: the same pause inside the load, asked for by the environment (the bindings'
+ * tests: SBX_TEST_PAUSE_LLVM_LOAD=MS:PATH); a no-op without it. */
+void sbx__jit_env_pause_load(void);
 
 /* Frees the store's compiled code. Accepts NULL. */
 void sbx__wasm_jit_store_free(struct wasm_jit_store *js);

@@ -23,6 +23,8 @@ static void load(void)
     void *lib = dlopen(LLVM_LIB, RTLD_NOW | RTLD_LOCAL);
     if (lib && sbx__jit_test_pause)
         sbx__jit_test_pause(0);
+    if (lib)
+        sbx__jit_env_pause_load();
     if (!lib) {
         snprintf(load_error, sizeof(load_error),
                  "compiled tier: cannot load %s (llvm-16 is not "

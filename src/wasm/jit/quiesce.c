@@ -23,11 +23,28 @@ static unsigned users, loads;                          /* uses in flight; loads 
 static atomic_bool is_stopped;
 static atomic_bool has_compiled; /* the first compile ended: the hook was registered again */
 
-/* A forked child has none of the parent's threads, so none of their uses. */
+/* fork() holds mu, so a child's counts are the parent's at the fork and mu is free. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&mu);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&mu);
+}
+
+/* A child has none of the parent's threads, so none of their uses. A use in flight at the fork
+ * may have held LLVM's own locks or left it half loaded or half way through a compile: then
+ * the child never uses LLVM (it stays interpreted, and its shutdown and exit wait for nothing).
+ * A waiter on idle in the parent is none here: idle starts afresh. */
 static void after_fork_child(void)
 {
-    pthread_mutex_init(&mu, NULL);
+    if (users)
+        atomic_store(&is_stopped, true);
     users = loads = 0;
+    pthread_cond_init(&idle, NULL);
+    pthread_mutex_unlock(&mu);
 }
 
 /* Stops new uses; waits (bounded) for those in flight unless a load is among them at exit. */
@@ -58,7 +75,7 @@ void sbx__jit_exit_hook(void)
 {
     static atomic_bool has_atfork;
     if (!atomic_exchange(&has_atfork, true))
-        pthread_atfork(NULL, NULL, after_fork_child);
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     atexit(at_exit);
 }
 

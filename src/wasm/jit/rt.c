@@ -242,6 +242,14 @@ static uintptr_t stack_limit(void)
     return low > floor ? low : floor;
 }
 
+static enum wasm_trap_kind out_of_memory(struct wasm_exec *ex)
+{
+    ex->trap.kind = WASM_TRAP_HOST;
+    snprintf(ex->trap.message, sizeof(ex->trap.message), "host function failed: out of memory");
+    ex->has_trap_func = false;
+    return WASM_TRAP_HOST;
+}
+
 /* Runs the entry with a jmp_buf of its own; kept out of line so setjmp's frame holds only what
  * survives a longjmp unchanged. */
 static __attribute__((noinline)) enum wasm_trap_kind
@@ -250,14 +258,15 @@ enter(struct wasm_jit_store *js, struct wasm_func *f, uint64_t *slots, uint32_t 
     jmp_buf jb;
     jmp_buf *prev = js->top;
     uintptr_t prev_limit = js->stack_limit;
-    struct wasm_jit_store *prev_running = sbx__jit_running; /* another store's, when nested */
+    struct wasm_jit_store *prev_running; /* another store's, when nested */
+    /* From here this thread's faults may be this store's guest's (fault.c). */
+    if (!sbx__jit_running_push(js, &prev_running))
+        return out_of_memory(js->store->exec);
     if (!prev)
         js->stack_limit = stack_limit();
     js->top = &jb;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
-    atomic_fetch_add_explicit(&sbx__jit_active_entries, 1, memory_order_relaxed);
     if (setjmp(jb) == 0) {
-        sbx__jit_running = js; /* this thread's faults may be this store's guest's (fault.c) */
         if (loop == NO_LOOP)
             f->jit_entry(slots);
         else
@@ -265,8 +274,7 @@ enter(struct wasm_jit_store *js, struct wasm_func *f, uint64_t *slots, uint32_t 
     } else {
         tk = js->store->exec->trap.kind;
     }
-    sbx__jit_running = prev_running;
-    atomic_fetch_sub_explicit(&sbx__jit_active_entries, 1, memory_order_relaxed);
+    sbx__jit_running_pop(prev_running);
     js->top = prev;
     js->stack_limit = prev_limit;
     return tk;
@@ -281,12 +289,8 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
     uint32_t n = ps > rs ? ps : rs;
     uint64_t inline_slots[INLINE_SLOTS];
     uint64_t *slots = n <= INLINE_SLOTS ? inline_slots : sbx__mallocn(n, sizeof(uint64_t));
-    if (!slots) {
-        ex->trap.kind = WASM_TRAP_HOST;
-        snprintf(ex->trap.message, sizeof(ex->trap.message), "host function failed: out of memory");
-        ex->has_trap_func = false;
-        return WASM_TRAP_HOST;
-    }
+    if (!slots)
+        return out_of_memory(ex);
     pack(slots, args, t->types, t->param_count);
     ex->store->tierup.native_entries++;
     ex->nest++;
