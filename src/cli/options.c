@@ -123,7 +123,8 @@ int cli_opts_apply(sbx_policy **policy, const struct cli_cmd *cmd, const void *o
         if (!row->policy_key || row->fn)
             continue;
         const struct cli_list one = {(const char **)field, 1};
-        const struct cli_list *l = row->kind == CLI_OPT_LIST ? (const struct cli_list *)field : &one;
+        const struct cli_list *l =
+            row->kind == CLI_OPT_LIST ? (const struct cli_list *)field : &one;
         for (size_t k = 0; k < l->count; k++) {
             int rc = cli_opt_apply(policy, row, l->items[k]);
             if (rc != 0)
