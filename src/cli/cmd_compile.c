@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 #define EXIT_SBX 125
 
@@ -24,7 +25,7 @@ static void usage(FILE *out)
 
 int cli_compile(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 && cli_is_help(argv[1])) {
         usage(stdout);
         return 0;
     }

@@ -2,11 +2,13 @@
  * prints one line per probe plus "N passed, M failed". Exit 0 when every probe saw what the
  * policy declares, 1 when one did not, 125 when the harness could not run, 2 on usage errors. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 static void usage(FILE *out)
 {
@@ -48,35 +50,29 @@ static void print_json(const sbx_wasm_conformance_report *r)
     printf("]}\n");
 }
 
+struct conformance_opts {
+    const char *policy_path;
+    bool is_json;
+};
+
+static const struct cli_opt conformance_opts_table[] = {
+    {"policy", CLI_OPT_TEXT, offsetof(struct conformance_opts, policy_path), NULL, NULL},
+    {"json", CLI_OPT_FLAG, offsetof(struct conformance_opts, is_json), NULL, NULL},
+};
+
+static const struct cli_cmd conformance_cmd = {
+    "conformance", conformance_opts_table,
+    sizeof(conformance_opts_table) / sizeof(conformance_opts_table[0]), usage};
+
 int cli_conformance(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"policy", required_argument, NULL, 'p'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *policy_path = NULL;
-    bool is_json = false;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'p')
-            policy_path = optarg;
-        else if (c == 'j')
-            is_json = true;
-        else
-            return cli_usage_error("conformance", "unknown or incomplete option '%s' (try --help)",
-                                   argv[optind - 1]);
-    }
+    struct conformance_opts o = {0};
+    int rc = cli_opts_parse(&conformance_cmd, argc, argv, &o);
+    if (rc >= 0)
+        return rc;
     if (optind != argc)
         return cli_usage_error("conformance", "unexpected argument '%s'", argv[optind]);
-    sbx_policy *policy = cli_policy_load(policy_path);
+    sbx_policy *policy = cli_policy_load(o.policy_path);
     if (!policy)
         return 125;
     sbx_wasm_conformance_report r;
@@ -86,7 +82,7 @@ int cli_conformance(int argc, char **argv)
         fprintf(stderr, "sbx: conformance: %s: %s\n", sbx_err_name(e), sbx_err_message(e));
         return 125;
     }
-    if (is_json)
+    if (o.is_json)
         print_json(&r);
     else
         print_text(&r);

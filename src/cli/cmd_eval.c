@@ -1,11 +1,13 @@
 /* cli/cmd_eval.c: `sbx eval`: one JavaScript snippet in the worker or process tier, one JSON
  * result object on stdout. Exit 0 if the guest succeeded, 1 if it failed, 2 on usage errors. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 static void usage(FILE *out)
 {
@@ -29,60 +31,31 @@ struct eval_opts {
     const char *memory_bytes;
 };
 
+#define ROW(name, field, key)                                                                      \
+    {                                                                                              \
+        name, CLI_OPT_TEXT, offsetof(struct eval_opts, field), key, NULL                           \
+    }
+static const struct cli_opt eval_opts_table[] = {
+    ROW("backend", backend, NULL),
+    ROW("interpreter", interpreter, NULL),
+    ROW("context", context, NULL),
+    ROW("policy", policy_path, NULL),
+    ROW("timeout-ms", timeout_ms, "timeoutMs"),
+    ROW("memory-bytes", memory_bytes, "memoryBytes"),
+};
+#undef ROW
+
+static const struct cli_cmd eval_cmd = {
+    "eval", eval_opts_table, sizeof(eval_opts_table) / sizeof(eval_opts_table[0]), usage};
+
 static int parse_opts(int argc, char **argv, struct eval_opts *o)
 {
-    static const struct option longopts[] = {
-        {"backend", required_argument, NULL, 'b'},
-        {"interpreter", required_argument, NULL, 'i'},
-        {"context", required_argument, NULL, 'c'},
-        {"policy", required_argument, NULL, 'p'},
-        {"timeout-ms", required_argument, NULL, 't'},
-        {"memory-bytes", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            o->backend = optarg;
-            break;
-        case 'i':
-            o->interpreter = optarg;
-            break;
-        case 'c':
-            o->context = optarg;
-            break;
-        case 'p':
-            o->policy_path = optarg;
-            break;
-        case 't':
-            o->timeout_ms = optarg;
-            break;
-        case 'm':
-            o->memory_bytes = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_usage_error("eval", "unknown or incomplete option '%s' (try --help)",
-                                   argv[optind - 1]);
-        }
-    }
+    int rc = cli_opts_parse(&eval_cmd, argc, argv, o);
+    if (rc >= 0)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error("eval", "expected exactly one CODE or @FILE (try --help)");
     return -1;
-}
-
-static int apply_limits(sbx_policy **p, const struct eval_opts *o)
-{
-    if (cli_policy_set_number(p, "timeoutMs", "--timeout-ms", o->timeout_ms) != 0 ||
-        cli_policy_set_number(p, "memoryBytes", "--memory-bytes", o->memory_bytes) != 0)
-        return -1;
-    return 0;
 }
 
 static int run(sbx_backend backend, const sbx_policy *p, const sbx_run_input *in)
@@ -122,7 +95,7 @@ int cli_eval(int argc, char **argv)
         strcmp(o.interpreter, "sbx-js") != 0)
         return cli_usage_error("eval", "--interpreter %s needs --backend process", o.interpreter);
     sbx_policy *p = cli_policy_load(o.policy_path);
-    if (!p || apply_limits(&p, &o)) {
+    if (!p || cli_opts_apply(&p, &eval_cmd, &o)) {
         sbx_policy_destroy(p);
         return 2;
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 static void usage(FILE *out)
 {
@@ -15,7 +16,7 @@ static void usage(FILE *out)
 
 int cli_policy(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 && cli_is_help(argv[1])) {
         usage(stdout);
         return 0;
     }

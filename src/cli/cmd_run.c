@@ -2,11 +2,13 @@
  * exit status of timeout(1): the command's own, 124 on timeout, 128+N when killed by signal N,
  * 125 when sbx itself failed. --json prints the result object instead (output captured). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 #define EXIT_SBX_FAILED 125
 #define EXIT_TIMEOUT    124
@@ -35,70 +37,39 @@ struct run_opts {
     const char *memory_bytes;
     const char *pids;
     const char *net;
-    char **fs;
-    int fs_count;
-    char **outbound;
-    int outbound_count;
+    struct cli_list fs;
+    struct cli_list outbound;
     const char *stdin_path;
     bool is_json;
 };
 
+/* The rows with a policy key apply in this order (apply_opts). */
+#define ROW(name, kind, field, key)                                                                \
+    {                                                                                              \
+        name, kind, offsetof(struct run_opts, field), key, NULL                                    \
+    }
+static const struct cli_opt run_opts_table[] = {
+    ROW("policy", CLI_OPT_TEXT, policy_path, NULL),
+    ROW("timeout-ms", CLI_OPT_TEXT, timeout_ms, "timeoutMs"),
+    ROW("memory-bytes", CLI_OPT_TEXT, memory_bytes, "memoryBytes"),
+    ROW("pids", CLI_OPT_TEXT, pids, "pids"),
+    ROW("fs", CLI_OPT_LIST, fs, "fs"),
+    ROW("net", CLI_OPT_TEXT, net, NULL),
+    ROW("allow-outbound", CLI_OPT_LIST, outbound, "net.outbound"),
+    ROW("json", CLI_OPT_FLAG, is_json, NULL),
+    ROW("stdin", CLI_OPT_TEXT, stdin_path, NULL),
+};
+#undef ROW
+
+static const struct cli_cmd run_cmd = {"run", run_opts_table,
+                                       sizeof(run_opts_table) / sizeof(run_opts_table[0]), usage};
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct run_opts *o)
 {
-    static const struct option longopts[] = {
-        {"policy", required_argument, NULL, 'p'},
-        {"timeout-ms", required_argument, NULL, 't'},
-        {"memory-bytes", required_argument, NULL, 'm'},
-        {"pids", required_argument, NULL, 'n'},
-        {"fs", required_argument, NULL, 'f'},
-        {"net", required_argument, NULL, 'N'},
-        {"allow-outbound", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'j'},
-        {"stdin", required_argument, NULL, 'i'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            o->policy_path = optarg;
-            break;
-        case 't':
-            o->timeout_ms = optarg;
-            break;
-        case 'm':
-            o->memory_bytes = optarg;
-            break;
-        case 'n':
-            o->pids = optarg;
-            break;
-        case 'f':
-            o->fs[o->fs_count++] = optarg;
-            break;
-        case 'N':
-            o->net = optarg;
-            break;
-        case 'o':
-            o->outbound[o->outbound_count++] = optarg;
-            break;
-        case 'j':
-            o->is_json = true;
-            break;
-        case 'i':
-            o->stdin_path = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_usage_error("run", "unknown or incomplete option '%s' (try --help)",
-                                   argv[optind - 1]);
-        }
-    }
+    int rc = cli_opts_parse(&run_cmd, argc, argv, o);
+    if (rc >= 0)
+        return rc;
     if (o->net && strcmp(o->net, "loopback") != 0)
         return cli_usage_error("run", "--net takes only 'loopback', got '%s'", o->net);
     if (optind >= argc)
@@ -109,34 +80,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     return -1;
 }
 
-/* Adds one string to the policy's array at key; -1 after a message. */
-static int add_string(sbx_policy **p, const char *key, const char *value)
-{
-    char *s = cli_json_string(value);
-    size_t n = s ? strlen(s) + 3 : 0;
-    char *arr = s ? malloc(n) : NULL;
-    if (arr)
-        snprintf(arr, n, "[%s]", s);
-    int rc = arr ? cli_policy_set(p, key, arr) : -1;
-    free(s);
-    free(arr);
-    return rc;
-}
-
 static int apply_opts(sbx_policy **p, const struct run_opts *o)
 {
-    if (cli_policy_set_number(p, "timeoutMs", "--timeout-ms", o->timeout_ms) != 0 ||
-        cli_policy_set_number(p, "memoryBytes", "--memory-bytes", o->memory_bytes) != 0 ||
-        cli_policy_set_number(p, "pids", "--pids", o->pids) != 0)
+    if (cli_opts_apply(p, &run_cmd, o) != 0)
         return -1;
-    for (int i = 0; i < o->fs_count; i++) {
-        if (add_string(p, "fs", o->fs[i]) != 0)
-            return -1;
-    }
-    for (int i = 0; i < o->outbound_count; i++) {
-        if (add_string(p, "net.outbound", o->outbound[i]) != 0)
-            return -1;
-    }
     if (o->net && cli_policy_set(p, "net.loopback", "true") != 0)
         return -1;
     return 0;
@@ -206,24 +153,15 @@ static int run_command(sbx_policy *policy, char **cmd, bool is_json, const char 
 int cli_run(int argc, char **argv)
 {
     struct run_opts o = {0};
-    o.fs = calloc((size_t)argc + 1, sizeof(char *));
-    o.outbound = calloc((size_t)argc + 1, sizeof(char *));
-    int rc = o.fs && o.outbound ? parse_opts(argc, argv, &o) : EXIT_SBX_FAILED;
-    if (rc >= 0) {
-        free(o.fs);
-        free(o.outbound);
-        return rc;
-    }
-    sbx_policy *policy = cli_policy_load(o.policy_path);
-    if (!policy || apply_opts(&policy, &o) != 0) {
+    int rc = parse_opts(argc, argv, &o);
+    if (rc < 0) {
+        sbx_policy *policy = cli_policy_load(o.policy_path);
+        if (policy && apply_opts(&policy, &o) == 0)
+            rc = run_command(policy, argv + optind, o.is_json, o.stdin_path);
+        else
+            rc = 2;
         sbx_policy_destroy(policy);
-        free(o.fs);
-        free(o.outbound);
-        return 2;
     }
-    rc = run_command(policy, argv + optind, o.is_json, o.stdin_path);
-    sbx_policy_destroy(policy);
-    free(o.fs);
-    free(o.outbound);
+    cli_opts_free(&run_cmd, &o);
     return rc;
 }

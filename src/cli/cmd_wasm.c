@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_SBX     125
@@ -39,66 +41,35 @@ struct wasm_opts {
     const char *policy_path;
     const char *invoke;
     sbx_policy *policy;
-    int fail_status; /* 2 for a usage error, 125 for a policy sbx rejected */
-    bool is_interp;  /* --tier interp: no native code, no cache */
+    bool is_interp; /* --tier interp: no native code, no cache */
 };
 
-/* Sets key to json (caller's, freed here); -1 after a message. */
+/* Sets key to json (caller's, freed here); -1 to go on, else 125 after a message. */
 static int set_json(struct wasm_opts *o, const char *key, char *json)
 {
     int rc = json ? cli_policy_set(&o->policy, key, json) : -1;
     if (!json)
         fprintf(stderr, "sbx: wasm: out of memory\n");
     free(json);
-    return rc;
+    return rc == 0 ? -1 : EXIT_SBX;
 }
 
-/* Applies one policy-editing option; returns 0, or -1 after printing why. A value that is not a
- * number is a usage error (2, as wasmtime and sbx eval/run); one the policy rejects is 125. */
-static int apply(struct wasm_opts *o, int c, const char *arg)
+/* Options edit the policy in command-line order. A value that is not a number is a usage
+ * error (2, as wasmtime and sbx eval/run); one the policy rejects is 125. */
+static int on_policy(void *opts, const struct cli_opt *row, const char *value)
 {
-    static const struct {
-        int opt;
-        const char *name;
-        const char *key;
-        bool is_array; /* of strings; else a number */
-    } rows[] = {
-        {'d', "--dir", "fs", true},
-        {'o', "--allow-outbound", "net.outbound", true},
-        {'f', "--fuel", "fuel", false},
-        {'t', "--timeout-ms", "timeoutMs", false},
-        {'m', "--memory-bytes", "memoryBytes", false},
-        {'c', "--cpu-percent", "cpuPercent", false},
-    };
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        if (rows[i].opt != c)
-            continue;
-        if (!rows[i].is_array) {
-            int rc = cli_policy_set_number(&o->policy, rows[i].key, rows[i].name, arg);
-            if (rc == -2)
-                o->fail_status = 2;
-            return rc ? -1 : 0;
-        }
-        char *quoted = cli_json_string(arg);
-        size_t len = quoted ? strlen(quoted) + 3 : 0;
-        char *json = quoted ? malloc(len) : NULL;
-        if (json)
-            snprintf(json, len, "[%s]", quoted);
-        free(quoted);
-        return set_json(o, rows[i].key, json);
-    }
-    return -1;
+    struct wasm_opts *o = opts;
+    int rc = cli_opt_apply(&o->policy, row, value);
+    return rc == 0 ? -1 : rc == -2 ? 2 : EXIT_SBX;
 }
 
-static int apply_env(struct wasm_opts *o, const char *arg)
+static int on_env(void *opts, const struct cli_opt *row, const char *value)
 {
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        o->fail_status = 2;
-        cli_usage_error("wasm", "--env wants K=V, got '%s'", arg);
-        return -1;
-    }
-    char *name = strndup(arg, (size_t)(eq - arg));
+    (void)row;
+    const char *eq = strchr(value, '=');
+    if (!eq || eq == value)
+        return cli_usage_error("wasm", "--env wants K=V, got '%s'", value);
+    char *name = strndup(value, (size_t)(eq - value));
     char *k = name ? cli_json_string(name) : NULL, *v = cli_json_string(eq + 1);
     size_t len = k && v ? strlen(k) + strlen(v) + 5 : 0;
     char *json = len ? malloc(len) : NULL;
@@ -107,66 +78,65 @@ static int apply_env(struct wasm_opts *o, const char *arg)
     free(name);
     free(k);
     free(v);
-    return set_json(o, "env", json);
+    return set_json(opts, "env", json);
 }
 
-/* Parses options up to MODULE; returns optind, -2 for help, -1 after an error. */
+static int on_tier(void *opts, const struct cli_opt *row, const char *value)
+{
+    (void)row;
+    struct wasm_opts *o = opts;
+    int rc = set_json(o, "wasm.tier", cli_json_string(value));
+    o->is_interp = strcmp(value, "interp") == 0;
+    return rc;
+}
+
+static int on_no_cache(void *opts, const struct cli_opt *row, const char *value)
+{
+    (void)row, (void)value;
+    return set_json(opts, "wasm.cache", strdup("false"));
+}
+
+#define POLICY(name, kind, key)                                                                    \
+    {                                                                                              \
+        name, kind, 0, key, on_policy                                                              \
+    }
+#define CALL(name, kind, fn)                                                                       \
+    {                                                                                              \
+        name, kind, 0, NULL, fn                                                                    \
+    }
+static const struct cli_opt wasm_opts_table[] = {
+    {"policy", CLI_OPT_TEXT, offsetof(struct wasm_opts, policy_path), NULL, NULL},
+    POLICY("dir", CLI_OPT_LIST, "fs"),
+    CALL("env", CLI_OPT_TEXT, on_env),
+    POLICY("allow-outbound", CLI_OPT_LIST, "net.outbound"),
+    POLICY("fuel", CLI_OPT_TEXT, "fuel"),
+    POLICY("timeout-ms", CLI_OPT_TEXT, "timeoutMs"),
+    POLICY("memory-bytes", CLI_OPT_TEXT, "memoryBytes"),
+    POLICY("cpu-percent", CLI_OPT_TEXT, "cpuPercent"),
+    {"invoke", CLI_OPT_TEXT, offsetof(struct wasm_opts, invoke), NULL, NULL},
+    CALL("tier", CLI_OPT_TEXT, on_tier),
+    CALL("no-cache", CLI_OPT_FLAG, on_no_cache),
+};
+#undef POLICY
+#undef CALL
+
+static const struct cli_cmd wasm_cmd = {
+    "wasm", wasm_opts_table, sizeof(wasm_opts_table) / sizeof(wasm_opts_table[0]), usage};
+
+/* Parses options up to MODULE; returns -1 to go on (optind at MODULE), else the exit status. */
 static int parse_opts(int argc, char **argv, struct wasm_opts *o)
 {
-    static const struct option longopts[] = {
-        {"policy", required_argument, NULL, 'p'},
-        {"dir", required_argument, NULL, 'd'},
-        {"env", required_argument, NULL, 'e'},
-        {"allow-outbound", required_argument, NULL, 'o'},
-        {"fuel", required_argument, NULL, 'f'},
-        {"timeout-ms", required_argument, NULL, 't'},
-        {"memory-bytes", required_argument, NULL, 'm'},
-        {"cpu-percent", required_argument, NULL, 'c'},
-        {"invoke", required_argument, NULL, 'i'},
-        {"tier", required_argument, NULL, 'T'},
-        {"no-cache", no_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     /* A first pass finds --policy, so the other options edit that file's policy whatever
      * their order on the command line. */
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1)
-        if (c == 'p')
-            o->policy_path = optarg;
-    o->fail_status = EXIT_SBX;
+    o->policy_path = cli_opts_last(&wasm_cmd, argc, argv, "policy");
     if (!(o->policy = cli_policy_load(o->policy_path)))
-        return -1;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        if (c == 'h')
-            return -2;
-        if (c == '?' || c == ':') {
-            o->fail_status = 2;
-            cli_usage_error("wasm", "unknown or incomplete option '%s' (try --help)",
-                            argv[optind - 1]);
-            return -1;
-        }
-        if (c == 'i')
-            o->invoke = optarg;
-        else if (c == 'C') {
-            if (set_json(o, "wasm.cache", strdup("false")))
-                return -1;
-        } else if (c == 'T') {
-            if (set_json(o, "wasm.tier", cli_json_string(optarg)))
-                return -1;
-            o->is_interp = strcmp(optarg, "interp") == 0;
-        } else if (c == 'e' ? apply_env(o, optarg) : c != 'p' && apply(o, c, optarg))
-            return -1;
-    }
-    if (optind >= argc) {
-        o->fail_status = 2;
-        cli_usage_error("wasm", "expected MODULE.wasm (try --help)");
-        return -1;
-    }
-    return optind;
+        return EXIT_SBX;
+    int rc = cli_opts_parse(&wasm_cmd, argc, argv, o);
+    if (rc >= 0)
+        return rc;
+    if (optind >= argc)
+        return cli_usage_error("wasm", "expected MODULE.wasm (try --help)");
+    return -1;
 }
 
 /* Says on stderr that the policy refused a grow: the guest saw only -1 (malloc's NULL) and may
@@ -332,13 +302,9 @@ static int run_module(struct wasm_opts *o, int argc, char **argv, int first)
 int cli_wasm(int argc, char **argv)
 {
     struct wasm_opts o = {0};
-    int first = parse_opts(argc, argv, &o);
-    if (first == -2) {
-        usage(stdout);
-        sbx_policy_destroy(o.policy);
-        return 0;
-    }
-    int status = first < 0 ? o.fail_status : run_module(&o, argc, argv, first);
+    int status = parse_opts(argc, argv, &o);
+    if (status < 0)
+        status = run_module(&o, argc, argv, optind);
     sbx_policy_destroy(o.policy);
     fflush(stdout);
     return status;

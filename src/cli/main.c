@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 struct command {
     const char *name;
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         usage(stderr);
         status = 2;
-    } else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    } else if (cli_is_help(argv[1])) {
         usage(stdout);
         status = 0;
     } else if (strcmp(argv[1], "--version") == 0) {

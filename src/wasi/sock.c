@@ -172,16 +172,25 @@ static uint32_t connect_wait(struct sbx__wasi *w, const struct wasi_fd *f,
     return r ? r : host_errno ? sbx__wasi_errno(host_errno) : WASI_ESUCCESS;
 }
 
+/* The call's socket a[0] (with the rights need) and its address a[1] with port a[2]; NULL with
+ * *err set when either is bad. */
+static struct wasi_fd *sock_with_addr(struct wasi_env *e, const wasm_value *a, uint64_t need,
+                                      struct sockaddr_storage *ss, socklen_t *len, uint32_t *err)
+{
+    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, need, err);
+    if (f && (*err = read_addr(e, a[1].i32, a[2].i32, ss, len)) != 0)
+        return NULL;
+    return f;
+}
+
 /* a: fd, address, port */
 WASI_FN(sock_connect)
 {
     uint32_t err = WASI_EBADF;
-    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, R_FD_WRITE, &err);
-    if (!f)
-        return err;
     struct sockaddr_storage ss;
     socklen_t len;
-    if ((err = read_addr(e, a[1].i32, a[2].i32, &ss, &len)) != 0)
+    struct wasi_fd *f = sock_with_addr(e, a, R_FD_WRITE, &ss, &len, &err);
+    if (!f)
         return err;
     if (!connect_allowed(e->w, &ss, (uint16_t)a[2].i32)) {
         sbx__denials_add_sockaddr(&e->w->net_denials, &ss, len);
@@ -195,12 +204,10 @@ WASI_FN(sock_connect)
 WASI_FN(sock_bind)
 {
     uint32_t err = WASI_EBADF;
-    struct wasi_fd *f = sbx__wasi_sock_get(e, a[0].i32, 0, &err);
-    if (!f)
-        return err;
     struct sockaddr_storage ss;
     socklen_t len;
-    if ((err = read_addr(e, a[1].i32, a[2].i32, &ss, &len)) != 0)
+    struct wasi_fd *f = sock_with_addr(e, a, 0, &ss, &len, &err);
+    if (!f)
         return err;
     uint8_t ip[16];
     ip16_of(&ss, ip);

@@ -238,6 +238,20 @@ uint32_t wb_func(struct wb *w, const char *params, const char *results, const ch
     return w->import_count + w->func_count++;
 }
 
+uint32_t wb_func_sum(struct wb *w)
+{
+    struct wb_bytes b = {0};
+    /* local 1 = acc; loop: acc += n; n -= 1; br_if n != 0 */
+    wbc_op(&b, WB_OP_LOOP), wbc_op(&b, WB_BLOCKTYPE_VOID);
+    wbc_local_get(&b, 1), wbc_local_get(&b, 0), wbc_op(&b, WB_OP_I32_ADD), wbc_local_set(&b, 1);
+    wbc_local_get(&b, 0), wbc_i32_const(&b, 1), wbc_op(&b, WB_OP_I32_SUB), wbc_local_set(&b, 0);
+    wbc_local_get(&b, 0), wbc_op(&b, WB_OP_BR_IF), wb_bytes_uleb(&b, 0), wbc_end(&b);
+    wbc_local_get(&b, 1), wbc_end(&b);
+    uint32_t idx = wb_func(w, "i", "i", "i", &b);
+    wb_bytes_free(&b);
+    return idx;
+}
+
 void wb_memory(struct wb *w, uint32_t min_pages, int64_t max_pages)
 {
     w->has_memory = true;

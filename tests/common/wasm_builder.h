@@ -76,6 +76,10 @@ void wb_start(struct wb *w, uint32_t func);
 /* An active data segment for memory 0 at a constant offset. */
 void wb_data(struct wb *w, uint32_t offset, const void *bytes, size_t len);
 
+/* Adds work(n) = n + (n-1) + ... + 1 by a loop (i32 -> i32, a back-edge per step); returns its
+ * index. */
+uint32_t wb_func_sum(struct wb *w);
+
 /* Encodes the module; *len gets its size. Returns malloc'd bytes (free()), NULL on NOMEM. */
 uint8_t *wb_finish(struct wb *w, size_t *len);
 /* Adds body (ending in `end`, no locals) as a function exported as name, encodes the module

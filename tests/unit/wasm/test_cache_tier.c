@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sbx_test.h"
@@ -17,14 +16,10 @@
 #include "wasm/jit/cache.h"
 #include "wasm/jit/image.h"
 #include "wasm/jit/jit.h"
-#include "wasm/runtime.h"
-#include "wasm/wasm.h"
 #include "wasm_builder.h"
-
-#define WAIT_S 120
+#include "wasm_env.h"
 
 static char dir[PATH_MAX];
-static struct wasm_store *cur_store;
 
 static void setup(void)
 {
@@ -40,48 +35,12 @@ static void teardown(void)
     ck_assert_int_eq(system(cmd), 0);
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* The import "wait": blocks until the store's tier-up is over; 1 when it reached NATIVE. */
-static int host_wait(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
-{
-    (void)c, (void)user, (void)args;
-    unsigned st = WASM_TIERUP_IDLE;
-    for (double end = now_s() + WAIT_S; now_s() < end; usleep(1000)) {
-        st = sbx__wasm_store_tierup_state(cur_store);
-        if (st == WASM_TIERUP_NATIVE || st == WASM_TIERUP_FAILED)
-            break;
-    }
-    res[0].i32 = st == WASM_TIERUP_NATIVE;
-    return 0;
-}
-
-static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
-{
-    const struct wasm_module *m = user;
-    out->kind = WASM_EXTERN_FUNC;
-    out->u.func = sbx__wasm_func_new_host(cur_store, &m->types[imp->u.func_type], host_wait, NULL);
-    return out->u.func != NULL;
-}
-
 /* quick() = work(100) = 5050 by a loop; run() = work(100) + wait() + work(100). */
 static uint8_t *build(size_t *len)
 {
     struct wb *w = wb_new();
     uint32_t wait = wb_import_func(w, "t", "wait", "", "i");
-    struct wb_bytes b = {0};
-    wbc_op(&b, WB_OP_LOOP), wbc_op(&b, WB_BLOCKTYPE_VOID);
-    wbc_local_get(&b, 1), wbc_local_get(&b, 0), wbc_op(&b, WB_OP_I32_ADD), wbc_local_set(&b, 1);
-    wbc_local_get(&b, 0), wbc_i32_const(&b, 1), wbc_op(&b, WB_OP_I32_SUB), wbc_local_set(&b, 0);
-    wbc_local_get(&b, 0), wbc_op(&b, WB_OP_BR_IF), wb_bytes_uleb(&b, 0), wbc_end(&b);
-    wbc_local_get(&b, 1), wbc_end(&b);
-    uint32_t work = wb_func(w, "i", "i", "i", &b);
-    wb_bytes_free(&b);
+    uint32_t work = wb_func_sum(w);
     struct wb_bytes q = {0};
     wbc_i32_const(&q, 100), wbc_call(&q, work), wbc_end(&q);
     wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
@@ -97,43 +56,30 @@ static uint8_t *build(size_t *len)
     return bytes;
 }
 
-struct env {
-    struct wasm_module *m;
-    struct wasm_store *store;
-    struct wasm_instance *inst;
-};
-
-static void env_open(struct env *e, uint8_t tier, bool use_cache)
+/* The "wait" in run() blocks until the tier-up is over (1 when it reached NATIVE). */
+static void env_open(struct wenv *e, uint8_t tier, bool use_cache)
 {
-    char err[256] = "";
     size_t len;
     uint8_t *bytes = build(&len);
-    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
-    free(bytes);
     struct wasm_store_limits l = {.tier = tier, .tierup_ms = 1, .use_cache = use_cache};
-    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
-    cur_store = e->store;
-    sbx_err rc =
-        sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+    wenv_open(e, bytes, len, &l);
+    free(bytes);
+    e->wait_for = WASM_TIERUP_NATIVE;
+    wenv_instantiate(e, wenv_resolve_wait, e);
 }
 
-static void env_close(struct env *e)
+static uint32_t call(struct wenv *e, const char *name)
 {
-    sbx__wasm_store_destroy(e->store);
-    sbx__wasm_module_destroy(e->m);
+    return wenv_call_i32(e, name, NULL);
 }
 
-static int32_t call(struct env *e, const char *name)
+/* The cache's key for build()'s module. */
+static void module_key(uint8_t key[SBX__SHA256_LEN])
 {
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
-    wasm_value res[1];
-    memset(res, 0, sizeof(res));
-    struct wasm_trap trap;
-    sbx_err rc = sbx__wasm_func_call(e->store, ext.u.func, NULL, res, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
-    return (int32_t)res[0].i32;
+    size_t n;
+    uint8_t *bytes = build(&n);
+    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
+    free(bytes);
 }
 
 /* Fills the cache with the module's entry from a child, so that this process has not loaded
@@ -142,14 +88,13 @@ static void fill_in_child(void)
 {
     size_t len;
     uint8_t *bytes = build(&len);
-    struct wasm_module *m = NULL;
-    char err[256] = "";
-    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &m, err, sizeof(err)), SBX_OK);
+    struct wasm_module *m = wenv_module(bytes, len);
     free(bytes);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         char path[PATH_MAX + 128];
+        char err[256] = "";
         bool was_cached = false;
         sbx_err rc = sbx__jit_cache_fill(m, path, sizeof(path), &was_cached, err, sizeof(err));
         if (rc != SBX_OK)
@@ -164,10 +109,8 @@ static void fill_in_child(void)
 
 static void entry_path(char *path, size_t len)
 {
-    size_t n;
-    uint8_t *bytes = build(&n), key[SBX__SHA256_LEN];
-    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
-    free(bytes);
+    uint8_t key[SBX__SHA256_LEN];
+    module_key(key);
     snprintf(path, len, "%s/", dir);
     char hex[2 * SBX__SHA256_LEN + 1];
     sbx__sha256_hex(key, hex);
@@ -179,13 +122,13 @@ static void entry_path(char *path, size_t len)
 START_TEST(compiled_hit_skips_llvm)
 {
     fill_in_child();
-    struct env e;
+    struct wenv e;
     env_open(&e, WASM_TIER_COMPILED, true);
     ck_assert(!sbx__jit_llvm_is_loaded());
     ck_assert_int_eq(call(&e, "quick"), 5050);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 1);
     ck_assert(!sbx__jit_llvm_is_loaded());
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -193,13 +136,13 @@ END_TEST
 START_TEST(tierup_hit_skips_llvm)
 {
     fill_in_child();
-    struct env e;
+    struct wenv e;
     env_open(&e, WASM_TIER_AUTO, true);
     ck_assert_int_eq(call(&e, "run"), 5050 + 1 + 5050);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_ge(sbx__wasm_store_native_entries(e.store), 1);
     ck_assert(!sbx__jit_llvm_is_loaded());
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -217,10 +160,8 @@ static void flip_byte(const char *path, off_t off)
 /* Verifies: the entry at path loads and decodes. */
 static bool entry_is_good(void)
 {
-    size_t n;
-    uint8_t *bytes = build(&n), key[SBX__SHA256_LEN], *buf = NULL;
-    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
-    free(bytes);
+    uint8_t key[SBX__SHA256_LEN], *buf = NULL;
+    module_key(key);
     struct sbx__jit_cache c;
     char err[512];
     ck_assert_int_eq(sbx__jit_cache_open(&c, NULL, 0, err, sizeof(err)), SBX_OK);
@@ -243,11 +184,11 @@ START_TEST(corrupt_entry_replaced)
     struct stat st;
     ck_assert_int_eq(stat(path, &st), 0);
     flip_byte(path, st.st_size / 2);
-    struct env e;
+    struct wenv e;
     env_open(&e, WASM_TIER_COMPILED, true);
     ck_assert(sbx__jit_llvm_is_loaded()); /* recompiled */
     ck_assert_int_eq(call(&e, "quick"), 5050);
-    env_close(&e);
+    wenv_close(&e);
     ck_assert(entry_is_good());
 }
 END_TEST
@@ -257,10 +198,8 @@ END_TEST
 START_TEST(undecodable_entry_replaced)
 {
     fill_in_child();
-    size_t n;
-    uint8_t *bytes = build(&n), key[SBX__SHA256_LEN];
-    sbx__jit_cache_key(bytes, n, SBX__JIT_CACHE_OPTS_GUARDED, key);
-    free(bytes);
+    uint8_t key[SBX__SHA256_LEN];
+    module_key(key);
     struct sbx__jit_cache c;
     char err[512];
     ck_assert_int_eq(sbx__jit_cache_open(&c, NULL, 0, err, sizeof(err)), SBX_OK);
@@ -268,10 +207,10 @@ START_TEST(undecodable_entry_replaced)
     ck_assert_int_eq(sbx__jit_cache_store(&c, key, junk, sizeof(junk), NULL, 0), SBX_OK);
     sbx__jit_cache_close(&c);
     ck_assert(!entry_is_good());
-    struct env e;
+    struct wenv e;
     env_open(&e, WASM_TIER_COMPILED, true);
     ck_assert_int_eq(call(&e, "quick"), 5050);
-    env_close(&e);
+    wenv_close(&e);
     ck_assert(entry_is_good());
 }
 END_TEST
@@ -281,10 +220,10 @@ START_TEST(no_cache_writes_nothing)
 {
     char path[PATH_MAX + 128];
     entry_path(path, sizeof(path));
-    struct env e;
+    struct wenv e;
     env_open(&e, WASM_TIER_COMPILED, false);
     ck_assert_int_eq(call(&e, "quick"), 5050);
-    env_close(&e);
+    wenv_close(&e);
     ck_assert_int_ne(access(path, F_OK), 0);
 }
 END_TEST
@@ -293,7 +232,7 @@ int main(void)
 {
     Suite *s = suite_create("wasm.cache_tier");
     TCase *tc = tcase_create("cache_tier");
-    tcase_set_timeout(tc, 2 * WAIT_S + 60);
+    tcase_set_timeout(tc, 2 * WENV_WAIT_S + 60);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, compiled_hit_skips_llvm);
     tcase_add_test(tc, tierup_hit_skips_llvm);

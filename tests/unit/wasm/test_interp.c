@@ -10,9 +10,8 @@
 
 #include "lsan_no_tls.h" /* the compiled cases: the tracer faulted at every exit without it */
 #include "sbx_test.h"
-#include "wasm/runtime.h"
-#include "wasm/wasm.h"
 #include "test_interp_mods.h"
+#include "wasm_env.h"
 
 static uint8_t test_tier; /* enum wasm_tier of every store; set per test case */
 
@@ -26,14 +25,8 @@ static void tier_compiled(void)
     test_tier = WASM_TIER_COMPILED;
 }
 
-struct env {
-    struct wasm_module *m;
-    struct wasm_store *store;
-    struct wasm_instance *inst;
-};
-
 static struct wasm_func *host_add, *host_fail, *host_reenter, *host_poke, *host_vswap;
-static struct env *reenter_env;
+static struct wenv *reenter_env;
 
 static bool resolve_host(void *user, const struct wasm_import *imp, struct wasm_extern *out)
 {
@@ -54,80 +47,49 @@ static bool resolve_host(void *user, const struct wasm_import *imp, struct wasm_
     return true;
 }
 
-static void env_open(struct env *e, const uint8_t *bytes, size_t len,
+static void env_open(struct wenv *e, const uint8_t *bytes, size_t len,
                      const struct wasm_store_limits *limits)
 {
-    char err[256] = "";
     struct wasm_store_limits l = {0};
     if (limits)
         l = *limits;
     l.tier = test_tier;
-    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
-    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
+    wenv_open(e, bytes, len, &l);
 }
 
-static void env_inst(struct env *e, wasm_resolve_fn resolve)
+static void env_inst(struct wenv *e, wasm_resolve_fn resolve)
 {
-    char err[256] = "";
-    sbx_err rc =
-        sbx__wasm_instantiate(e->store, e->m, resolve, NULL, &e->inst, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+    wenv_instantiate(e, resolve, NULL);
     /* Not vacuous: in the compiled case the code really is native. */
     const struct wasm_module *m = e->inst->module;
     for (uint32_t i = m->func_import_count; i < m->func_count; i++)
         ck_assert((e->inst->funcs[i]->jit_entry != NULL) == (test_tier == WASM_TIER_COMPILED));
 }
 
-static void env_close(struct env *e)
+static uint32_t call_i32(struct wenv *e, const char *name, uint32_t a, uint32_t b, uint32_t c)
 {
-    sbx__wasm_store_destroy(e->store);
-    sbx__wasm_module_destroy(e->m);
-}
-
-static struct wasm_func *export_func(struct env *e, const char *name)
-{
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
-    ck_assert_int_eq(ext.kind, WASM_EXTERN_FUNC);
-    return ext.u.func;
-}
-
-/* Calls export name with up to 3 i64-sized args; returns the call's status. */
-static sbx_err call(struct env *e, const char *name, const wasm_value *args, wasm_value *res,
-                    struct wasm_trap *trap)
-{
-    wasm_value none[3];
-    memset(none, 0, sizeof(none));
-    return sbx__wasm_func_call(e->store, export_func(e, name), args ? args : none, res, trap);
-}
-
-static uint32_t call_i32(struct env *e, const char *name, uint32_t a, uint32_t b, uint32_t c)
-{
-    wasm_value args[3], res[2];
+    wasm_value args[3];
     memset(args, 0, sizeof(args));
     args[0].i32 = a, args[1].i32 = b, args[2].i32 = c;
-    struct wasm_trap trap;
-    sbx_err rc = call(e, name, args, res, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s trapped: %s", name, trap.message);
-    return res[0].i32;
+    return wenv_call_i32(e, name, args);
 }
 
-static void expect_trap(struct env *e, const char *name, uint32_t a, enum wasm_trap_kind kind,
+static void expect_trap(struct wenv *e, const char *name, uint32_t a, enum wasm_trap_kind kind,
                         const char *message)
 {
     wasm_value args[3], res[2];
     memset(args, 0, sizeof(args));
     args[0].i32 = a;
     struct wasm_trap trap;
-    ck_assert_int_eq(call(e, name, args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(e, name, args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, kind);
     if (message)
         ck_assert_str_eq(trap.message, message);
 }
 
-static struct env ops_env(void)
+static struct wenv ops_env(void)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, mod_ops, sizeof(mod_ops), NULL);
     env_inst(&e, NULL);
     return e;
@@ -135,20 +97,20 @@ static struct env ops_env(void)
 
 START_TEST(fused_address_add_wraps)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     call_i32(&e, "st_add", 0, 0x01020304, 0);
     /* 0xFFFFFFF8 + 8 wraps to 0 in i32.add: the fused load must wrap the same way. */
     ck_assert_uint_eq(call_i32(&e, "ld_addi", 0xFFFFFFF8u, 0, 0), 0x01020304);
     ck_assert_uint_eq(call_i32(&e, "ld_addi", 16, 0, 0), 0);
     expect_trap(&e, "ld_addi", 65532 - 8 + 1, WASM_TRAP_MEMORY_OOB,
                 "out of bounds memory access in ld_addi");
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(fused_memory_ops)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     call_i32(&e, "st_add", 100, 40, 2);                      /* op-store */
     ck_assert_uint_eq(call_i32(&e, "ld_op", 100, 8, 0), 50); /* load-op */
     expect_trap(&e, "st_add", 65533, WASM_TRAP_MEMORY_OOB, NULL);
@@ -160,18 +122,18 @@ START_TEST(fused_memory_ops)
     double x = 1.5, y;
     memcpy(&args[1].f64, &x, sizeof(x));
     struct wasm_trap trap;
-    ck_assert_int_eq(call(&e, "rmw", args, res, &trap), SBX_OK);
-    ck_assert_int_eq(call(&e, "rmw", args, res, &trap), SBX_OK); /* memory = 1.5 + 1.5 */
+    ck_assert_int_eq(wenv_call(&e, "rmw", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "rmw", args, res, &trap), SBX_OK); /* memory = 1.5 + 1.5 */
     memcpy(&y, &res[0].f64, sizeof(y));
     ck_assert(y == 3.0);
     args[0].i32 = 65529; /* 8 bytes from 65529 end past 65536 */
-    ck_assert_int_eq(call(&e, "rmw", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "rmw", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
-static double call_f64(struct env *e, const char *name, uint32_t a, double x, wasm_value y)
+static double call_f64(struct wenv *e, const char *name, uint32_t a, double x, wasm_value y)
 {
     wasm_value args[3], res[1];
     struct wasm_trap trap;
@@ -179,7 +141,7 @@ static double call_f64(struct env *e, const char *name, uint32_t a, double x, wa
     args[0].i32 = a;
     memcpy(&args[1].f64, &x, sizeof(x));
     args[2] = y;
-    ck_assert_int_eq(call(e, name, args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(e, name, args, res, &trap), SBX_OK);
     double r;
     memcpy(&r, &res[0].f64, sizeof(r));
     return r;
@@ -187,7 +149,7 @@ static double call_f64(struct env *e, const char *name, uint32_t a, double x, wa
 
 START_TEST(fused_multiply_accumulate)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     wasm_value y = {0};
     double three = 3.0, one = 1.0, below = 1.0 - 0x1p-53;
     memcpy(&y.f64, &three, sizeof(three));
@@ -208,36 +170,36 @@ START_TEST(fused_multiply_accumulate)
     struct wasm_trap trap;
     memset(args, 0, sizeof(args));
     args[0].i32 = 65530;
-    ck_assert_int_eq(call(&e, "axpy", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "axpy", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
     args[0].i32 = 8;
     args[2].i32 = 65530;
-    ck_assert_int_eq(call(&e, "axpy_ld", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "axpy_ld", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(fused_constants)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     wasm_value args[1], res[1];
     struct wasm_trap trap;
     args[0].i64 = 0;
     args[0].i32 = 64;
-    ck_assert_int_eq(call(&e, "store_const", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "store_const", args, res, &trap), SBX_OK);
     ck_assert_int_eq((int64_t)res[0].i64, -2);
     ck_assert_uint_eq(call_i32(&e, "const_addr", 0, 0, 0), 7);
     expect_trap(&e, "const_addr_oob", 0, WASM_TRAP_MEMORY_OOB, NULL);
     /* -1 + offset 2 exceeds 32 bits: no wrap into low memory. */
     expect_trap(&e, "big_offset", 0, WASM_TRAP_MEMORY_OOB, NULL);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(fused_store_address_and_loops)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     call_i32(&e, "st_addr", 0xFFFFFFFCu, 4, 0x11223344); /* the address add wraps to 0 */
     ck_assert_uint_eq(call_i32(&e, "ld_addi", 0xFFFFFFF8u, 0, 0), 0x11223344);
     call_i32(&e, "st_addr", 8, 4, 5);
@@ -247,7 +209,7 @@ START_TEST(fused_store_address_and_loops)
     memset(args, 0, sizeof(args));
     args[0].i32 = 65532;
     args[1].i32 = 1;
-    ck_assert_int_eq(call(&e, "st_addr", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "st_addr", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, WASM_TRAP_MEMORY_OOB);
     call_i32(&e, "st_addr_k", 100, 0, 0);
     ck_assert_uint_eq(call_i32(&e, "ld_byte", 104, 0, 0), 99);
@@ -255,13 +217,13 @@ START_TEST(fused_store_address_and_loops)
     ck_assert_uint_eq(call_i32(&e, "step_loop", 0, 0, 0), 10);
     ck_assert_uint_eq(call_i32(&e, "sum_loop", 7, 0, 0), 105);
     ck_assert_uint_eq(call_i32(&e, "sum_loop", 200, 0, 0), 200);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(deferred_locals)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     /* local.get 0 is read before local.set 0 overwrites it. */
     ck_assert_uint_eq(call_i32(&e, "swap", 10, 3, 0), 7);
     ck_assert_uint_eq(call_i32(&e, "tee_chain", 5, 0, 0), 30);
@@ -274,35 +236,35 @@ START_TEST(deferred_locals)
     /* `local = 0` is dropped only where the local is known to be zero still. */
     ck_assert_uint_eq(call_i32(&e, "reset_in_loop", 0, 0, 0), 21);
     ck_assert_uint_eq(call_i32(&e, "zero_after_if", 1, 0, 0), 0);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(blocks_and_tables)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     wasm_value args[1], res[2];
     struct wasm_trap trap;
     memset(args, 0, sizeof(args));
     args[0].i32 = 5;
-    ck_assert_int_eq(call(&e, "multi", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "multi", args, res, &trap), SBX_OK);
     ck_assert_uint_eq(res[0].i32, 5);
     ck_assert_uint_eq(res[1].i32, 6);
     args[0].i32 = 0;
-    ck_assert_int_eq(call(&e, "multi", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "multi", args, res, &trap), SBX_OK);
     ck_assert_uint_eq(res[0].i32, 7);
     ck_assert_uint_eq(res[1].i32, 8);
     ck_assert_uint_eq(call_i32(&e, "table_sw", 0, 0, 0), 10);
     ck_assert_uint_eq(call_i32(&e, "table_sw", 1, 0, 0), 20);
     ck_assert_uint_eq(call_i32(&e, "table_sw", 2, 0, 0), 30);
     ck_assert_uint_eq(call_i32(&e, "table_sw", 99, 0, 0), 30);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(numeric_edges)
 {
-    struct env e = ops_env();
+    struct wenv e = ops_env();
     ck_assert_uint_eq(call_i32(&e, "div", (uint32_t)-7, 2, 0), (uint32_t)-3);
     expect_trap(&e, "div", 1, WASM_TRAP_DIV_ZERO, "integer divide by zero in div");
     wasm_value args[2], res[1];
@@ -310,32 +272,32 @@ START_TEST(numeric_edges)
     memset(args, 0, sizeof(args));
     args[0].i32 = 0x80000000u;
     args[1].i32 = 0xFFFFFFFFu;
-    ck_assert_int_eq(call(&e, "div", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "div", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_str_eq(trap.message, "integer overflow in div");
     /* min(-0, +0) is -0; a NaN payload stays a NaN. */
     args[0].f64 = 0x8000000000000000u;
     args[1].f64 = 0;
-    ck_assert_int_eq(call(&e, "fmin", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "fmin", args, res, &trap), SBX_OK);
     ck_assert_uint_eq(res[0].f64, 0x8000000000000000u);
     args[0].f64 = 0x7FF4000000000000u;
-    ck_assert_int_eq(call(&e, "fmin", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "fmin", args, res, &trap), SBX_OK);
     ck_assert_uint_eq(res[0].f64 & 0x7FF8000000000000u, 0x7FF8000000000000u);
     args[0].f32 = 0x4F000000u; /* 2^31: out of i32 range */
-    ck_assert_int_eq(call(&e, "trunc", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "trunc", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, WASM_TRAP_INT_OVERFLOW);
     args[0].f32 = 0x7FC00000u;
-    ck_assert_int_eq(call(&e, "trunc", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "trunc", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_str_eq(trap.message, "invalid conversion to integer in trunc");
     args[0].f32 = 0xCF000000u; /* -2^31 fits */
-    ck_assert_int_eq(call(&e, "trunc", args, res, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&e, "trunc", args, res, &trap), SBX_OK);
     ck_assert_uint_eq(res[0].i32, 0x80000000u);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(fuel_runs_out)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, mod_limits, sizeof(mod_limits), NULL);
     env_inst(&e, NULL);
     sbx__wasm_store_set_fuel(e.store, 100000);
@@ -346,7 +308,7 @@ START_TEST(fuel_runs_out)
     ck_assert_uint_eq(sbx__wasm_store_fuel(e.store), 0);
     sbx__wasm_store_set_fuel(e.store, 0); /* unmetered again */
     ck_assert_uint_eq(call_i32(&e, "count", 100000, 0, 0), 100000);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -366,7 +328,7 @@ static double now_ms(void)
 
 START_TEST(interrupt_from_thread)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, mod_limits, sizeof(mod_limits), NULL);
     env_inst(&e, NULL);
     pthread_t t;
@@ -380,19 +342,19 @@ START_TEST(interrupt_from_thread)
     expect_trap(&e, "count", 10, WASM_TRAP_INTERRUPTED, NULL);
     sbx__wasm_store_clear_interrupt(e.store);
     ck_assert_uint_eq(call_i32(&e, "count", 10, 0, 0), 10);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(call_depth_limit)
 {
     struct wasm_store_limits limits = {.max_call_depth = 500};
-    struct env e;
+    struct wenv e;
     env_open(&e, mod_limits, sizeof(mod_limits), &limits);
     env_inst(&e, NULL);
     expect_trap(&e, "rec", 0, WASM_TRAP_STACK_EXHAUSTED, "call stack exhausted in rec");
     ck_assert_uint_eq(call_i32(&e, "count", 3, 0, 0), 3); /* the store still works */
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -400,11 +362,11 @@ START_TEST(value_stack_limit)
 {
     /* A deep call limit with a small value stack: the stack runs out first, cleanly. */
     struct wasm_store_limits limits = {.max_call_depth = 1000000, .max_stack_bytes = 64 * 1024};
-    struct env e;
+    struct wenv e;
     env_open(&e, mod_limits, sizeof(mod_limits), &limits);
     env_inst(&e, NULL);
     expect_trap(&e, "rec", 0, WASM_TRAP_STACK_EXHAUSTED, NULL);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -431,10 +393,10 @@ static int h_reenter(struct wasm_call *c, void *user, const wasm_value *args, wa
     struct wasm_trap trap;
     wasm_value a[1] = {{0}};
     a[0].i32 = 21;
-    struct wasm_func *f = export_func(reenter_env, "double");
+    struct wasm_func *f = wenv_export_func(reenter_env, "double");
     if (args[0].i32 > 0) { /* recurse through the host: call_reenter(n - 1) */
         a[0].i32 = args[0].i32 - 1;
-        f = export_func(reenter_env, "call_reenter");
+        f = wenv_export_func(reenter_env, "call_reenter");
     }
     if (sbx__wasm_func_call(sbx__wasm_call_store(c), f, a, res, &trap) != SBX_OK) {
         sbx__wasm_call_trap(c, trap.kind, "%s", trap.message);
@@ -455,7 +417,7 @@ static int h_poke(struct wasm_call *c, void *user, const wasm_value *args, wasm_
     return 0;
 }
 
-static void host_env(struct env *e, bool fail_exits)
+static void host_env(struct wenv *e, bool fail_exits)
 {
     env_open(e, mod_host, sizeof(mod_host), NULL);
     uint8_t ii_i[] = {WASM_I32, WASM_I32, WASM_I32}, i_i[] = {WASM_I32, WASM_I32};
@@ -473,7 +435,7 @@ static void host_env(struct env *e, bool fail_exits)
 
 START_TEST(host_calls)
 {
-    struct env e;
+    struct wenv e;
     host_env(&e, false);
     ck_assert_uint_eq(call_i32(&e, "call_add", 40, 2, 0), 42);
     expect_trap(&e, "call_fail", 0, WASM_TRAP_HOST, "boom 7");
@@ -482,23 +444,23 @@ START_TEST(host_calls)
     /* call_reenter(n) = double(21) + n + 1, re-entering the guest n + 1 times */
     ck_assert_uint_eq(call_i32(&e, "call_reenter", 0, 0, 0), 43);
     ck_assert_uint_eq(call_i32(&e, "call_reenter", 3, 0, 0), 46);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(host_exit_and_deep_reentry)
 {
-    struct env e;
+    struct wenv e;
     host_env(&e, true);
     wasm_value args[1] = {{0}}, res[1];
     struct wasm_trap trap;
-    ck_assert_int_eq(call(&e, "call_fail", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "call_fail", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_int_eq(trap.kind, WASM_TRAP_EXIT);
     ck_assert_int_eq(trap.exit_code, 42);
     /* Unbounded re-entry through the host ends in a clean trap, not a C stack overflow. */
     expect_trap(&e, "call_reenter", 1000000, WASM_TRAP_STACK_EXHAUSTED, NULL);
     ck_assert_uint_eq(call_i32(&e, "call_reenter", 2, 0, 0), 45);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -519,7 +481,7 @@ static int h_vswap(struct wasm_call *c, void *user, const wasm_value *args, wasm
  * cross sbx__wasm_call_host()'s slots, two per v128. */
 START_TEST(host_call_v128)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, mod_vhost, sizeof(mod_vhost), NULL);
     uint8_t vt[] = {WASM_V128, WASM_I32, WASM_V128, WASM_V128, WASM_V128};
     struct wasm_functype t = {3, 2, vt};
@@ -528,25 +490,25 @@ START_TEST(host_call_v128)
     env_inst(&e, resolve_host);
     /* (5 + 9) * 1000 + lane 3 of (1 2 3 4) */
     ck_assert_uint_eq(call_i32(&e, "call_vswap", 9, 0, 0), 14004);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
 START_TEST(call_indirect_checks)
 {
-    struct env e;
+    struct wenv e;
     host_env(&e, false);
     ck_assert_uint_eq(call_i32(&e, "indirect", 3, 4, 0), 7); /* host function in the table */
     wasm_value args[3], res[1];
     struct wasm_trap trap;
     memset(args, 0, sizeof(args));
     args[2].i32 = 1; /* $double has the wrong type */
-    ck_assert_int_eq(call(&e, "indirect", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "indirect", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_str_eq(trap.message, "indirect call type mismatch in indirect");
     args[2].i32 = 2;
-    ck_assert_int_eq(call(&e, "indirect", args, res, &trap), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&e, "indirect", args, res, &trap), SBX_E_WASM_TRAP);
     ck_assert_str_eq(trap.message, "undefined element in indirect");
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 

@@ -15,18 +15,9 @@
 #include "util/alloc.h"
 #include "wasm/jit/image.h"
 #include "wasm/jit/jit.h"
-#include "wasm/runtime.h"
-#include "wasm/wasm.h"
+#include "wasm_env.h"
 
 #define IMAGE_HEADER 40 /* image.c's header, then one u64 length per object */
-
-static struct wasm_module *load(const uint8_t *bytes, size_t len)
-{
-    char err[256] = "";
-    struct wasm_module *m = NULL;
-    ck_assert_msg(sbx__wasm_module_load(bytes, len, &m, err, sizeof(err)) == SBX_OK, "%s", err);
-    return m;
-}
 
 static struct wasm_store *store_new(uint8_t tier)
 {
@@ -45,24 +36,14 @@ static bool from_instance(void *user, const struct wasm_import *imp, struct wasm
 static struct wasm_instance *inst_new(struct wasm_store *s, const struct wasm_module *m,
                                       struct wasm_instance *provider)
 {
-    char err[256] = "";
-    struct wasm_instance *i = NULL;
-    sbx_err rc = sbx__wasm_instantiate(s, m, from_instance, provider, &i, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
-    return i;
+    return wenv_instance(s, m, from_instance, provider);
 }
 
 /* Calls export name with at most one i32 argument; returns its i32 result (0 if none). */
 static int32_t call(struct wasm_store *s, struct wasm_instance *i, const char *name, int32_t arg)
 {
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(i, name, strlen(name), &ext));
-    wasm_value args[1] = {{.i32 = (uint32_t)arg}}, res[1];
-    memset(res, 0, sizeof(res));
-    struct wasm_trap trap;
-    sbx_err rc = sbx__wasm_func_call(s, ext.u.func, args, res, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
-    return (int32_t)res[0].i32;
+    wasm_value a = {.i32 = (uint32_t)arg};
+    return (int32_t)wenv_func_i32(s, i, name, &a);
 }
 
 /* Every defined function of i has native code. */
@@ -78,7 +59,7 @@ static void assert_native(const struct wasm_instance *i)
 START_TEST(one_image_two_instances)
 {
     char err[256] = "";
-    struct wasm_module *m = load(mod_self, sizeof(mod_self));
+    struct wasm_module *m = wenv_module(mod_self, sizeof(mod_self));
     struct wasm_store *s = store_new(WASM_TIER_INTERP);
     struct wasm_instance *a = inst_new(s, m, NULL), *b = inst_new(s, m, NULL);
     struct sbx__jit_image *im = NULL;
@@ -106,7 +87,7 @@ END_TEST
 /* The code is a function of the module (and CPU) only: two builds are the same bytes. */
 START_TEST(build_is_deterministic)
 {
-    struct wasm_module *m = load(mod_user, sizeof(mod_user));
+    struct wasm_module *m = wenv_module(mod_user, sizeof(mod_user));
     uint8_t *buf[2];
     size_t len[2];
     for (int k = 0; k < 2; k++) {
@@ -144,9 +125,9 @@ static struct observed observe(struct wasm_store *s, struct wasm_instance *u)
 /* Runs user against provider 1 and provider 2 in a store of the given tier. */
 static void observe_tier(uint8_t tier, struct observed out[2])
 {
-    struct wasm_module *u = load(mod_user, sizeof(mod_user));
-    struct wasm_module *p1 = load(mod_prov1, sizeof(mod_prov1));
-    struct wasm_module *p2 = load(mod_prov2, sizeof(mod_prov2));
+    struct wasm_module *u = wenv_module(mod_user, sizeof(mod_user));
+    struct wasm_module *p1 = wenv_module(mod_prov1, sizeof(mod_prov1));
+    struct wasm_module *p2 = wenv_module(mod_prov2, sizeof(mod_prov2));
     struct wasm_store *s = store_new(tier);
     struct wasm_instance *ui[2] = {inst_new(s, u, inst_new(s, p1, NULL)),
                                    inst_new(s, u, inst_new(s, p2, NULL))};
@@ -194,7 +175,7 @@ static uint8_t *encoded_in_child(const uint8_t *mod, size_t mod_len, size_t *len
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        struct wasm_module *m = load(mod, mod_len);
+        struct wasm_module *m = wenv_module(mod, mod_len);
         struct sbx__jit_image *im = NULL;
         uint8_t *buf = NULL;
         size_t n = 0;
@@ -223,7 +204,7 @@ START_TEST(decode_and_link_without_llvm)
     struct sbx__jit_image *im = NULL;
     ck_assert_msg(sbx__jit_image_decode(bytes, len, &im, err, sizeof(err)) == SBX_OK, "%s", err);
     free(bytes);
-    struct wasm_module *m = load(mod_self, sizeof(mod_self));
+    struct wasm_module *m = wenv_module(mod_self, sizeof(mod_self));
     struct wasm_store *s = store_new(WASM_TIER_INTERP);
     struct wasm_instance *a = inst_new(s, m, NULL);
     ck_assert_msg(sbx__jit_image_link(im, a, err, sizeof(err)) == SBX_OK, "%s", err);
@@ -246,7 +227,7 @@ static size_t good_len;
 static void good_setup(void)
 {
     char err[256] = "";
-    struct wasm_module *m = load(mod_self, sizeof(mod_self));
+    struct wasm_module *m = wenv_module(mod_self, sizeof(mod_self));
     struct sbx__jit_image *im = NULL;
     ck_assert_msg(sbx__jit_image_build(m, false, NULL, &im, err, sizeof(err)) == SBX_OK, "%s", err);
     ck_assert_int_eq(sbx__jit_image_encode(im, &good, &good_len), SBX_OK);
@@ -277,7 +258,7 @@ static void assert_rejected(const uint8_t *bytes, size_t len, const char *want)
 {
     char err[256] = "";
     struct sbx__jit_image *im = NULL;
-    struct wasm_module *m = load(mod_self, sizeof(mod_self));
+    struct wasm_module *m = wenv_module(mod_self, sizeof(mod_self));
     struct wasm_store *s = store_new(WASM_TIER_INTERP);
     struct wasm_instance *a = inst_new(s, m, NULL);
     sbx_err rc = sbx__jit_image_decode(bytes, len, &im, err, sizeof(err));
@@ -299,7 +280,7 @@ START_TEST(good_image_links)
 {
     char err[256] = "";
     struct sbx__jit_image *im = NULL;
-    struct wasm_module *m = load(mod_self, sizeof(mod_self));
+    struct wasm_module *m = wenv_module(mod_self, sizeof(mod_self));
     struct wasm_store *s = store_new(WASM_TIER_INTERP);
     struct wasm_instance *a = inst_new(s, m, NULL);
     ck_assert_int_eq(sbx__jit_image_decode(good, good_len, &im, err, sizeof(err)), SBX_OK);
@@ -421,7 +402,7 @@ START_TEST(other_module)
 {
     char err[256] = "";
     struct sbx__jit_image *im = NULL;
-    struct wasm_module *m = load(mod_prov1, sizeof(mod_prov1));
+    struct wasm_module *m = wenv_module(mod_prov1, sizeof(mod_prov1));
     struct wasm_store *s = store_new(WASM_TIER_INTERP);
     struct wasm_instance *a = inst_new(s, m, NULL);
     ck_assert_int_eq(sbx__jit_image_decode(good, good_len, &im, err, sizeof(err)), SBX_OK);

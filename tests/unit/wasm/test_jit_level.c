@@ -12,8 +12,7 @@
 #include "wasm/jit/cache.h"
 #include "wasm/jit/jit.h"
 #include "wasm/jit/level.h"
-#include "wasm/runtime.h"
-#include "wasm/wasm.h"
+#include "wasm_env.h"
 
 #define REPS 22 /* mixing steps per loop iteration: about 300 bytes per function */
 
@@ -117,30 +116,13 @@ static struct bytes gen(uint32_t n)
 
 static struct wasm_module *load(const struct bytes *b)
 {
-    char err[256] = "";
-    struct wasm_module *m = NULL;
-    ck_assert_msg(sbx__wasm_module_load(b->p, b->len, &m, err, sizeof(err)) == SBX_OK, "%s", err);
-    return m;
-}
-
-static struct wasm_instance *inst_new(struct wasm_store *s, const struct wasm_module *m)
-{
-    char err[256] = "";
-    struct wasm_instance *i = NULL;
-    sbx_err rc = sbx__wasm_instantiate(s, m, NULL, NULL, &i, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
-    return i;
+    return wenv_module(b->p, b->len);
 }
 
 static uint32_t call(struct wasm_store *s, struct wasm_instance *i, const char *name, uint32_t x)
 {
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(i, name, strlen(name), &ext));
-    wasm_value args[1] = {{.i32 = x}}, res[1] = {{.i64 = 0}};
-    struct wasm_trap trap;
-    sbx_err rc = sbx__wasm_func_call(s, ext.u.func, args, res, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
-    return res[0].i32;
+    wasm_value a = {.i32 = x};
+    return wenv_func_i32(s, i, name, &a);
 }
 
 /* Just below the threshold the full level, from it the large one. */
@@ -191,7 +173,8 @@ START_TEST(large_module_matches_interpreter)
     struct wasm_store *si = NULL, *sc = NULL;
     ck_assert_int_eq(sbx__wasm_store_create(&li, &si), SBX_OK);
     ck_assert_int_eq(sbx__wasm_store_create(&lc, &sc), SBX_OK);
-    struct wasm_instance *ii = inst_new(si, m), *ic = inst_new(sc, m);
+    struct wasm_instance *ii = wenv_instance(si, m, NULL, NULL),
+                         *ic = wenv_instance(sc, m, NULL, NULL);
     for (uint32_t k = 0; k < m->func_def_count; k++)
         ck_assert_ptr_nonnull(ic->funcs[m->func_import_count + k]->jit_entry);
     const char *names[] = {"first", "mid", "last"};

@@ -15,22 +15,10 @@
 #include "sbx_test.h"
 #include "test_osr_mods.h"
 #include "wasm/jit/jit.h"
-#include "wasm/runtime.h"
-#include "wasm/wasm.h"
+#include "wasm_env.h"
 
-#define WAIT_S 120 /* the longest the tier-up is awaited: LLVM under ASan on a loaded machine */
 /* spin()'s iterations: about a second interpreted, a fraction of it native */
 #define SPIN_N 150000000u
-
-static struct wasm_store *cur_store;
-static bool waits_for_native; /* "wait" blocks until the store is native (AUTO stores) */
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static double cpu_s(void)
 {
@@ -39,89 +27,27 @@ static double cpu_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static bool wait_native(struct wasm_store *s)
+/* tier AUTO (tier-up after 1 ms of guest time; "wait" blocks until native) or INTERP. */
+static void env_open(struct wenv *e, uint8_t tier)
 {
-    for (double end = now_s() + WAIT_S; now_s() < end; usleep(1000)) {
-        unsigned st = sbx__wasm_store_tierup_state(s);
-        if (st == WASM_TIERUP_NATIVE || st == WASM_TIERUP_FAILED)
-            return st == WASM_TIERUP_NATIVE;
-    }
-    return false;
-}
-
-static int host_wait(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
-{
-    (void)c, (void)user, (void)args;
-    res[0].i32 = waits_for_native && wait_native(cur_store) ? 1 : 0;
-    return 0;
-}
-
-static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
-{
-    const struct wasm_module *m = user;
-    if (imp->kind != WASM_EXTERN_FUNC || strcmp(imp->name, "wait") != 0)
-        return false;
-    out->kind = WASM_EXTERN_FUNC;
-    out->u.func = sbx__wasm_func_new_host(cur_store, &m->types[imp->u.func_type], host_wait, NULL);
-    return out->u.func != NULL;
-}
-
-struct env {
-    struct wasm_module *m;
-    struct wasm_store *store;
-    struct wasm_instance *inst;
-};
-
-/* tier AUTO (tier-up after 1 ms of guest time) or INTERP. */
-static void env_open(struct env *e, uint8_t tier)
-{
-    char err[256] = "";
-    ck_assert_int_eq(sbx__wasm_module_load(mod_osr, sizeof(mod_osr), &e->m, err, sizeof(err)),
-                     SBX_OK);
     struct wasm_store_limits l = {.tier = tier, .tierup_ms = 1};
-    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
-    cur_store = e->store;
-    waits_for_native = tier == WASM_TIER_AUTO;
-    sbx_err rc =
-        sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+    wenv_open(e, mod_osr, sizeof(mod_osr), &l);
+    e->wait_for = tier == WASM_TIER_AUTO ? WASM_TIERUP_NATIVE : WASM_TIERUP_IDLE;
+    wenv_instantiate(e, wenv_resolve_wait, e);
 }
 
-static void env_close(struct env *e)
+static uint32_t call_i32(struct wenv *e, const char *name, uint32_t arg)
 {
-    sbx__wasm_store_destroy(e->store);
-    sbx__wasm_module_destroy(e->m);
+    wasm_value a = {.i32 = arg};
+    return wenv_call_i32(e, name, &a);
 }
 
-static struct wasm_func *export_func(struct env *e, const char *name)
-{
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
-    return ext.u.func;
-}
-
-/* Calls name; returns SBX_OK or the trap (in *trap). */
-static sbx_err call(struct env *e, const char *name, const wasm_value *args, wasm_value *res,
-                    struct wasm_trap *trap)
-{
-    return sbx__wasm_func_call(e->store, export_func(e, name), args, res, trap);
-}
-
-static uint32_t call_i32(struct env *e, const char *name, uint32_t arg)
-{
-    wasm_value a = {.i32 = arg}, r[1] = {0};
-    struct wasm_trap trap;
-    sbx_err rc = call(e, name, &a, r, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
-    return r[0].i32;
-}
-
-static uint64_t spin(struct env *e, double *cpu)
+static uint64_t spin(struct wenv *e, double *cpu)
 {
     wasm_value a = {.i32 = SPIN_N}, r[1] = {0};
     struct wasm_trap trap;
     double t0 = cpu_s();
-    ck_assert_int_eq(call(e, "spin", &a, r, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(e, "spin", &a, r, &trap), SBX_OK);
     *cpu = cpu_s() - t0;
     return r[0].i64;
 }
@@ -132,18 +58,18 @@ static uint64_t spin(struct env *e, double *cpu)
  * worker). It fails with the interpreter's back-edge check removed (no OSR entry). */
 START_TEST(long_loop_moves_to_native)
 {
-    struct env ei, ea;
+    struct wenv ei, ea;
     double cpu_i, cpu_a;
     env_open(&ei, WASM_TIER_INTERP);
     uint64_t want = spin(&ei, &cpu_i);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ei.store), 0);
-    env_close(&ei);
+    wenv_close(&ei);
     env_open(&ea, WASM_TIER_AUTO);
     ck_assert_uint_eq(spin(&ea, &cpu_a), want);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(ea.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 1);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(ea.store), 1);
-    env_close(&ea);
+    wenv_close(&ea);
     printf("osr: spin(%u) CPU interp %.3f s, auto %.3f s\n", SPIN_N, cpu_i, cpu_a);
     ck_assert_msg(cpu_a * 2 < cpu_i, "auto %.3f s vs interp %.3f s", cpu_a, cpu_i);
 }
@@ -159,13 +85,13 @@ START_TEST(locals_of_every_type_carry_over)
     struct wasm_trap trap;
     memset(ri, 0, sizeof(ri));
     memset(ra, 0, sizeof(ra));
-    struct env ei, ea;
+    struct wenv ei, ea;
     env_open(&ei, WASM_TIER_INTERP);
-    ck_assert_int_eq(call(&ei, "types", &arg, ri, &trap), SBX_OK);
-    ck_assert_ptr_eq(ri[5].ref, export_func(&ei, "spin"));
-    env_close(&ei);
+    ck_assert_int_eq(wenv_call(&ei, "types", &arg, ri, &trap), SBX_OK);
+    ck_assert_ptr_eq(ri[5].ref, wenv_export_func(&ei, "spin"));
+    wenv_close(&ei);
     env_open(&ea, WASM_TIER_AUTO);
-    ck_assert_int_eq(call(&ea, "types", &arg, ra, &trap), SBX_OK);
+    ck_assert_int_eq(wenv_call(&ea, "types", &arg, ra, &trap), SBX_OK);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 1);
     ck_assert_uint_eq(ra[0].i32, ri[0].i32);
     ck_assert_uint_eq(ra[0].i32, 0x7eadbeefu + 1001);
@@ -173,9 +99,9 @@ START_TEST(locals_of_every_type_carry_over)
     ck_assert_uint_eq(ra[2].f32, 0x7fa00001u);
     ck_assert_uint_eq(ra[3].f64, 0x7ff4000000000123u);
     ck_assert_mem_eq(ra[4].v128, ri[4].v128, 16);
-    ck_assert_ptr_eq(ra[5].ref, export_func(&ea, "spin"));
+    ck_assert_ptr_eq(ra[5].ref, wenv_export_func(&ea, "spin"));
     ck_assert_ptr_eq(ra[6].ref, host_ref);
-    env_close(&ea);
+    wenv_close(&ea);
 }
 END_TEST
 
@@ -183,15 +109,15 @@ END_TEST
  * size and stores to the new page. */
 START_TEST(memory_grow_after_osr)
 {
-    struct env ei, ea;
+    struct wenv ei, ea;
     env_open(&ei, WASM_TIER_INTERP);
     uint32_t want = call_i32(&ei, "grow", 0);
-    env_close(&ei);
+    wenv_close(&ei);
     ck_assert_uint_eq(want, 42 + 2 * 100 + 1);
     env_open(&ea, WASM_TIER_AUTO);
     ck_assert_uint_eq(call_i32(&ea, "grow", 0), want);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 1);
-    env_close(&ea);
+    wenv_close(&ea);
 }
 END_TEST
 
@@ -200,14 +126,14 @@ START_TEST(trap_after_osr_names_the_function)
 {
     wasm_value a = {.i32 = 1000}, r[1];
     struct wasm_trap ti, ta;
-    struct env ei, ea;
+    struct wenv ei, ea;
     env_open(&ei, WASM_TIER_INTERP);
-    ck_assert_int_eq(call(&ei, "oob", &a, r, &ti), SBX_E_WASM_TRAP);
-    env_close(&ei);
+    ck_assert_int_eq(wenv_call(&ei, "oob", &a, r, &ti), SBX_E_WASM_TRAP);
+    wenv_close(&ei);
     env_open(&ea, WASM_TIER_AUTO);
-    ck_assert_int_eq(call(&ea, "oob", &a, r, &ta), SBX_E_WASM_TRAP);
+    ck_assert_int_eq(wenv_call(&ea, "oob", &a, r, &ta), SBX_E_WASM_TRAP);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 1);
-    env_close(&ea);
+    wenv_close(&ea);
     ck_assert_int_eq(ta.kind, WASM_TRAP_MEMORY_OOB);
     ck_assert_int_eq(ta.kind, ti.kind);
     ck_assert_str_eq(ta.message, ti.message);
@@ -219,9 +145,9 @@ static double interrupted_at;
 
 static void *interrupt_after_native(void *p)
 {
-    if (wait_native(p))
+    if (wenv_wait_tierup(p, WASM_TIERUP_NATIVE))
         usleep(200 * 1000); /* the frame moved at its next back-edge, long before */
-    interrupted_at = now_s();
+    interrupted_at = wenv_now_s();
     sbx__wasm_store_interrupt(p);
     return NULL;
 }
@@ -230,19 +156,19 @@ static void *interrupt_after_native(void *p)
  * the flag (the 1 ms of the issue; the bound here allows for a loaded machine). */
 START_TEST(interrupt_after_osr)
 {
-    struct env e;
+    struct wenv e;
     struct wasm_trap trap;
     pthread_t t;
     env_open(&e, WASM_TIER_AUTO);
     ck_assert_int_eq(pthread_create(&t, NULL, interrupt_after_native, e.store), 0);
-    ck_assert_int_eq(call(&e, "forever", NULL, NULL, &trap), SBX_E_WASM_TRAP);
-    double took_ms = (now_s() - interrupted_at) * 1e3;
+    ck_assert_int_eq(wenv_call(&e, "forever", NULL, NULL, &trap), SBX_E_WASM_TRAP);
+    double took_ms = (wenv_now_s() - interrupted_at) * 1e3;
     pthread_join(t, NULL);
     ck_assert_int_eq(trap.kind, WASM_TRAP_INTERRUPTED);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(e.store), 1);
     printf("osr: interrupt stopped the native loop in %.2f ms\n", took_ms);
     ck_assert_msg(took_ms < 500, "interrupt took %.1f ms", took_ms);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -251,30 +177,30 @@ END_TEST
  * it) moves. */
 START_TEST(stack_below_loop_stays_interpreted)
 {
-    struct env ea;
+    struct wenv ea;
     env_open(&ea, WASM_TIER_AUTO);
     ck_assert_uint_eq(call_i32(&ea, "below", 1000), 2000);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(ea.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 0);
-    env_close(&ea);
+    wenv_close(&ea);
     env_open(&ea, WASM_TIER_AUTO);
     ck_assert_uint_eq(call_i32(&ea, "params", 1000), 7 + 3 * 1000);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 1);
-    env_close(&ea);
+    wenv_close(&ea);
 }
 END_TEST
 
 /* Fuel runs never move: a metered store never tiers up (the interpreter counts fuel). */
 START_TEST(fuel_runs_stay_interpreted)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, WASM_TIER_AUTO);
-    waits_for_native = false;
+    e.wait_for = WASM_TIERUP_IDLE;
     sbx__wasm_store_set_fuel(e.store, 100000000);
     ck_assert_uint_eq(call_i32(&e, "params", 1000), 7 + 3 * 1000);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_IDLE);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(e.store), 0);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -294,21 +220,16 @@ static bool resolve_late(void *user, const struct wasm_import *imp, struct wasm_
  * adding its 1000. */
 START_TEST(osr_frame_calls_the_interpreter)
 {
-    char err[256] = "";
-    struct wasm_module *ma, *mb;
-    ck_assert_int_eq(
-        sbx__wasm_module_load(mod_osr_calls, sizeof(mod_osr_calls), &ma, err, sizeof(err)), SBX_OK);
-    ck_assert_int_eq(
-        sbx__wasm_module_load(mod_osr_late, sizeof(mod_osr_late), &mb, err, sizeof(err)), SBX_OK);
-    struct env e = {.m = ma};
+    struct wenv e;
     struct wasm_store_limits l = {.tier = WASM_TIER_AUTO, .tierup_ms = 1};
-    ck_assert_int_eq(sbx__wasm_store_create(&l, &e.store), SBX_OK);
-    cur_store = e.store;
-    waits_for_native = true;
-    ck_assert_int_eq(
-        sbx__wasm_instantiate(e.store, ma, resolve, ma, &e.inst, NULL, err, sizeof(err)), SBX_OK);
-    ck_assert_int_eq(call(&e, "nop", NULL, NULL, NULL), SBX_OK); /* arms the tier-up with ma */
+    wenv_open(&e, mod_osr_calls, sizeof(mod_osr_calls), &l);
+    struct wasm_module *mb = wenv_module(mod_osr_late, sizeof(mod_osr_late));
+    e.wait_for = WASM_TIERUP_NATIVE;
+    wenv_instantiate(&e, wenv_resolve_wait, &e);
+    ck_assert_int_eq(wenv_call(&e, "nop", NULL, NULL, NULL),
+                     SBX_OK); /* arms the tier-up with e.m */
     struct wasm_instance *late;
+    char err[256] = "";
     osr_calls_inst = e.inst;
     ck_assert_msg(sbx__wasm_instantiate(e.store, mb, resolve_late, NULL, &late, NULL, err,
                                         sizeof(err)) == SBX_OK,
@@ -316,9 +237,8 @@ START_TEST(osr_frame_calls_the_interpreter)
     ck_assert_uint_eq(call_i32(&e, "outer", 10), 5 + 10 + 1000);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(e.store), 1);
-    sbx__wasm_store_destroy(e.store);
+    wenv_close(&e);
     sbx__wasm_module_destroy(mb);
-    sbx__wasm_module_destroy(ma);
 }
 END_TEST
 
@@ -326,7 +246,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("wasm_osr");
     TCase *tc = tcase_create("osr");
-    tcase_set_timeout(tc, WAIT_S + 60);
+    tcase_set_timeout(tc, WENV_WAIT_S + 60);
     tcase_add_test(tc, long_loop_moves_to_native);
     tcase_add_test(tc, locals_of_every_type_carry_over);
     tcase_add_test(tc, memory_grow_after_osr);

@@ -14,50 +14,8 @@
 #include "lsan_no_tls.h"
 #include "sbx_test.h"
 #include "wasm/jit/jit.h"
-#include "wasm/runtime.h"
-#include "wasm/wasm.h"
 #include "wasm_builder.h"
-
-#define WAIT_S 120 /* the longest any state is awaited: LLVM under ASan on a loaded machine */
-
-static struct wasm_store *cur_store;
-static unsigned host_waits_for; /* enum wasm_tierup_state the host import blocks until */
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static bool wait_state(struct wasm_store *s, unsigned want)
-{
-    for (double end = now_s() + WAIT_S; now_s() < end; usleep(1000)) {
-        unsigned st = sbx__wasm_store_tierup_state(s);
-        if (st == want || st == WASM_TIERUP_FAILED)
-            return st == want;
-    }
-    return false;
-}
-
-/* The import "wait": blocks (inside the guest's call, so the time counts as interpretation)
- * until the store reaches host_waits_for. */
-static int host_wait(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
-{
-    (void)c, (void)user, (void)args;
-    res[0].i32 = wait_state(cur_store, host_waits_for) ? 1 : 0;
-    return 0;
-}
-
-static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
-{
-    const struct wasm_module *m = user;
-    if (imp->kind != WASM_EXTERN_FUNC || strcmp(imp->name, "wait") != 0)
-        return false;
-    out->kind = WASM_EXTERN_FUNC;
-    out->u.func = sbx__wasm_func_new_host(cur_store, &m->types[imp->u.func_type], host_wait, NULL);
-    return out->u.func != NULL;
-}
+#include "wasm_env.h"
 
 /* work(n) = n + (n-1) + ... + 1 by a loop; run() = work(100), wait(), work(100) + the wait's
  * result (1 when the state was reached); quick() = work(3). pad extra functions, the i-th
@@ -67,15 +25,7 @@ static uint8_t *build(uint32_t pad, uint32_t filler, size_t *len)
 {
     struct wb *w = wb_new();
     uint32_t wait = wb_import_func(w, "t", "wait", "", "i");
-    struct wb_bytes b = {0};
-    /* local 1 = acc; loop: acc += n; n -= 1; br_if n != 0 */
-    wbc_op(&b, WB_OP_LOOP), wbc_op(&b, WB_BLOCKTYPE_VOID);
-    wbc_local_get(&b, 1), wbc_local_get(&b, 0), wbc_op(&b, WB_OP_I32_ADD), wbc_local_set(&b, 1);
-    wbc_local_get(&b, 0), wbc_i32_const(&b, 1), wbc_op(&b, WB_OP_I32_SUB), wbc_local_set(&b, 0);
-    wbc_local_get(&b, 0), wbc_op(&b, WB_OP_BR_IF), wb_bytes_uleb(&b, 0), wbc_end(&b);
-    wbc_local_get(&b, 1), wbc_end(&b);
-    uint32_t work = wb_func(w, "i", "i", "i", &b);
-    wb_bytes_free(&b);
+    uint32_t work = wb_func_sum(w);
     struct wb_bytes r = {0};
     wbc_i32_const(&r, 100), wbc_call(&r, work), wbc_op(&r, WB_OP_DROP);
     wbc_call(&r, wait), wbc_i32_const(&r, 100), wbc_call(&r, work), wbc_op(&r, WB_OP_I32_ADD);
@@ -103,58 +53,34 @@ static uint8_t *build(uint32_t pad, uint32_t filler, size_t *len)
     return bytes;
 }
 
-struct env {
-    struct wasm_module *m;
-    struct wasm_store *store;
-    struct wasm_instance *inst;
-};
-
-static void env_open_tier(struct env *e, uint32_t pad, uint32_t filler, uint32_t tierup_ms,
+static void env_open_tier(struct wenv *e, uint32_t pad, uint32_t filler, uint32_t tierup_ms,
                           uint8_t tier)
 {
-    char err[256] = "";
     size_t len;
     uint8_t *bytes = build(pad, filler, &len);
-    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
-    free(bytes);
     struct wasm_store_limits l = {.tier = tier, .tierup_ms = tierup_ms};
-    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
-    cur_store = e->store;
-    sbx_err rc =
-        sbx__wasm_instantiate(e->store, e->m, resolve, e->m, &e->inst, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+    wenv_open(e, bytes, len, &l);
+    free(bytes);
+    wenv_instantiate(e, wenv_resolve_wait, e);
 }
 
-static void env_open(struct env *e, uint32_t pad, uint32_t tierup_ms)
+static void env_open(struct wenv *e, uint32_t pad, uint32_t tierup_ms)
 {
     env_open_tier(e, pad, 0, tierup_ms, WASM_TIER_AUTO);
 }
 
-static void env_close(struct env *e)
+static uint32_t call(struct wenv *e, const char *name)
 {
-    sbx__wasm_store_destroy(e->store);
-    sbx__wasm_module_destroy(e->m);
-}
-
-static int32_t call(struct env *e, const char *name)
-{
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
-    wasm_value res[1];
-    memset(res, 0, sizeof(res));
-    struct wasm_trap trap;
-    sbx_err rc = sbx__wasm_func_call(e->store, ext.u.func, NULL, res, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
-    return (int32_t)res[0].i32;
+    return wenv_call_i32(e, name, NULL);
 }
 
 /* One interpreted call spans the tier-up: its second call of work() is native (entered from
  * the interpreter), and the result is the same; later host entries are native too. */
 START_TEST(long_run_switches_to_native)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, 0, 1);
-    host_waits_for = WASM_TIERUP_NATIVE;
+    e.wait_for = WASM_TIERUP_NATIVE;
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
     ck_assert_int_eq(call(&e, "run"), 5050 + 1);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
@@ -162,7 +88,7 @@ START_TEST(long_run_switches_to_native)
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 2); /* quick(), from the host */
     ck_assert(sbx__jit_llvm_is_loaded());
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -171,7 +97,7 @@ END_TEST
  * so nothing else in this process loaded it. */
 START_TEST(short_run_never_starts_llvm)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, 0, 0);
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_ARMED);
@@ -180,7 +106,7 @@ START_TEST(short_run_never_starts_llvm)
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_ARMED);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
     ck_assert(!sbx__jit_llvm_is_loaded());
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -188,18 +114,18 @@ END_TEST
  * for the worker to stop, which then compiles the next store normally. */
 START_TEST(destroy_during_compile)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, 2000, 1);
-    host_waits_for = WASM_TIERUP_COMPILING;
+    e.wait_for = WASM_TIERUP_COMPILING;
     ck_assert_int_eq(call(&e, "run"), 5050 + 1);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_COMPILING);
-    env_close(&e);
-    struct env e2;
+    wenv_close(&e);
+    struct wenv e2;
     env_open(&e2, 0, 1);
-    host_waits_for = WASM_TIERUP_NATIVE;
+    e2.wait_for = WASM_TIERUP_NATIVE;
     ck_assert_int_eq(call(&e2, "run"), 5050 + 1);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e2.store), 1);
-    env_close(&e2);
+    wenv_close(&e2);
 }
 END_TEST
 
@@ -208,9 +134,9 @@ END_TEST
  * compile is in flight only by chance. Check forks each test: the stop stays in this one. */
 START_TEST(stop_during_compile)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, 2000, 1);
-    host_waits_for = WASM_TIERUP_COMPILING;
+    e.wait_for = WASM_TIERUP_COMPILING;
     ck_assert_int_eq(call(&e, "run"), 5050 + 1);
     sbx__wasm_tierup_stop();
     /* The stop waits for LLVM's work only (jit/quiesce.c); the worker marks the store after. */
@@ -220,27 +146,27 @@ START_TEST(stop_during_compile)
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_FAILED);
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
-    env_close(&e);
-    struct env e2;
+    wenv_close(&e);
+    struct wenv e2;
     env_open(&e2, 0, 1);
     ck_assert_int_eq(call(&e2, "quick"), 6);
     usleep(100 * 1000); /* a hundred times its threshold */
     ck_assert_int_eq(call(&e2, "quick"), 6);
     ck_assert_uint_ne(sbx__wasm_store_tierup_state(e2.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e2.store), 0);
-    env_close(&e2);
+    wenv_close(&e2);
 }
 END_TEST
 
 /* Fuel runs stay in the interpreter, which counts fuel: a metered store never arms. */
 START_TEST(fuel_runs_stay_interpreted)
 {
-    struct env e;
+    struct wenv e;
     env_open(&e, 0, 1);
     sbx__wasm_store_set_fuel(e.store, 1000000);
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_IDLE);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -248,15 +174,15 @@ END_TEST
  * interpreted: it reaches FAILED without loading LLVM, and runs on correctly. */
 START_TEST(huge_function_stays_interpreted)
 {
-    struct env e;
+    struct wenv e;
     env_open_tier(&e, 1, 100000, 1, WASM_TIER_AUTO);
-    host_waits_for = WASM_TIERUP_FAILED;
+    e.wait_for = WASM_TIERUP_FAILED;
     ck_assert_int_eq(call(&e, "run"), 5050 + 1);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_FAILED);
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
     ck_assert(!sbx__jit_llvm_is_loaded());
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -265,13 +191,13 @@ END_TEST
  * part's last() calls work() in the first, and host entries into both are native. */
 START_TEST(two_part_module)
 {
-    struct env e;
+    struct wenv e;
     env_open_tier(&e, 2, 12000, 0, WASM_TIER_COMPILED);
     ck_assert_uint_ge(e.m->len, 64u << 10);
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_int_eq(call(&e, "last"), 2 * 3 / 2); /* the second pad: work(1 % 64 + 1) */
     ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 2);
-    env_close(&e);
+    wenv_close(&e);
 }
 END_TEST
 
@@ -294,8 +220,8 @@ void sbx__jit_test_pause(int where)
 
 static void wait_paused(void)
 {
-    for (double end = now_s() + WAIT_S; !atomic_load(&is_paused); usleep(1000)) {
-        if (now_s() > end)
+    for (double end = wenv_now_s() + WENV_WAIT_S; !atomic_load(&is_paused); usleep(1000)) {
+        if (wenv_now_s() > end)
             _exit(99);
     }
 }
@@ -339,17 +265,17 @@ static void run_child(void (*child)(void), const char *what)
  * destructors under the load: 3 of 60 C hosts exiting 150-700 ms into a run crashed. */
 static void shutdown_child(void)
 {
-    struct env e;
+    struct wenv e;
     pause_where = 0;
     env_open(&e, 100, 1);
-    host_waits_for = WASM_TIERUP_COMPILING;
+    e.wait_for = WASM_TIERUP_COMPILING;
     if (call(&e, "run") != 5050 + 1)
         _exit(98);
     wait_paused();
     sbx_shutdown();
     if (!atomic_load(&has_resumed))
         _exit(97);
-    if (!wait_state(e.store, WASM_TIERUP_FAILED))
+    if (!wenv_wait_tierup(e.store, WASM_TIERUP_FAILED))
         _exit(94);
     exit(40);
 }
@@ -366,19 +292,17 @@ END_TEST
 static void *instantiate_compiled(void *arg)
 {
     (void)arg;
+    static struct wenv e; /* no Check assertions here: this is not the test's thread */
     char err[256];
     size_t len;
     uint8_t *bytes = build(100, 0, &len);
-    struct wasm_module *m;
-    struct wasm_store *s;
-    struct wasm_instance *inst;
     struct wasm_store_limits l = {.tier = WASM_TIER_COMPILED};
-    sbx_err rc = sbx__wasm_module_load(bytes, len, &m, err, sizeof(err));
+    sbx_err rc = sbx__wasm_module_load(bytes, len, &e.m, err, sizeof(err));
     free(bytes);
-    if (rc != SBX_OK || sbx__wasm_store_create(&l, &s) != SBX_OK)
+    if (rc != SBX_OK || sbx__wasm_store_create(&l, &e.store) != SBX_OK)
         _exit(92);
-    cur_store = s;
-    sbx__wasm_instantiate(s, m, resolve, m, &inst, NULL, err, sizeof(err)); /* stopped: fails */
+    sbx__wasm_instantiate(e.store, e.m, wenv_resolve_wait, &e, &e.inst, NULL, err,
+                          sizeof(err)); /* stopped: fails */
     return NULL;
 }
 
@@ -402,7 +326,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("wasm_tierup");
     TCase *tc = tcase_create("tierup");
-    tcase_set_timeout(tc, 2 * WAIT_S + 30);
+    tcase_set_timeout(tc, 2 * WENV_WAIT_S + 30);
     tcase_add_test(tc, long_run_switches_to_native);
     tcase_add_test(tc, short_run_never_starts_llvm);
     tcase_add_test(tc, destroy_during_compile);
