@@ -73,7 +73,7 @@ static sbx_err worker_exec(struct sbx__run *run, sbx_result *out)
                          sbx__js_abandoned_count());
         return rc;
     }
-    bool done = sbx__js_job_wait(job, run->deadline_ns);
+    bool done = sbx__js_job_wait(job, run->deadline_ns, SBX_OK);
     if (!done) {
         /* Deadline or abort: the engine sees the flag (or the clock) at its next poll and
          * unwinds. The grace runs from the deadline itself, so a late wakeup on a busy host
@@ -82,7 +82,7 @@ static sbx_err worker_exec(struct sbx__run *run, sbx_result *out)
         sbx__js_job_stop(job, SBX_E_TIMEOUT);
         uint64_t now = sbx__now_ns();
         uint64_t until = is_abort ? now + STOP_GRACE_NS : run->deadline_ns + STOP_GRACE_NS;
-        done = sbx__js_job_wait(job, until > now ? until : now);
+        done = sbx__js_job_wait(job, until > now ? until : now, sbx__js_job_stop_reason(job));
     }
     if (done) {
         take_result(sbx__js_job_out(job), out);

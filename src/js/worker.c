@@ -24,8 +24,6 @@
 #else
 #define WORKER_STACK_BYTES (8u * 1024u * 1024u)
 #endif
-/* Idle threads kept for the next runs; more exit when their job ends. */
-#define IDLE_MAX 8
 
 struct sbx__js_job {
     pthread_mutex_t lock;
@@ -253,6 +251,8 @@ static void set_idle_priority(pthread_t thread, bool is_idle)
 static bool job_run(struct sbx__js_job *job, struct sbx__js_engine *engine, bool is_pooled)
 {
     if (is_pooled) {
+        if (sbx__js_test_pause)
+            sbx__js_test_pause(SBX__JS_PAUSE_RUN);
         pthread_mutex_lock(&job->lock);
         job->runner = pthread_self();
         job->has_runner = true;
@@ -287,13 +287,15 @@ static void *worker_main(void *arg)
             set_idle_priority(pthread_self(), false);
         pthread_mutex_lock(&pool.lock);
         w->job = NULL;
-        if (pool.idle_count >= IDLE_MAX)
+        if (pool.idle_count >= SBX_JS_IDLE_MAX)
             break;
         pthread_mutex_unlock(&pool.lock);
         /* Idle means ready: the spare engine is built before the worker can be picked. */
         struct sbx__js_engine *spare = sbx__js_engine_create();
+        if (sbx__js_test_pause)
+            sbx__js_test_pause(SBX__JS_PAUSE_IDLE);
         pthread_mutex_lock(&pool.lock);
-        if (pool.idle_count >= IDLE_MAX) { /* others went idle meanwhile: keep the bound */
+        if (pool.idle_count >= SBX_JS_IDLE_MAX) { /* others went idle meanwhile: keep the bound */
             pthread_mutex_unlock(&pool.lock);
             sbx__js_engine_destroy(spare);
             pthread_mutex_lock(&pool.lock);
@@ -376,10 +378,9 @@ static struct timespec to_timespec(uint64_t ns)
     return ts;
 }
 
-bool sbx__js_job_wait(struct sbx__js_job *job, uint64_t until_ns)
+bool sbx__js_job_wait(struct sbx__js_job *job, uint64_t until_ns, int stop_seen)
 {
     struct timespec ts = to_timespec(until_ns);
-    int stop_seen = atomic_load(&job->stop);
     pthread_mutex_lock(&job->lock);
     while (!job->is_done && atomic_load(&job->stop) == stop_seen) {
         if (pthread_cond_timedwait(&job->cond, &job->lock, &ts) == ETIMEDOUT)
@@ -431,4 +432,12 @@ void sbx__js_job_release(struct sbx__js_job *job)
 int sbx__js_abandoned_count(void)
 {
     return atomic_load(&abandoned_count);
+}
+
+int sbx__js_idle_count(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    int n = (int)pool.idle_count;
+    pthread_mutex_unlock(&pool.lock);
+    return n;
 }

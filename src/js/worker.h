@@ -13,6 +13,8 @@
  * uses about no CPU once throttled (js/runtime.cpp) but keeps its memory (at most its
  * memoryBytes twice, plus its stack) until its engine stops. */
 #define SBX_JS_MAX_ABANDONED 64
+/* Idle pool threads kept for the next runs; more exit when their job ends. */
+#define SBX_JS_IDLE_MAX 8
 
 struct sbx__js_job;
 
@@ -24,9 +26,10 @@ struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in);
  * running; when no thread can be created the job runs to completion on the calling thread. */
 sbx_err sbx__js_job_start(struct sbx__js_job *job);
 
-/* Waits until the job is done, is told to stop, or until_ns (sbx__now_ns clock) passes.
- * Returns true when done. */
-bool sbx__js_job_wait(struct sbx__js_job *job, uint64_t until_ns);
+/* Waits until the job is done, its stop reason is other than stop_seen (told to stop: the
+ * caller passes SBX_OK, or the reason it has already seen, so a stop given before the call
+ * is not missed), or until_ns (sbx__now_ns clock) passes. Returns true when done. */
+bool sbx__js_job_wait(struct sbx__js_job *job, uint64_t until_ns, int stop_seen);
 
 /* Tells the engine to stop with reason (SBX_E_TIMEOUT or SBX_E_ABORTED; the first reason
  * wins) and wakes a waiter. Safe from any thread while the caller holds its reference. */
@@ -44,5 +47,14 @@ void sbx__js_job_release(struct sbx__js_job *job);
 
 /* Number of abandoned jobs still running (for tests and diagnostics). */
 int sbx__js_abandoned_count(void);
+
+/* Number of idle pool threads, at most SBX_JS_IDLE_MAX (for tests and diagnostics). */
+int sbx__js_idle_count(void);
+
+/* Tests only (test_worker.c defines it; NULL in the library): called on a pool thread before
+ * it records itself as its job's runner (where SBX__JS_PAUSE_RUN) and once it has built its
+ * spare engine, before it goes idle (SBX__JS_PAUSE_IDLE), to hold it there. */
+enum { SBX__JS_PAUSE_RUN, SBX__JS_PAUSE_IDLE };
+__attribute__((weak, visibility("hidden"))) void sbx__js_test_pause(int where);
 
 #endif

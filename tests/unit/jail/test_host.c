@@ -5,11 +5,14 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <seccomp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,15 +114,19 @@ START_TEST(test_dispose_removes_temp_files)
     /* Kept: a root whose host still lives. Pid 1 always does, and is another user's when the
      * suite runs unprivileged (kill() says EPERM, not ESRCH): which of the two happens in /tmp
      * depended on whoever else was running. */
-    char live[PATH_MAX + 64];
-    snprintf(live, sizeof(live), "%s/sbx-jail-1-AbCdEf", tmp);
-    ck_assert_int_eq(mkdir(live, 0711), 0);
+    char live[3][PATH_MAX + 64]; /* so is a root whose name has no pid */
+    const char *const names[] = {"1-AbCdEf", "0-AbCdEf", "7x-AbCdEf"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(live[i], sizeof(live[i]), "%s/sbx-jail-%s", tmp, names[i]);
+        ck_assert_int_eq(mkdir(live[i], 0711), 0);
+    }
     setenv("TMPDIR", tmp, 1);
     sbx_sandbox *sb = jt_sandbox("{}");
     unsetenv("TMPDIR");
-    /* the handle's temp root and the live host's; the stale one is gone */
-    ck_assert_int_eq(count_entries(tmp), 2);
-    ck_assert_int_eq(rmdir(live), 0);
+    /* the handle's temp root and the three kept; the stale one is gone */
+    ck_assert_int_eq(count_entries(tmp), 4);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(rmdir(live[i]), 0);
     sbx_result r;
     ck_assert_int_eq(jt_script(sb, "sh", "ls /sbx; echo hi > /tmp/x", NULL, &r), SBX_OK);
     ck_assert_msg(r.ok, "%s", r.stderr_data);
@@ -258,9 +265,49 @@ START_TEST(test_js_guest_matches_worker)
 }
 END_TEST
 
+/* A live process of another user (65534), parked until *release is closed. */
+static pid_t start_other_user(int *release)
+{
+    int go[2], ready[2];
+    ck_assert_int_eq(pipe2(go, O_CLOEXEC), 0);
+    ck_assert_int_eq(pipe2(ready, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char c = 0;
+        close(go[1]);
+        if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+            _exit(1);
+        if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    close(go[0]);
+    close(ready[1]);
+    char c;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    *release = go[1];
+    return pid;
+}
+
+/* Without CAP_KILL, kill() to another user's process says EPERM, as it does to an unprivileged
+ * host looking at a cgroup some other user's live host made. */
+static bool set_cap_kill(bool is_on)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) != 0)
+        return false;
+    d[0].effective = is_on ? d[0].effective | (1u << CAP_KILL) : d[0].effective & ~(1u << CAP_KILL);
+    return syscall(SYS_capset, &h, d) == 0;
+}
+
 /* A cgroup named for a host that is gone (sbx-<pid>-<n>: a crash or kill before dispose) is
- * removed when the next handle makes its own beside it. Whether the machine's cgroup tree held
- * one depended on what else had crashed there, so the test leaves one. */
+ * removed when the next handle makes its own beside it; one named for a live host is kept,
+ * whether kill() finds it (pid 1) or is refused it (another user's host, EPERM), and so is any
+ * name not of that form. Whether the machine's cgroup tree held such names depended on what
+ * else ran or had crashed there, so the test leaves them. */
 START_TEST(test_stale_cgroup_reaped)
 {
     sbx_policy *p = sbx_test_policy("{}");
@@ -273,14 +320,36 @@ START_TEST(test_stale_cgroup_reaped)
         if (dead == 0)
             _exit(0);
         waitpid(dead, NULL, 0);
-        char stale[4200];
+        int release = -1;
+        pid_t other = geteuid() == 0 ? start_other_user(&release) : 1;
         int parent_len = (int)(strrchr(cg.dirs[0], '/') - cg.dirs[0]);
-        snprintf(stale, sizeof(stale), "%.*s/sbx-%d-0", parent_len, cg.dirs[0], (int)dead);
-        ck_assert_int_eq(mkdir(stale, 0755), 0);
-        sbx__jail_cgroup_create(&next, p);
+        const long pids[] = {dead, 1, other, 0, -1};
+        const char *const tails[] = {"-0", "-0", "-1", "-0", "x-0"};
+        char dirs[5][4200];
+        int made = 0;
+        for (; made < 5; made++) {
+            snprintf(dirs[made], sizeof(dirs[made]), "%.*s/sbx-%ld%s", parent_len, cg.dirs[0],
+                     made == 4 ? 7 : pids[made], tails[made]);
+            if (mkdir(dirs[made], 0755) != 0)
+                break;
+        }
+        bool is_dropped = made == 5 && release >= 0 && set_cap_kill(false);
+        if (made == 5 && (release < 0 || is_dropped))
+            sbx__jail_cgroup_create(&next, p);
+        bool is_restored = !is_dropped || set_cap_kill(true);
+        bool is_kept[5];
+        for (int i = 0; i < made; i++) /* the machine's cgroup tree keeps none of them */
+            is_kept[i] = rmdir(dirs[i]) == 0;
+        if (release >= 0) {
+            close(release);
+            waitpid(other, NULL, 0);
+        }
+        ck_assert_int_eq(made, 5);
+        ck_assert(is_restored && (release < 0 || is_dropped));
         ck_assert_int_eq(next.version, cg.version);
-        errno = 0;
-        ck_assert_msg(access(stale, F_OK) == -1 && errno == ENOENT, "%s was kept", stale);
+        ck_assert_msg(!is_kept[0], "%s (a dead host's) was kept", dirs[0]);
+        for (int i = 1; i < 5; i++)
+            ck_assert_msg(is_kept[i], "%s was removed", dirs[i]);
     } else {
         fprintf(stderr, "no delegated cgroup here: nothing to reap\n");
     }

@@ -553,6 +553,163 @@ START_TEST(forked_while_watched)
 }
 END_TEST
 
+/* The pool threads' pause points (sbx__js_test_pause, js/worker.h): the threads reaching the
+ * armed one wait there until the test lets some go. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int armed; /* SBX__JS_PAUSE_*, or -1 */
+    int held;  /* threads at the armed point now */
+    int let_go;
+    int passed;
+} pause_pt = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, 0, 0, 0};
+
+void sbx__js_test_pause(int where)
+{
+    pthread_mutex_lock(&pause_pt.lock);
+    if (where == pause_pt.armed) {
+        pause_pt.held++;
+        pthread_cond_broadcast(&pause_pt.cond);
+        while (pause_pt.passed >= pause_pt.let_go)
+            pthread_cond_wait(&pause_pt.cond, &pause_pt.lock);
+        pause_pt.passed++;
+        pause_pt.held--;
+        pthread_cond_broadcast(&pause_pt.cond);
+    }
+    pthread_mutex_unlock(&pause_pt.lock);
+}
+
+static void pause_arm(int where)
+{
+    pthread_mutex_lock(&pause_pt.lock);
+    pause_pt.armed = where;
+    pthread_mutex_unlock(&pause_pt.lock);
+}
+
+/* Lets n more held threads go (-1: all, now and later, and disarms). */
+static void pause_let_go(int n)
+{
+    pthread_mutex_lock(&pause_pt.lock);
+    pause_pt.let_go = n < 0 ? 1 << 30 : pause_pt.let_go + n;
+    if (n < 0)
+        pause_pt.armed = -1;
+    pthread_cond_broadcast(&pause_pt.cond);
+    pthread_mutex_unlock(&pause_pt.lock);
+}
+
+/* Waits (at most 20 s) until *count reaches n; returns it. */
+static int pause_wait(const int *count, int n)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 20;
+    pthread_mutex_lock(&pause_pt.lock);
+    while (*count < n && pthread_cond_timedwait(&pause_pt.cond, &pause_pt.lock, &until) == 0)
+        ;
+    int got = *count;
+    pthread_mutex_unlock(&pause_pt.lock);
+    return got;
+}
+
+static void *abort_when_held(void *arg)
+{
+    if (pause_wait(&pause_pt.held, 1) == 1)
+        sbx_sandbox_abort(arg);
+    return NULL;
+}
+
+/* A run stopped (deadline, or abort) before its pool thread has even started it is abandoned:
+ * the caller is back at once, with the right reason, and the thread ends the job when it gets to
+ * it. Which reason came back, and a release before the thread recorded itself as the runner,
+ * depended on the host's load until the test held the thread back. */
+START_TEST(stopped_before_its_thread_ran)
+{
+    bool is_abort = _i == 1;
+    pause_arm(SBX__JS_PAUSE_RUN);
+    sbx_sandbox *sb = sandbox(is_abort ? "{\"timeoutMs\":30000}" : "{\"timeoutMs\":50}");
+    pthread_t t;
+    if (is_abort)
+        ck_assert_int_eq(pthread_create(&t, NULL, abort_when_held, sb), 0);
+    struct run x;
+    run_on(sb, "return 1", NULL, &x);
+    if (is_abort)
+        pthread_join(t, NULL);
+    ck_assert_int_eq(pause_wait(&pause_pt.held, 1), 1); /* the control: the thread was held */
+    ck_assert_msg(x.r.error == (is_abort ? SBX_E_ABORTED : SBX_E_TIMEOUT), "%s",
+                  sbx_err_name(x.r.error));
+    ck_assert_int_eq(x.r.limit, is_abort ? SBX_LIMIT_NONE : SBX_LIMIT_TIMEOUT);
+    ck_assert_ptr_nonnull(
+        strstr(x.r.error_message, is_abort ? "aborted by the host" : "time limit"));
+    ck_assert_ptr_nonnull(strstr(x.r.error_message, "background"));
+    ck_assert_msg(x.wall_ms < 10000, "back after %.0f ms", x.wall_ms);
+    sbx_result_free(&x.r);
+    ck_assert_int_eq(sbx__js_abandoned_count(), 1);
+    pause_let_go(-1);
+    expect_reaped();
+    run_on(sb, "return 2", NULL, &x);
+    ck_assert_str_eq(x.r.value_json, "2");
+    sbx_result_free(&x.r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
+/* A stop given before the caller starts waiting ends that wait at once: the caller names the
+ * reason it has seen. The wait compared with the reason as of its own start, so an abort that
+ * came between the job's start and the wait was missed until the deadline whenever the engine
+ * did not end the job by itself (here its thread is held, so it cannot). */
+START_TEST(stop_before_wait_not_missed)
+{
+    pause_arm(SBX__JS_PAUSE_RUN);
+    struct sbx__js_eval_in in = {.code = "return 1",
+                                 .code_len = 8,
+                                 .memory_bytes = 64u << 20,
+                                 .max_output_bytes = 1024,
+                                 .deadline_ns = sbx__now_ns() + 60000000000ull};
+    struct sbx__js_job *job = sbx__js_job_create(&in);
+    ck_assert_ptr_nonnull(job);
+    ck_assert_int_eq(sbx__js_job_start(job), SBX_OK);
+    sbx__js_job_stop(job, SBX_E_ABORTED);
+    uint64_t t0 = sbx__now_ns();
+    ck_assert(!sbx__js_job_wait(job, t0 + 20000000000ull, SBX_OK));
+    ck_assert_msg(sbx__now_ns() - t0 < 10000000000ull, "the stop given before the wait was missed");
+    ck_assert_int_eq(sbx__js_job_stop_reason(job), SBX_E_ABORTED);
+    /* the same reason again: only done (or the time) ends this wait */
+    t0 = sbx__now_ns();
+    ck_assert(!sbx__js_job_wait(job, t0 + 50000000u, SBX_E_ABORTED));
+    ck_assert_uint_ge(sbx__now_ns() - t0, 50000000u);
+    ck_assert_int_eq(pause_wait(&pause_pt.held, 1), 1);
+    sbx__js_job_release(job); /* abandoned: its thread ends it */
+    ck_assert_int_eq(sbx__js_abandoned_count(), 1);
+    pause_let_go(-1);
+    expect_reaped();
+}
+END_TEST
+
+/* At most SBX_JS_IDLE_MAX threads stay idle, also when others went idle while a thread built
+ * its spare engine: here the threads of SBX_JS_IDLE_MAX + 1 runs are all held there (each run
+ * needs a new thread, none of them being idle yet); the first SBX_JS_IDLE_MAX let go become
+ * idle, the last one then leaves. That thread was reached only by runs ending together. */
+START_TEST(idle_bound_kept_for_late_spares)
+{
+    pause_arm(SBX__JS_PAUSE_IDLE);
+    for (int i = 0; i <= SBX_JS_IDLE_MAX; i++) {
+        expect_value("return 7", NULL, "7");
+        ck_assert_int_eq(pause_wait(&pause_pt.held, i + 1), i + 1);
+    }
+    ck_assert_int_eq(sbx__js_idle_count(), 0);
+    pause_let_go(SBX_JS_IDLE_MAX);
+    for (int i = 0; i < 2000 && sbx__js_idle_count() < SBX_JS_IDLE_MAX; i++)
+        usleep(10000);
+    ck_assert_int_eq(sbx__js_idle_count(), SBX_JS_IDLE_MAX);
+    pause_let_go(1);
+    ck_assert_int_eq(pause_wait(&pause_pt.passed, SBX_JS_IDLE_MAX + 1), SBX_JS_IDLE_MAX + 1);
+    usleep(300 * 1000); /* the last one's decision (it does not add itself: it leaves) */
+    ck_assert_int_eq(sbx__js_idle_count(), SBX_JS_IDLE_MAX);
+    pause_let_go(-1);
+    expect_value("return [1, 2].length", NULL, "2");
+}
+END_TEST
+
 struct par {
     int k;
     const char *code;
@@ -635,5 +792,11 @@ int main(void)
     add(s, "concurrent_runs", concurrent_runs, 60);
     add(s, "forked_child", forked_child, 20);
     add(s, "forked_while_watched", forked_while_watched, 60);
+    TCase *tc = tcase_create("stopped_before_its_thread_ran");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, stopped_before_its_thread_ran, 0, 2);
+    suite_add_tcase(s, tc);
+    add(s, "stop_before_wait_not_missed", stop_before_wait_not_missed, 60);
+    add(s, "idle_bound_kept_for_late_spares", idle_bound_kept_for_late_spares, 60);
     return sbx_test_main(s);
 }

@@ -645,6 +645,46 @@ START_TEST(throttled_arm_wakes_a_waiting_watchdog)
 }
 END_TEST
 
+static atomic_int timeouts_seen;
+
+static void count_timeout(void *user)
+{
+    (void)user;
+    atomic_fetch_add(&timeouts_seen, 1);
+}
+
+START_TEST(earlier_deadline_wakes_a_waiting_watchdog)
+{
+    /* After a call with a 10 s deadline the watchdog thread sleeps on until it. A call armed
+     * next with an earlier deadline (200 ms) wakes it, which then times that call out at its
+     * own deadline; one with a later deadline (20 s) leaves it asleep (no wakeup per call:
+     * waking at the old deadline it sees the new one). Which of the two happened depended on
+     * how the suites' calls followed each other (moved between coverage runs, issue 15). */
+    struct sbx__watchdog wd = {.on_timeout = count_timeout};
+    atomic_int stop = SBX_OK;
+    struct sbx__throttle t = {.stop_reason = &stop};
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 10000, 100, &t), SBX_OK);
+    ck_assert(wait_end_becomes(&wd, is_waiting, 0));
+    sbx__plugin_watchdog_disarm(&wd);
+    uint64_t old_end = wait_end(&wd);
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 20000, 100, &t), SBX_OK);
+    usleep(100 * 1000);
+    uint64_t end_later = wait_end(&wd);
+    sbx__plugin_watchdog_disarm(&wd);
+    ck_assert_msg(end_later == old_end, "a later deadline woke the watchdog");
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 200, 100, &t), SBX_OK);
+    while (atomic_load(&timeouts_seen) == 0 && now_ms() - t0 < 5000)
+        usleep(1000);
+    double took = now_ms() - t0;
+    sbx__plugin_watchdog_disarm(&wd);
+    sbx__plugin_watchdog_destroy(&wd);
+    int seen = atomic_load(&timeouts_seen);
+    ck_assert_int_eq(seen, 1);
+    ck_assert_msg(took >= 199 && took < 5000, "timed out after %.0f ms, not at 200", took);
+}
+END_TEST
+
 START_TEST(cpu_percent_throttles_to_share)
 {
     ck_assert_uint_eq(spin_run(100, 300).paused_ns, 0); /* never paused without a cpuPercent */
@@ -892,6 +932,7 @@ int main(void)
     tcase_add_test(tc, initialize_is_under_the_limits);
     tcase_add_loop_test(tc, cpu_percent_throttles_to_share, 0, 3);
     tcase_add_test(tc, throttled_arm_wakes_a_waiting_watchdog);
+    tcase_add_test(tc, earlier_deadline_wakes_a_waiting_watchdog);
     tcase_add_test(tc, span_for_direct_runs);
     tcase_add_test(tc, backend_runs_a_command);
     tcase_add_test(tc, net_denials_listed);

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include <sbx.h>
 
+#include "telemetry/curl.h"
 #include "util/alloc.h"
 #include "sbx_test.h"
 
@@ -683,6 +685,68 @@ START_TEST(test_retry_after_past_timeout)
 }
 END_TEST
 
+/* The export's curl calls, wrapped (the table is curl.c's, loaded by create): once a POST
+ * that is to be retried has finished, the loop stalls past its backoff (at most 500 ms for a
+ * first retry) before it computes its next wait, as a busy host can make it; the wait then
+ * computed is recorded. */
+#define STALL_MS 700
+
+static struct sbx__curl real_curl;
+static atomic_bool is_stall_due, has_stalled;
+static atomic_int wait_after_stall = -2;
+
+static CURLMsg *stalling_info_read(CURLM *m, int *queued)
+{
+    CURLMsg *msg = real_curl.multi_info_read(m, queued);
+    long status = 0;
+    if (msg && msg->msg == CURLMSG_DONE &&
+        real_curl.easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+        status == 503)
+        atomic_store(&is_stall_due, true);
+    if (!msg && atomic_exchange(&is_stall_due, false) && !atomic_exchange(&has_stalled, true))
+        usleep(STALL_MS * 1000);
+    return msg;
+}
+
+static CURLMcode recording_poll(CURLM *m, struct curl_waitfd *extra, unsigned n, int timeout_ms,
+                                int *numfds)
+{
+    int none = -2;
+    if (atomic_load(&has_stalled))
+        atomic_compare_exchange_strong(&wait_after_stall, &none, timeout_ms);
+    return real_curl.multi_poll(m, extra, n, timeout_ms, numfds);
+}
+
+/* A retry whose time came while the loop was busy elsewhere is sent at once: the loop's next
+ * wait is 0 ms, not a wait computed from a time already past; the retried POST succeeds. A
+ * retry's time passed before the loop looked only on a loaded host (moved between coverage
+ * runs, issue 15). */
+START_TEST(test_retry_already_due)
+{
+    struct receiver r;
+    if (!receiver_script(&r, 3, "/v1/traces=503,200;/v1/metrics=200", 0) &&
+        node_missing("test_retry_already_due"))
+        return;
+    sbx_otlp *o = exporter("worker", 1);
+    struct sbx__curl *cu = (struct sbx__curl *)sbx__curl_get(); /* loaded by create */
+    ck_assert_ptr_nonnull(cu);
+    real_curl = *cu;
+    cu->multi_info_read = stalling_info_read;
+    cu->multi_poll = recording_poll;
+    ck_assert_int_eq(sbx_otlp_flush(o), SBX_OK);
+    *cu = real_curl;
+    ck_assert(atomic_load(&has_stalled)); /* the control: the 503 was seen and the loop held */
+    int waited_ms = atomic_load(&wait_after_stall);
+    ck_assert_int_eq(waited_ms, 0);
+    ck_assert_str_eq(sbx_otlp_last_error(o), "");
+    json_t *all = receiver_finish(&r);
+    ck_assert_int_eq(requests_to(all, "/v1/traces", NULL, NULL), 2);
+    ck_assert_int_eq(requests_to(all, "/v1/metrics", NULL, NULL), 1);
+    json_decref(all);
+    sbx_otlp_destroy(o);
+}
+END_TEST
+
 /* Per-signal _TIMEOUT, _HEADERS and _PROTOCOL replace the generic ones for that signal. */
 START_TEST(test_per_signal_settings)
 {
@@ -998,6 +1062,7 @@ int main(void)
     tcase_add_test(tc, test_no_retry_on_400);
     tcase_add_loop_test(tc, test_time_bound, 0, 3);
     tcase_add_test(tc, test_retry_after_past_timeout);
+    tcase_add_test(tc, test_retry_already_due);
     tcase_add_test(tc, test_per_signal_settings);
     tcase_add_test(tc, test_header_forms);
     tcase_add_loop_test(tc, test_partial_success, 0, 2);
