@@ -90,11 +90,12 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
             goto trap;                                                                             \
     }
 /* A loop back-edge's poll, k the operand of its target: also notices the store's tier-up (one
- * load), then offers the frame to do_osr unless its loop is known to have no entry. */
+ * load), then offers the frame to do_osr unless its loop is known to have no entry. Under
+ * hot-only tier-up (LAZY) every call and back-edge takes this path, and is counted there. */
 #define POLL_BACK(n, k)                                                                            \
     if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
                  is_metered ||                                                                     \
-                 atomic_load_explicit(&store->tierup.state, memory_order_relaxed) ==              \
+                 atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=              \
                      WASM_TIERUP_NATIVE)) {                                                        \
         tk = poll_slow(store, (n));                                                                \
         if (tk != WASM_TRAP_NONE)                                                                  \
@@ -452,7 +453,7 @@ do_call_wasm:
     if (UNLIKELY(frp >= frames_end || (size_t)(stack_end - nfp) < callee->frame_slots))
         TRAP(WASM_TRAP_STACK_EXHAUSTED);
     POLL(callee->entry_fuel);
-    if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) ==
+    if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=
                  WASM_TIERUP_NATIVE) &&
         ret && !is_metered) { /* tiered up: a call with native code runs it */
         ex->depth = (uint32_t)(frp - frames);
@@ -481,7 +482,7 @@ do_call_wasm:
     /* A back-edge to the loop header at ip, once the store has tiered up (POLL_BACK): the rest
      * of the frame runs natively when its loop has an OSR entry, else it stays here. */
 do_osr:
-    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) != WASM_TIERUP_NATIVE)
+    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) < WASM_TIERUP_NATIVE)
         NEXT();
     if (sbx__wasm_osr_run(ex, inst, code, fp, (uint32_t)(ip - code->words),
                           (uint32_t)(frp - frames), &tk)) {
@@ -489,6 +490,9 @@ do_osr:
             goto trap_jit;
         goto do_return;
     }
+    /* Hot-only: the back-edge was counted, and the function may get its entry later. */
+    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) == WASM_TIERUP_LAZY)
+        NEXT();
     osr_off_fp = fp;
     osr_off_code = code;
     NEXT();

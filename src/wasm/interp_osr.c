@@ -42,6 +42,8 @@ bool sbx__wasm_osr_run(struct wasm_exec *ex, struct wasm_instance *inst,
                        enum wasm_trap_kind *tk)
 {
     const struct wasm_osr *o = code->osr;
+    if (!sbx__wasm_jit_has_osr(ex->store, inst, code))
+        return false; /* hot-only: counted, and compiled later when hot */
     const struct wasm_osr_loop *lp = o ? find(o, pos) : NULL;
     uint64_t *buf = fp + code->frame_slots; /* free: the frame's callees start above it too */
     if (!lp || (size_t)(ex->stack_end - buf) < o->buf_slots)

@@ -51,6 +51,9 @@ struct wasm_func {
     void (*jit_entry)(uint64_t *slots); /* compiled code, slot ABI (jit/jit.h); NULL = interpret */
     /* Its on-stack replacement entry (jit/emit.h), or NULL: only functions with loops. */
     uint32_t (*osr_entry)(uint64_t *slots, uint32_t loop);
+    /* Hot-only tier-up (jit/lazy.c): calls and back-edges interpreted so far, the store's
+     * thread only; LAZY_QUEUED once handed to the worker. */
+    uint32_t hits;
     struct wasm_functype host_type; /* owned copy for host functions */
 };
 
@@ -75,8 +78,16 @@ enum wasm_tierup_state {
     WASM_TIERUP_IDLE = 0, /* interpreting; not yet entered, or not hot */
     WASM_TIERUP_ARMED,    /* entered: the worker looks again when enough time may have passed */
     WASM_TIERUP_COMPILING,
-    WASM_TIERUP_NATIVE, /* every instance of the snapshot has native code: calls switch to it */
     WASM_TIERUP_FAILED, /* stays interpreted (no LLVM, SIMD, memory budget, cancelled) */
+    /* From here calls and back-edges look for native code (the interpreter tests >= NATIVE). */
+    WASM_TIERUP_NATIVE, /* every instance of the snapshot has native code: calls switch to it */
+    WASM_TIERUP_LAZY,   /* hot-only: functions get native code one batch at a time (lazy.c) */
+};
+
+/* A function handed to the hot-only worker. */
+struct wasm_lazy_item {
+    struct wasm_instance *inst;
+    uint32_t def;
 };
 
 struct wasm_tierup {
@@ -89,6 +100,11 @@ struct wasm_tierup {
     uint64_t osr_entries;        /* of them, at a loop back-edge of an interpreted frame */
     struct wasm_instance *insts; /* the instances to compile: the list as it was when armed */
     struct wasm_store *next;     /* the worker's list of armed stores */
+    /* LAZY: hot functions not yet compiled (under the worker's lock), and how many got code. */
+    struct wasm_lazy_item *queue;
+    uint32_t queue_len, queue_cap;
+    _Atomic uint32_t lazy_compiled;
+    _Atomic uint32_t lazy_batches;
 };
 
 /* Everything the store owns, freed together by sbx__wasm_store_destroy(). */

@@ -81,7 +81,12 @@ struct wasm_store_limits {
     uint8_t tier;       /* enum wasm_tier; metered calls always interpret */
     uint32_t tierup_ms; /* AUTO: interpretation time before compiling; 0 = 200 ms */
     bool use_cache;     /* native code goes through the on-disk cache (jit/cache.h) */
+    uint8_t hot_only;   /* enum wasm_hot_only: AUTO's hot-only tier-up (jit/lazy.c) */
 };
+
+/* Under AUTO, whether a store compiles only its hot functions (a batch at a time) instead of
+ * whole modules: by default when one of its modules has SBX__JIT_LARGE_BYTES of code. */
+enum wasm_hot_only { WASM_HOT_DEFAULT = 0, WASM_HOT_OFF, WASM_HOT_ON };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */
 

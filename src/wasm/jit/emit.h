@@ -11,6 +11,7 @@
 
 #include "wasm/decode.h"
 #include "wasm/jit/jit.h"
+#include "wasm/jit/level.h"
 #include "wasm/jit/llvm_api.h"
 #include "wasm/jit/sym.h"
 #include "wasm/runtime.h"
@@ -37,16 +38,20 @@ struct jit_mod {
     LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
     LLVMTypeRef *fn_types; /* per type index: the native signature */
     LLVMValueRef *fns;     /* per defined function */
-    LLVMValueRef fn_table; /* [func_def_count x ptr] of fns, for call_indirect */
+    LLVMValueRef fn_table; /* [func_def_count x ptr] of fns, for call_indirect; NULL: only */
     const struct wasm_module *m;
-    const atomic_bool *cancel;   /* set: stop at the next function (NULL: never) */
-    uint32_t def_first, def_end; /* the defined functions this part translates */
-    bool is_whole;               /* one part: functions are internal */
-    bool is_guarded;             /* accesses rely on the guard region (emit_memory.c) */
-    LLVMTargetMachineRef tm;     /* this part's (optimiser costs, codegen) */
-    LLVMTargetDataRef layout;    /* tm's */
-    LLVMMemoryBufferRef obj;     /* the part's object code */
-    const char *feature;         /* set when the module uses something not compiled (e.g. "SIMD") */
+    const atomic_bool *cancel; /* set: stop at the next function (NULL: never) */
+    /* Hot-only (lazy.c): per defined function, 1 when this batch compiles it (NULL: all). The
+     * others have no native function here (fns[i] NULL): calls reach them in the runtime. */
+    const uint8_t *only;
+    const struct sbx__jit_level *level; /* the pipeline and codegen level (level.h) */
+    uint32_t def_first, def_end;        /* the defined functions this part translates */
+    bool is_whole;                      /* one part: functions are internal */
+    bool is_guarded;                    /* accesses rely on the guard region (emit_memory.c) */
+    LLVMTargetMachineRef tm;            /* this part's (optimiser costs, codegen) */
+    LLVMTargetDataRef layout;           /* tm's */
+    LLVMMemoryBufferRef obj;            /* the part's object code */
+    const char *feature; /* set when the module uses something not compiled (e.g. "SIMD") */
     unsigned tbaa_kind;
     LLVMMetadataRef tbaa_root;
     LLVMValueRef tbaa[JIT_ALIAS_COUNT_]; /* access tags, made on first use */

@@ -1,4 +1,5 @@
-/* wasm/jit/emit_call.c: calls. A call to a function of this module is a direct native call;
+/* wasm/jit/emit_call.c: calls. A call to a function of this module is a direct native call
+ * (in a hot-only batch, to one of the batch; others go through sbx__jit_rt_call());
  * call_indirect checks bounds, null and signature as the interpreter does, then calls natively
  * when the target belongs to this instance, else through sbx__jit_rt_call() with the values
  * in 64-bit slots, the layout the interpreter's host calls use. Each function also gets a
@@ -144,8 +145,8 @@ static bool op_call(struct jit_func *f, uint32_t idx)
         return false;
     }
     pop_args(f, args, t->param_count);
-    if (idx >= f->m->func_import_count) {
-        uint32_t def = idx - f->m->func_import_count;
+    uint32_t def = idx - f->m->func_import_count;
+    if (idx >= f->m->func_import_count && jm->fns[def]) { /* in this batch (hot-only) */
         LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[f->m->func_type_idx[idx]], jm->fns[def],
                                          args, t->param_count, "");
         push_results(f, ret, t);
@@ -200,6 +201,12 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     }
     LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
     pop_args(f, args, t->param_count);
+    if (!jm->fn_table) { /* a hot-only batch: the target may be in another, or interpreted */
+        call_slow(f, fn, t, args, slow);
+        for (uint32_t i = 0; i < t->result_count; i++)
+            sbx__jit_push(f, slow[i]);
+        return true;
+    }
     LLVMValueRef finst = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, inst));
     LLVMValueRef mine =
         L(BuildICmp)(f->b, LLVMIntEQ, finst, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), "");

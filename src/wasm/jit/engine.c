@@ -101,6 +101,8 @@ static bool declare(struct jit_mod *jm)
         L(CreateStringAttribute)(jm->ctx, "disable-tail-calls", 18, "true", 4);
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         char name[48];
+        if (jm->only && !jm->only[i])
+            continue;
         snprintf(name, sizeof(name), "sbx_f%u", i);
         jm->fns[i] = L(AddFunction)(jm->mod, name, jm->fn_types[m->funcs[i].type_index]);
         /* Internal when the module is one part (LLVM may drop what it inlined); otherwise
@@ -109,6 +111,8 @@ static bool declare(struct jit_mod *jm)
             L(SetLinkage)(jm->fns[i], LLVMInternalLinkage);
         L(AddAttributeAtIndex)(jm->fns[i], (LLVMAttributeIndex)LLVMAttributeFunctionIndex, no_tail);
     }
+    if (jm->only)
+        return true; /* call_indirect goes through the runtime (emit_call.c) */
     LLVMTypeRef arr = L(ArrayType)(jm->t_ptr, m->func_def_count);
     jm->fn_table = L(AddGlobal)(jm->mod, arr, "fn_table");
     L(SetInitializer)(jm->fn_table, L(ConstArray)(jm->t_ptr, jm->fns, m->func_def_count));
@@ -130,20 +134,26 @@ static bool is_cancelled(const struct jit_mod *jm)
            sbx__jit_is_stopped();
 }
 
+static bool is_in(const struct jit_mod *jm, uint32_t def)
+{
+    return !jm->only || jm->only[def];
+}
+
 static bool emit_all(struct jit_mod *jm)
 {
     for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
-        if (is_cancelled(jm) || !sbx__jit_emit_func(jm, i))
+        if (is_in(jm, i) && (is_cancelled(jm) || !sbx__jit_emit_func(jm, i)))
             return false;
     }
     for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
         char name[48];
         sbx__jit_wrapper_name(name, sizeof(name), i);
-        if (!sbx__jit_emit_wrapper(jm, i, name))
+        if (is_in(jm, i) && !sbx__jit_emit_wrapper(jm, i, name))
             return false;
     }
     for (uint32_t i = jm->def_first; i < jm->def_end; i++) { /* emit_osr.c */
-        if (sbx__jit_has_loop(jm->m, i) && (is_cancelled(jm) || !sbx__jit_emit_osr(jm, i)))
+        if (is_in(jm, i) && sbx__jit_has_loop(jm->m, i) &&
+            (is_cancelled(jm) || !sbx__jit_emit_osr(jm, i)))
             return false;
     }
     return true;
@@ -159,7 +169,7 @@ static sbx_err optimise(struct jit_mod *jm, char *err, size_t errlen)
     }
     L(DisposeMessage)(msg);
     LLVMPassBuilderOptionsRef po = L(CreatePassBuilderOptions)();
-    LLVMErrorRef e = L(RunPasses)(jm->mod, sbx__jit_level_of(jm->m)->pipeline, jm->tm, po);
+    LLVMErrorRef e = L(RunPasses)(jm->mod, jm->level->pipeline, jm->tm, po);
     L(DisposePassBuilderOptions)(po);
     return e ? llvm_fail(e, err, errlen, "optimisation failed") : SBX_OK;
 }
@@ -212,7 +222,7 @@ static void *part_run(void *arg)
 {
     struct jit_part *p = arg;
     struct jit_mod *jm = &p->jm;
-    jm->tm = host_machine(sbx__jit_level_of(jm->m));
+    jm->tm = host_machine(jm->level);
     if (!jm->tm) {
         set_err(p->err, sizeof(p->err), "no target machine for the host", NULL);
         p->rc = SBX_E_UNAVAILABLE;
@@ -272,8 +282,9 @@ static void run_parts(struct jit_part *parts, uint32_t n)
         part_run(&parts[1]);
 }
 
-static sbx_err compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
-                       struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
+static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                       const atomic_bool *cancel, struct sbx__jit_obj objs[2], uint32_t *nobjs,
+                       char *err, size_t errlen)
 {
     if (!sbx__jit_llvm_load(err, errlen))
         return SBX_E_UNAVAILABLE;
@@ -281,10 +292,12 @@ static sbx_err compile(const struct wasm_module *m, bool is_guarded, const atomi
         sbx__jit_test_pause(1);
     struct jit_part parts[2];
     memset(parts, 0, sizeof(parts));
-    uint32_t split = split_point(m), n = split ? 2 : 1;
+    uint32_t split = only ? 0 : split_point(m), n = split ? 2 : 1;
     for (uint32_t i = 0; i < n; i++) {
         struct jit_mod *jm = &parts[i].jm;
         jm->m = m;
+        jm->only = only;
+        jm->level = only ? sbx__jit_level_of_batch(m, only) : sbx__jit_level_of(m);
         jm->cancel = cancel;
         jm->is_whole = n == 1;
         jm->is_guarded = is_guarded && m->mem_count > 0; /* nothing can fault without memory */
@@ -312,17 +325,24 @@ static sbx_err compile(const struct wasm_module *m, bool is_guarded, const atomi
     return rc;
 }
 
-sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
-                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
+sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                             const atomic_bool *cancel, struct sbx__jit_obj objs[2],
+                             uint32_t *nobjs, char *err, size_t errlen)
 {
     *nobjs = 0;
     if (!sbx__jit_use_begin(false)) {
         snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
         return SBX_E_ABORTED;
     }
-    sbx_err rc = compile(m, is_guarded, cancel, objs, nobjs, err, errlen);
+    sbx_err rc = compile(m, is_guarded, only, cancel, objs, nobjs, err, errlen);
     sbx__jit_use_end(false);
     return rc;
+}
+
+sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
+                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
+{
+    return sbx__jit_compile_set(m, is_guarded, NULL, cancel, objs, nobjs, err, errlen);
 }
 
 void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n)

@@ -13,6 +13,7 @@
 #include "wasm/wasm.h"
 
 struct wasm_exec;
+struct wasm_lazy_item;
 struct wasm_code;
 
 struct sbx__jit_code;
@@ -49,6 +50,12 @@ struct sbx__jit_obj {
  * instances whose memory is guarded: image.c checks it at link). */
 sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
                          struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen);
+/* The same for the defined functions i with only[i] set (a hot-only batch: one object, at
+ * sbx__jit_level_of_batch): calls to the others, and call_indirect, go through the runtime
+ * (sbx__jit_rt_call). */
+sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                             const atomic_bool *cancel, struct sbx__jit_obj objs[2],
+                             uint32_t *nobjs, char *err, size_t errlen);
 void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n);
 void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx);
 
@@ -69,6 +76,26 @@ bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
 bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
                        const struct wasm_code *code, uint64_t *slots, uint32_t loop,
                        enum wasm_trap_kind *tk);
+
+/* Whether code's function (in inst) has an OSR entry; when not, a hot-only store counts the
+ * back-edge (sbx__wasm_lazy_hit). */
+bool sbx__wasm_jit_has_osr(struct wasm_store *s, struct wasm_instance *inst,
+                           const struct wasm_code *code);
+
+/* lazy.c: hot-only tier-up. hit counts an interpreted call or back-edge of f (a no-op unless
+ * s is LAZY) and queues f for the worker once it is hot; the store's thread only. */
+void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f);
+/* Whether s compiles only hot functions (its limits and the size of its modules). */
+bool sbx__wasm_lazy_wants(const struct wasm_store *s);
+/* The worker's side (tierup.c, without its lock): compiles the n functions of items (of one
+ * instance) and publishes their entries; false when nothing was (no LLVM, cancelled, or a
+ * function the tier does not compile: those stay interpreted). */
+bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n);
+/* tierup.c: hands def of inst to the worker (under its lock). */
+void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def);
+/* For tests: how many functions of s got native code from hot-only batches, in how many. */
+uint32_t sbx__wasm_store_lazy_compiled(struct wasm_store *s);
+uint32_t sbx__wasm_store_lazy_batches(struct wasm_store *s);
 
 /* tierup.c: AUTO stores. enter/leave bracket an outermost interpreted call from the host (the
  * first enter arms the store); cancel, at store destruction, forgets the store and waits for

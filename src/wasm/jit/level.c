@@ -18,3 +18,12 @@ const struct sbx__jit_level *sbx__jit_level_of(const struct wasm_module *m)
 {
     return sbx__jit_code_bytes(m) >= SBX__JIT_LARGE_BYTES ? &large : &full;
 }
+
+const struct sbx__jit_level *sbx__jit_level_of_batch(const struct wasm_module *m,
+                                                     const uint8_t *only)
+{
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < m->func_def_count; i++)
+        bytes += only[i] ? m->funcs[i].code_len : 0;
+    return bytes > SBX__JIT_BATCH_FULL_BYTES ? &large : &full;
+}

@@ -18,6 +18,14 @@
     "function(sroa,early-cse<memssa>,simplifycfg,instcombine,loop-mssa(licm),gvn,simplifycfg)"
 #define SBX__JIT_LARGE_CODEGEN 0 /* LLVMCodeGenLevelNone: FastISel, the fast allocator */
 
+/* A hot-only batch (lazy.c) with at most SBX__JIT_BATCH_FULL_BYTES of code compiles at the
+ * full level, a larger one at the large level: SQLite's hot code at default<O2> cost more CPU
+ * than its whole interpreted run (docs/wasm.md, "Hot-only tier-up"). A function with more than
+ * SBX__JIT_BATCH_BIG_BYTES is a batch alone, so that it delays no other. Batches are not
+ * cached: neither is in the key. */
+#define SBX__JIT_BATCH_FULL_BYTES 8192
+#define SBX__JIT_BATCH_BIG_BYTES  32768
+
 #define SBX__JIT_STR_(x) #x
 #define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
 /* The tier options an image depends on (both levels, and where one ends), in every key. */
@@ -37,5 +45,8 @@ struct sbx__jit_level {
 uint64_t sbx__jit_code_bytes(const struct wasm_module *m);
 /* The level m is compiled at. */
 const struct sbx__jit_level *sbx__jit_level_of(const struct wasm_module *m);
+/* The level of a hot-only batch of m: the defined functions i with only[i] set. */
+const struct sbx__jit_level *sbx__jit_level_of_batch(const struct wasm_module *m,
+                                                     const uint8_t *only);
 
 #endif

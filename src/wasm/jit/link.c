@@ -53,6 +53,7 @@ struct linker {
     uint32_t n;
     const struct wasm_instance *inst;
     uint32_t ndefs;
+    bool is_some; /* a hot-only batch: functions without a wrapper here are not in it */
     /* Per defined function: the object and symbol of sbx_f<i>, sbx_w<i> and its OSR entry
      * sbx_o<i>, which only functions with loops have (+1; 0 = none). */
     uint32_t *f_obj, *f_sym, *w_obj, *w_sym, *o_obj, *o_sym;
@@ -519,25 +520,32 @@ static bool is_code(const struct linker *lk, uint32_t obj, uint32_t sym)
 /* Every defined function's wrapper, and each OSR entry there is, a function in the code. */
 static sbx_err check_entries(struct linker *lk)
 {
+    uint32_t has = 0;
     for (uint32_t i = 0; i < lk->ndefs; i++) {
+        if (!lk->w_obj[i] && lk->is_some && !lk->o_obj[i])
+            continue;
         if (!lk->w_obj[i])
             return fail(lk, "no entry for function %u", i);
+        has++;
         if (!is_code(lk, lk->w_obj[i], lk->w_sym[i]))
             return fail(lk, "the entry of function %u is not code", i);
         if (lk->o_obj[i] && !is_code(lk, lk->o_obj[i], lk->o_sym[i]))
             return fail(lk, "the OSR entry of function %u is not code", i);
     }
-    return SBX_OK;
+    return has || lk->ndefs == 0 ? SBX_OK : fail(lk, "no entry for any function");
 }
 
 static void set_entries(struct linker *lk, struct wasm_instance *inst)
 {
     for (uint32_t i = 0; i < lk->ndefs; i++) {
         struct wasm_func *f = inst->funcs[inst->module->func_import_count + i];
+        if (!lk->w_obj[i])
+            continue; /* not in this hot-only batch */
         uintptr_t a = lk->o[lk->w_obj[i] - 1].val[lk->w_sym[i]];
         uintptr_t o = lk->o_obj[i] ? lk->o[lk->o_obj[i] - 1].val[lk->o_sym[i]] : 0;
         f->osr_entry = (uint32_t(*)(uint64_t *, uint32_t))o;
-        f->jit_entry = (void (*)(uint64_t *))a; /* last: its reader reads osr_entry after it */
+        /* last, with release: its reader (acquire) reads osr_entry after it */
+        __atomic_store_n(&f->jit_entry, (void (*)(uint64_t *))a, __ATOMIC_RELEASE);
     }
 }
 
@@ -595,10 +603,10 @@ sbx_err sbx__jit_store(struct wasm_store *store, struct wasm_jit_store **out)
     return SBX_OK;
 }
 
-sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
-                      char *err, size_t errlen)
+static sbx_err link_objs(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
+                         bool is_some, char *err, size_t errlen)
 {
-    struct linker lk = {.n = n, .inst = inst, .err = err, .errlen = errlen};
+    struct linker lk = {.n = n, .inst = inst, .is_some = is_some, .err = err, .errlen = errlen};
     struct wasm_jit_store *js;
     struct sbx__jit_code *code = sbx__calloc(1, sizeof(*code));
     sbx_err rc = code ? sbx__jit_store(inst->store, &js) : SBX_E_NOMEM;
@@ -632,6 +640,18 @@ sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_i
     }
     linker_free(&lk);
     return rc;
+}
+
+sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
+                      char *err, size_t errlen)
+{
+    return link_objs(objs, n, inst, false, err, errlen);
+}
+
+sbx_err sbx__jit_link_some(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
+                           char *err, size_t errlen)
+{
+    return link_objs(objs, n, inst, true, err, errlen);
 }
 
 const struct wasm_instance *sbx__jit_code_instance(const struct wasm_jit_store *js, uintptr_t pc)

@@ -20,6 +20,11 @@
  * relocation or an unknown symbol; nothing is set then. SBX_E_NOMEM. */
 sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
                       char *err, size_t errlen);
+/* The same for a hot-only batch: the objects define some of the functions, and only those get
+ * their entries (published with release, each jit_entry after its osr_entry: the store's
+ * thread may be reading them). */
+sbx_err sbx__jit_link_some(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
+                           char *err, size_t errlen);
 
 /* The instance whose code, linked in js, contains pc, or NULL. Async-signal-safe (fault.c). */
 const struct wasm_instance *sbx__jit_code_instance(const struct wasm_jit_store *js, uintptr_t pc);

@@ -107,8 +107,9 @@ static void call_interp(struct wasm_jit_store *js, struct wasm_func *fn, uint64_
 void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wasm_instance *caller,
                       uint64_t *slots)
 {
-    if (fn->jit_entry && fn->inst->store == js->store) {
-        fn->jit_entry(slots);
+    void (*entry)(uint64_t *) = __atomic_load_n(&fn->jit_entry, __ATOMIC_ACQUIRE);
+    if (entry && fn->inst->store == js->store) { /* also a call between hot-only batches */
+        entry(slots);
         return;
     }
     if (fn->inst) {
@@ -306,10 +307,11 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
 bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
                              const struct wasm_code *code, uint64_t *slots, enum wasm_trap_kind *tk)
 {
-    atomic_thread_fence(memory_order_acquire); /* the worker published jit_entry before */
     struct wasm_func *f = inst->funcs[code->func_index];
-    if (!f->jit_entry || !ex->store->jit)
+    if (!__atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE) || !ex->store->jit) {
+        sbx__wasm_lazy_hit(ex->store, f);
         return false;
+    }
     ex->store->tierup.native_entries++;
     ex->nest++;
     *tk = enter(ex->store->jit, f, slots, NO_LOOP, NULL);
@@ -317,13 +319,23 @@ bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
     return true;
 }
 
+/* The worker publishes jit_entry last (link.c, release): its acquire makes osr_entry visible. */
+bool sbx__wasm_jit_has_osr(struct wasm_store *s, struct wasm_instance *inst,
+                           const struct wasm_code *code)
+{
+    struct wasm_func *f = inst->funcs[code->func_index];
+    if (__atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE) && f->osr_entry)
+        return true;
+    sbx__wasm_lazy_hit(s, f);
+    return false;
+}
+
 bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
                        const struct wasm_code *code, uint64_t *slots, uint32_t loop,
                        enum wasm_trap_kind *tk)
 {
-    atomic_thread_fence(memory_order_acquire); /* the worker published osr_entry before */
     struct wasm_func *f = inst->funcs[code->func_index];
-    if (!f->osr_entry || !ex->store->jit)
+    if (!sbx__wasm_jit_has_osr(ex->store, inst, code) || !ex->store->jit)
         return false;
     bool has_run = true; /* a trap inside ran it */
     ex->nest++;

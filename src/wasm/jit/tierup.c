@@ -3,14 +3,18 @@
  * worker thread compiles its instances with LLVM and publishes the native code, and calls then
  * switch to it (at host entries, call_guest(), and at wasm calls inside the interpreter). Short
  * runs never reach the threshold, so they never load LLVM. The worker is created by the first
- * AUTO store that enters guest code; it holds no lock while compiling. */
+ * AUTO store that enters guest code; it holds no lock while compiling. A store with a large
+ * module compiles only its hot functions instead, a batch at a time (lazy.c): it stays armed,
+ * and the worker takes its queue once the same time threshold has passed. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "util/alloc.h"
 #include "wasm/jit/cache.h"
 #include "wasm/jit/emit.h"
+#include "wasm/jit/level.h"
 #include "wasm/module.h"
 
 #define DEFAULT_TIERUP_MS 200
@@ -21,6 +25,9 @@
  * than this, or with one function body larger than that, stay interpreted. */
 #define TIERUP_MAX_MODULE_BYTES (2u << 20)
 #define TIERUP_MAX_BODY_BYTES   (256u << 10)
+/* A hot-only batch: at most this much code, or this many functions (lazy.c says why). */
+#define BATCH_MAX_BYTES (64u << 10)
+#define BATCH_MAX_FUNCS 64u
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;         /* the worker: a store was armed, or shutdown */
@@ -104,6 +111,66 @@ static bool compile_store(struct wasm_store *s)
     return true;
 }
 
+/* Moves the next batch of s's queue to batch: functions of the first item's instance, in
+ * queue order, within the batch limits. */
+static uint32_t take_batch(struct wasm_store *s, struct wasm_lazy_item *batch)
+{
+    struct wasm_tierup *t = &s->tierup;
+    uint32_t n = 0, kept = 0;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < t->queue_len; i++) {
+        struct wasm_lazy_item it = t->queue[i];
+        uint32_t len = it.inst->module->funcs[it.def].code_len;
+        bool is_big = len > SBX__JIT_BATCH_BIG_BYTES; /* alone: it takes the large level */
+        bool fits = n == 0 || (it.inst == t->queue[0].inst && n < BATCH_MAX_FUNCS && !is_big &&
+                               bytes <= SBX__JIT_BATCH_BIG_BYTES && bytes + len <= BATCH_MAX_BYTES);
+        if (fits) {
+            batch[n++] = it;
+            bytes += len;
+        } else {
+            t->queue[kept++] = it;
+        }
+    }
+    t->queue_len = kept;
+    return n;
+}
+
+/* One hot-only batch of s (the store stays armed for the next). */
+static void run_batch(struct wasm_store *s)
+{
+    struct wasm_lazy_item batch[BATCH_MAX_FUNCS];
+    uint32_t n = take_batch(s, batch);
+    running = s;
+    pthread_mutex_unlock(&mu);
+    bool ok = sbx__wasm_lazy_compile(s, batch, n);
+    pthread_mutex_lock(&mu);
+    if (!ok && !atomic_load(&s->tierup.cancel) && !sbx__jit_llvm_is_loaded()) {
+        unlink_armed(s); /* no LLVM: the store stays interpreted */
+        atomic_store(&s->tierup.state, WASM_TIERUP_FAILED);
+    }
+    running = NULL;
+    pthread_cond_broadcast(&done);
+}
+
+void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def)
+{
+    pthread_mutex_lock(&mu);
+    struct wasm_tierup *t = &s->tierup;
+    if (t->queue_len == t->queue_cap) {
+        uint32_t cap = t->queue_cap ? 2 * t->queue_cap : 16;
+        struct wasm_lazy_item *q = sbx__reallocn(t->queue, cap, sizeof(*q));
+        if (q) {
+            t->queue = q;
+            t->queue_cap = cap;
+        }
+    }
+    if (t->queue_len < t->queue_cap) { /* else (NOMEM) the function stays interpreted */
+        t->queue[t->queue_len++] = (struct wasm_lazy_item){.inst = inst, .def = def};
+        pthread_cond_signal(&wake);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 static void run_one(struct wasm_store *s)
 {
     unlink_armed(s);
@@ -123,6 +190,8 @@ static struct wasm_store *next_armed(void)
 {
     struct wasm_store *best = NULL;
     for (struct wasm_store *s = armed; s; s = s->tierup.next) {
+        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0)
+            continue; /* hot-only, nothing hot yet */
         if (!best || s->tierup.deadline_ns < best->tierup.deadline_ns)
             best = s;
     }
@@ -143,7 +212,10 @@ static void *worker(void *arg)
                                   .tv_nsec = (long)(s->tierup.deadline_ns % 1000000000u)};
             pthread_cond_timedwait(&wake, &mu, &ts);
         } else if (busy_ns(s, now) >= threshold_ns(s)) {
-            run_one(s);
+            if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY)
+                run_batch(s);
+            else
+                run_one(s);
         } else { /* not hot yet: look again when it could be */
             s->tierup.deadline_ns = now + threshold_ns(s) - busy_ns(s, now);
         }
@@ -203,7 +275,8 @@ static void arm(struct wasm_store *s, uint64_t now)
         s->tierup.deadline_ns = now + threshold_ns(s);
         s->tierup.next = armed;
         armed = s;
-        atomic_store(&s->tierup.state, WASM_TIERUP_ARMED);
+        bool is_lazy = sbx__wasm_lazy_wants(s);
+        atomic_store(&s->tierup.state, is_lazy ? WASM_TIERUP_LAZY : WASM_TIERUP_ARMED);
         pthread_cond_signal(&wake);
     } else {
         atomic_store(&s->tierup.state, WASM_TIERUP_FAILED);
@@ -236,13 +309,16 @@ void sbx__wasm_tierup_cancel(struct wasm_store *s)
     atomic_store(&s->tierup.cancel, true);
     while (running == s)
         pthread_cond_wait(&done, &mu);
+    sbx__free(s->tierup.queue);
+    s->tierup.queue = NULL;
+    s->tierup.queue_len = s->tierup.queue_cap = 0;
     pthread_mutex_unlock(&mu);
 }
 
 bool sbx__wasm_tier_native(struct wasm_store *s)
 {
     return s->limits.tier == WASM_TIER_COMPILED ||
-           atomic_load_explicit(&s->tierup.state, memory_order_acquire) == WASM_TIERUP_NATIVE;
+           atomic_load_explicit(&s->tierup.state, memory_order_acquire) >= WASM_TIERUP_NATIVE;
 }
 
 unsigned sbx__wasm_store_tierup_state(struct wasm_store *s)

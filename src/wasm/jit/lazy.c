@@ -1,0 +1,99 @@
+/* wasm/jit/lazy.c: hot-only tier-up. Whole-module compilation of a large module costs LLVM
+ * seconds however little of it runs (docs/wasm.md, "Compile time"), so an AUTO store with one
+ * compiles only the functions that run, as V8's and WAMR's lazy tiers do. Each interpreted
+ * call and back-edge of such a store counts for its function (wasm_func.hits: the store is
+ * LAZY, which sends every call and back-edge to the interpreter's slow path, so other stores
+ * pay nothing); a function reaching LAZY_HOT_HITS is queued for the tier-up worker, which
+ * compiles batches of them into partial images (engine.c's only; default<O2> for a batch of
+ * up to 8 KiB of code, else the large level: level.h) and publishes each function's entries. Calls
+ * from a batch to a function outside it go through the runtime (sbx__jit_rt_call), which enters its
+ * native entry if a later or earlier batch gave it one, and else interprets it: nothing is
+ * relinked, and each batch stays independent of the rest. Partial images are not cached. */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "wasm/jit/image.h"
+#include "wasm/jit/level.h"
+#include "wasm/jit/link.h"
+#include "wasm/module.h"
+
+/* Calls plus back-edges before a function is queued: enough that start-up code run a few
+ * times stays interpreted, few enough that a loop running for 1 ms is caught. */
+#define LAZY_HOT_HITS 1000u
+#define LAZY_QUEUED   UINT32_MAX
+/* Larger bodies stay interpreted, as for whole modules (tierup.c). */
+#define LAZY_MAX_BODY_BYTES (256u << 10)
+
+bool sbx__wasm_lazy_wants(const struct wasm_store *s)
+{
+    if (s->limits.tier != WASM_TIER_AUTO || s->limits.hot_only == WASM_HOT_OFF)
+        return false;
+    if (s->limits.hot_only == WASM_HOT_ON)
+        return true;
+    for (const struct wasm_instance *i = s->instances; i; i = i->next) {
+        if (sbx__jit_code_bytes(i->module) >= SBX__JIT_LARGE_BYTES)
+            return true;
+    }
+    return false;
+}
+
+void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f)
+{
+    if (atomic_load_explicit(&s->tierup.state, memory_order_relaxed) != WASM_TIERUP_LAZY ||
+        !f->inst || f->inst->store != s || f->hits == LAZY_QUEUED || ++f->hits < LAZY_HOT_HITS)
+        return;
+    f->hits = LAZY_QUEUED;
+    if (f->inst->module->funcs[f->def_index].code_len <= LAZY_MAX_BODY_BYTES)
+        sbx__wasm_tierup_queue(s, f->inst, f->def_index);
+}
+
+/* Compiles and links the batch; false when it could not. */
+static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n)
+{
+    struct wasm_instance *inst = items[0].inst;
+    const struct wasm_module *m = inst->module;
+    uint8_t *only = sbx__calloc(m->func_def_count, 1);
+    if (!only)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        only[items[i].def] = 1;
+    char err[256];
+    struct sbx__jit_obj objs[2] = {0}; /* compile frees them on failure */
+    uint32_t nobjs = 0;
+    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, &s->tierup.cancel, objs,
+                                      &nobjs, err, sizeof(err));
+    sbx__free(only);
+    if (rc == SBX_OK)
+        rc = sbx__jit_link_some(objs, nobjs, inst, err, sizeof(err));
+    sbx__jit_objs_free(objs, nobjs);
+    if (rc != SBX_OK)
+        return false;
+    atomic_fetch_add(&s->tierup.lazy_compiled, n);
+    atomic_fetch_add(&s->tierup.lazy_batches, 1);
+    return true;
+}
+
+/* A batch that fails (a function uses what the tier does not compile) is tried again in
+ * halves, so that one such function leaves only itself interpreted. */
+bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n)
+{
+    if (compile_batch(s, items, n))
+        return true;
+    if (n < 2 || atomic_load(&s->tierup.cancel) || sbx__jit_is_stopped() ||
+        !sbx__jit_llvm_is_loaded())
+        return false;
+    bool a = sbx__wasm_lazy_compile(s, items, n / 2);
+    bool b = sbx__wasm_lazy_compile(s, items + n / 2, n - n / 2);
+    return a || b;
+}
+
+uint32_t sbx__wasm_store_lazy_compiled(struct wasm_store *s)
+{
+    return atomic_load(&s->tierup.lazy_compiled);
+}
+
+uint32_t sbx__wasm_store_lazy_batches(struct wasm_store *s)
+{
+    return atomic_load(&s->tierup.lazy_batches);
+}
