@@ -201,6 +201,7 @@ static struct wasm_store *next_armed(void)
 static void *worker(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "sbx-tierup"); /* what ps, top and bench/ see of LLVM */
     pthread_mutex_lock(&mu);
     for (;;) {
         struct wasm_store *s = is_exiting ? NULL : next_armed();
