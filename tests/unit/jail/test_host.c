@@ -120,11 +120,28 @@ START_TEST(test_dispose_removes_temp_files)
         snprintf(live[i], sizeof(live[i]), "%s/sbx-jail-%s", tmp, names[i]);
         ck_assert_int_eq(mkdir(live[i], 0711), 0);
     }
+    /* Kept too, though named for the dead host: what is not a directory, above all a link
+     * another user of /tmp planted to have a directory of theirs choosing removed. */
+    char file[PATH_MAX + 64], link[PATH_MAX + 64], victim[PATH_MAX + 64];
+    snprintf(file, sizeof(file), "%s/sbx-jail-%d-file", tmp, (int)dead);
+    snprintf(link, sizeof(link), "%s/sbx-jail-%d-link", tmp, (int)dead);
+    snprintf(victim, sizeof(victim), "%s/victim", tmp);
+    ck_assert_int_eq(mkdir(victim, 0755), 0);
+    ck_assert_int_eq(symlink(victim, link), 0);
+    int fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
     setenv("TMPDIR", tmp, 1);
     sbx_sandbox *sb = jt_sandbox("{}");
     unsetenv("TMPDIR");
-    /* the handle's temp root and the three kept; the stale one is gone */
-    ck_assert_int_eq(count_entries(tmp), 4);
+    /* the handle's temp root, the three kept roots, the file, the link and its target; the
+     * stale root is gone */
+    ck_assert_int_eq(count_entries(tmp), 7);
+    struct stat st;
+    ck_assert_int_eq(stat(victim, &st), 0);
+    ck_assert_int_eq(unlink(file), 0);
+    ck_assert_int_eq(unlink(link), 0);
+    ck_assert_int_eq(rmdir(victim), 0);
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(rmdir(live[i]), 0);
     sbx_result r;
