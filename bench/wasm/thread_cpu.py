@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""bench/wasm/thread_cpu.py THREAD CMD...: runs CMD, prints its CPU (user + sys of all threads),
-wall, peak RSS and the CPU of its thread named THREAD (sampled from /proc every 10 ms, the last
-sample before it exits; 0 if it never ran). Output to /dev/null; exit status of CMD."""
+"""bench/wasm/thread_cpu.py [--thread NAME] CMD...: runs CMD, prints its CPU (user + sys of all
+threads), wall, peak RSS and, with --thread, the CPU of its thread named NAME (sampled from /proc
+every 10 ms, the last sample before it exits; 0 if it never ran). Output to /dev/null; exit
+status of CMD."""
 import os, resource, subprocess, sys, time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -22,14 +23,18 @@ def thread_cpu(pid, name):
     return best
 
 
+name, cmd = (sys.argv[2], sys.argv[3:]) if sys.argv[1] == "--thread" else (None, sys.argv[1:])
 t = time.monotonic()
-child = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL)
+child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
 named = 0.0
 while child.poll() is None:
-    named = max(named, thread_cpu(child.pid, sys.argv[1]))
+    if name:
+        named = max(named, thread_cpu(child.pid, name))
     time.sleep(0.01)
 wall = time.monotonic() - t
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
+what = f"{os.path.basename(cmd[0])} {cmd[1]}" if len(cmd) > 1 else cmd[0]
 print(f"cpu {r.ru_utime + r.ru_stime:7.2f} s  wall {wall:7.2f} s  peak RSS {r.ru_maxrss / 1024:6.1f} MiB"
-      f"  {sys.argv[1]} {named:6.2f} s" + ("" if child.returncode == 0 else f"  (exit {child.returncode})"))
+      + (f"  {name} {named:6.2f} s" if name else "")
+      + ("" if child.returncode == 0 else f"  ({what} failed: exit {child.returncode})"))
 sys.exit(child.returncode)
