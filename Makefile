@@ -143,6 +143,7 @@ clean:
 	rm -rf build build-san $(CLEAN_EXTRA)
 
 # Every object's header dependencies, whichever rule built it (test programs and benchmarks too:
-# without them a grown struct left stale objects that read past it).
+# without them a grown struct left stale objects that read past it). Not the benchmarks' Debian
+# sources under bench-src: SQLite's tree has a directory named www/search.d.
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TEST_COMMON_OBJ:.o=.d) \
-         $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+         $(shell find $(BUILD) -path $(BUILD)/bench-src -prune -o -name '*.d' -type f -print 2>/dev/null)
