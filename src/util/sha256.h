@@ -4,6 +4,7 @@
 #ifndef SBX_UTIL_SHA256_H
 #define SBX_UTIL_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@ void sbx__sha256_update(struct sbx__sha256 *c, const void *data, size_t len);
 /* Writes the digest; c must be initialised again before reuse. */
 void sbx__sha256_final(struct sbx__sha256 *c, uint8_t out[SBX__SHA256_LEN]);
 void sbx__sha256(const void *data, size_t len, uint8_t out[SBX__SHA256_LEN]);
+/* The CPU's SHA extensions when on and present, else the portable rounds (the default is the
+ * former); returns whether they are used. For tests, which compare the two. */
+bool sbx__sha256_use_accel(bool on);
 /* Writes the 64 lowercase hex digits of a digest and a NUL into hex. */
 void sbx__sha256_hex(const uint8_t digest[SBX__SHA256_LEN], char hex[2 * SBX__SHA256_LEN + 1]);
 
