@@ -490,8 +490,10 @@ do_osr:
             goto trap_jit;
         goto do_return;
     }
-    /* Hot-only: the back-edge was counted, and the function may get its entry later. */
-    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) == WASM_TIERUP_LAZY)
+    /* Hot-only: the back-edge was counted, and the function may get its entry later, unless it
+     * was queued without one (lazy.c). */
+    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) == WASM_TIERUP_LAZY &&
+        !inst->funcs[code->func_index]->is_call_hot)
         NEXT();
     osr_off_fp = fp;
     osr_off_code = code;

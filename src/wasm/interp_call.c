@@ -205,7 +205,7 @@ static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
     if (!s->is_metered && sbx__wasm_tier_native(s)) { /* fuel: interpreter only */
         if (__atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE))
             return sbx__wasm_jit_call(ex, f, args, results);
-        sbx__wasm_lazy_hit(s, f); /* hot-only: counts the host's (or compiled code's) call */
+        sbx__wasm_lazy_hit(s, f, true); /* hot-only: counts the host's (or compiled code's) call */
     }
     bool is_timed = ex->nest == 0 && s->limits.tier == WASM_TIER_AUTO && !s->is_metered;
     const struct wasm_functype *t = f->type;

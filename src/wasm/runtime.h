@@ -51,9 +51,12 @@ struct wasm_func {
     void (*jit_entry)(uint64_t *slots); /* compiled code, slot ABI (jit/jit.h); NULL = interpret */
     /* Its on-stack replacement entry (jit/emit.h), or NULL: only functions with loops. */
     uint32_t (*osr_entry)(uint64_t *slots, uint32_t loop);
-    /* Hot-only tier-up (jit/lazy.c): calls and back-edges interpreted so far, the store's
-     * thread only; LAZY_QUEUED once handed to the worker. */
-    uint32_t hits;
+    /* Hot-only tier-up (jit/lazy.c): calls and back-edges interpreted so far, and of them
+     * calls, the store's thread only; hits is LAZY_QUEUED once handed to the worker. */
+    uint32_t hits, calls;
+    /* Queued without an OSR entry (it got hot through calls): its frames' back-edges stop
+     * offering themselves (lazy.c). */
+    bool is_call_hot;
     struct wasm_functype host_type; /* owned copy for host functions */
 };
 
@@ -88,6 +91,7 @@ enum wasm_tierup_state {
 struct wasm_lazy_item {
     struct wasm_instance *inst;
     uint32_t def;
+    bool wants_osr; /* it got hot in a loop: compile its OSR entry too (lazy.c) */
 };
 
 struct wasm_tierup {

@@ -41,8 +41,9 @@ struct jit_mod {
     LLVMValueRef fn_table; /* [func_def_count x ptr] of fns, for call_indirect; NULL: only */
     const struct wasm_module *m;
     const atomic_bool *cancel; /* set: stop at the next function (NULL: never) */
-    /* Hot-only (lazy.c): per defined function, 1 when this batch compiles it (NULL: all). The
-     * others have no native function here (fns[i] NULL): calls reach them in the runtime. */
+    /* Hot-only (lazy.c): per defined function, non-zero when this batch compiles it (NULL: all;
+     * SBX__JIT_ONLY_OSR: with its OSR entry). The others have no native function here (fns[i]
+     * NULL): calls reach them in the runtime. */
     const uint8_t *only;
     const struct sbx__jit_level *level; /* the pipeline and codegen level (level.h) */
     uint32_t def_first, def_end;        /* the defined functions this part translates */

@@ -52,7 +52,9 @@ sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const ato
                          struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen);
 /* The same for the defined functions i with only[i] set (a hot-only batch: one object, at
  * sbx__jit_level_of_batch): calls to the others, and call_indirect, go through the runtime
- * (sbx__jit_rt_call). */
+ * (sbx__jit_rt_call). Only functions with only[i] == SBX__JIT_ONLY_OSR get OSR entries. */
+#define SBX__JIT_ONLY_FUNC 1
+#define SBX__JIT_ONLY_OSR  2
 sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
                              const atomic_bool *cancel, struct sbx__jit_obj objs[2],
                              uint32_t *nobjs, char *err, size_t errlen);
@@ -82,9 +84,9 @@ bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
 bool sbx__wasm_jit_has_osr(struct wasm_store *s, struct wasm_instance *inst,
                            const struct wasm_code *code);
 
-/* lazy.c: hot-only tier-up. hit counts an interpreted call or back-edge of f (a no-op unless
- * s is LAZY) and queues f for the worker once it is hot; the store's thread only. */
-void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f);
+/* lazy.c: hot-only tier-up. hit counts an interpreted call (is_call) or back-edge of f (a
+ * no-op unless s is LAZY) and queues f for the worker once it is hot; the store's thread only. */
+void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f, bool is_call);
 /* Whether s compiles only hot functions (its limits and the size of its modules). */
 bool sbx__wasm_lazy_wants(const struct wasm_store *s);
 /* The worker's side (tierup.c, without its lock): compiles the n functions of items (of one
@@ -92,7 +94,8 @@ bool sbx__wasm_lazy_wants(const struct wasm_store *s);
  * function the tier does not compile: those stay interpreted). */
 bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n);
 /* tierup.c: hands def of inst to the worker (under its lock). */
-void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def);
+void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def,
+                            bool wants_osr);
 /* For tests: how many functions of s got native code from hot-only batches, in how many. */
 uint32_t sbx__wasm_store_lazy_compiled(struct wasm_store *s);
 uint32_t sbx__wasm_store_lazy_batches(struct wasm_store *s);

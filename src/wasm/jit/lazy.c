@@ -4,8 +4,8 @@
  * call and back-edge of such a store counts for its function (wasm_func.hits: the store is
  * LAZY, which sends every call and back-edge to the interpreter's slow path, so other stores
  * pay nothing); a function reaching LAZY_HOT_HITS is queued for the tier-up worker, which
- * compiles batches of them into partial images (engine.c's only; default<O2> for a batch of
- * up to 8 KiB of code, else the large level: level.h) and publishes each function's entries. Calls
+ * compiles batches of them into partial images (engine.c's only, at the large level: level.h;
+ * an OSR entry only for a function that got hot in few calls) and publishes its entries. Calls
  * from a batch to a function outside it go through the runtime (sbx__jit_rt_call), which enters its
  * native entry if a later or earlier batch gave it one, and else interprets it: nothing is
  * relinked, and each batch stays independent of the rest. Partial images are not cached. */
@@ -22,6 +22,8 @@
  * times stays interpreted, few enough that a loop running for 1 ms is caught. */
 #define LAZY_HOT_HITS 1000u
 #define LAZY_QUEUED   UINT32_MAX
+/* A function queued after fewer calls than this (of its LAZY_HOT_HITS) gets an OSR entry. */
+#define LAZY_OSR_CALLS 16u
 /* Larger bodies stay interpreted, as for whole modules (tierup.c). */
 #define LAZY_MAX_BODY_BYTES (256u << 10)
 
@@ -38,14 +40,22 @@ bool sbx__wasm_lazy_wants(const struct wasm_store *s)
     return false;
 }
 
-void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f)
+void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f, bool is_call)
 {
     if (atomic_load_explicit(&s->tierup.state, memory_order_relaxed) != WASM_TIERUP_LAZY ||
-        !f->inst || f->inst->store != s || f->hits == LAZY_QUEUED || ++f->hits < LAZY_HOT_HITS)
+        !f->inst || f->inst->store != s || f->hits == LAZY_QUEUED)
+        return;
+    f->calls += is_call;
+    if (++f->hits < LAZY_HOT_HITS)
         return;
     f->hits = LAZY_QUEUED;
+    /* Few calls: a frame may loop for long, and only an OSR entry moves it. Otherwise its next
+     * call enters native code, and the entry (a second translation of the whole function, the
+     * larger half of its compile: docs/wasm.md) is not built. */
+    bool wants_osr = f->calls < LAZY_OSR_CALLS;
+    f->is_call_hot = !wants_osr;
     if (f->inst->module->funcs[f->def_index].code_len <= LAZY_MAX_BODY_BYTES)
-        sbx__wasm_tierup_queue(s, f->inst, f->def_index);
+        sbx__wasm_tierup_queue(s, f->inst, f->def_index, wants_osr);
 }
 
 /* Compiles and links the batch; false when it could not. */
@@ -57,7 +67,7 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
     if (!only)
         return false;
     for (uint32_t i = 0; i < n; i++)
-        only[items[i].def] = 1;
+        only[items[i].def] = items[i].wants_osr ? SBX__JIT_ONLY_OSR : SBX__JIT_ONLY_FUNC;
     char err[256];
     struct sbx__jit_obj objs[2] = {0}; /* compile frees them on failure */
     uint32_t nobjs = 0;

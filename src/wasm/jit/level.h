@@ -20,10 +20,12 @@
 
 /* A hot-only batch (lazy.c) with at most SBX__JIT_BATCH_FULL_BYTES of code compiles at the
  * full level, a larger one at the large level: SQLite's hot code at default<O2> cost more CPU
- * than its whole interpreted run (docs/wasm.md, "Hot-only tier-up"). A function with more than
+ * than its whole interpreted run, and its small batches at O2 (6-8x the large level's CPU per
+ * byte) more than the faster code saved: 0, every batch at the large level (docs/wasm.md,
+ * "Hot-only tier-up"). A function with more than
  * SBX__JIT_BATCH_BIG_BYTES is a batch alone, so that it delays no other. Batches are not
  * cached: neither is in the key. */
-#define SBX__JIT_BATCH_FULL_BYTES 8192
+#define SBX__JIT_BATCH_FULL_BYTES 0
 #define SBX__JIT_BATCH_BIG_BYTES  32768
 
 #define SBX__JIT_STR_(x) #x

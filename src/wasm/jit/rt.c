@@ -309,7 +309,7 @@ bool sbx__wasm_jit_call_code(struct wasm_exec *ex, struct wasm_instance *inst,
 {
     struct wasm_func *f = inst->funcs[code->func_index];
     if (!__atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE) || !ex->store->jit) {
-        sbx__wasm_lazy_hit(ex->store, f);
+        sbx__wasm_lazy_hit(ex->store, f, true);
         return false;
     }
     ex->store->tierup.native_entries++;
@@ -326,7 +326,7 @@ bool sbx__wasm_jit_has_osr(struct wasm_store *s, struct wasm_instance *inst,
     struct wasm_func *f = inst->funcs[code->func_index];
     if (__atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE) && f->osr_entry)
         return true;
-    sbx__wasm_lazy_hit(s, f);
+    sbx__wasm_lazy_hit(s, f, false);
     return false;
 }
 

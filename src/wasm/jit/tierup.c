@@ -152,7 +152,8 @@ static void run_batch(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
-void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def)
+void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def,
+                            bool wants_osr)
 {
     pthread_mutex_lock(&mu);
     struct wasm_tierup *t = &s->tierup;
@@ -165,7 +166,8 @@ void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, ui
         }
     }
     if (t->queue_len < t->queue_cap) { /* else (NOMEM) the function stays interpreted */
-        t->queue[t->queue_len++] = (struct wasm_lazy_item){.inst = inst, .def = def};
+        t->queue[t->queue_len++] =
+            (struct wasm_lazy_item){.inst = inst, .def = def, .wants_osr = wants_osr};
         pthread_cond_signal(&wake);
     }
     pthread_mutex_unlock(&mu);
