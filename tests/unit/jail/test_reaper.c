@@ -34,12 +34,12 @@ static void *create_filtered(void *arg)
 {
     struct reap_watch *rw = arg;
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (!ctx || seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(newfstatat), 0) != 0 ||
-        seccomp_load(ctx) != 0 || (rw->notify_fd = seccomp_notify_fd(ctx)) < 0) {
-        atomic_store(&rw->state, -1);
+    bool is_loaded = ctx && seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(newfstatat), 0) == 0 &&
+                     seccomp_load(ctx) == 0 && (rw->notify_fd = seccomp_notify_fd(ctx)) >= 0;
+    seccomp_release(ctx); /* the filter stays loaded; the notify fd stays open */
+    atomic_store(&rw->state, is_loaded ? 1 : -1);
+    if (!is_loaded)
         return NULL;
-    }
-    atomic_store(&rw->state, 1);
     rw->sb = sbx_test_sandbox(SBX_BACKEND_PROCESS, "{}");
     atomic_store(&rw->state, 2);
     return NULL;
