@@ -15,8 +15,8 @@ struct wb_type {
 struct wb {
     struct wb_type types[MAX_TYPES];
     uint32_t type_count;
-    struct wb_bytes imports, funcs, exports, code, data;
-    uint32_t import_count, func_count, export_count, data_count;
+    struct wb_bytes imports, funcs, exports, code, data, names;
+    uint32_t import_count, func_count, export_count, data_count, name_count;
     bool has_memory, has_max, has_start;
     uint32_t mem_min, mem_max, start;
     bool is_bad; /* misuse (too many types, import after function) or NOMEM */
@@ -110,6 +110,18 @@ void wbc_local_set(struct wb_bytes *c, uint32_t idx)
     wb_bytes_uleb(c, idx);
 }
 
+void wbc_local_tee(struct wb_bytes *c, uint32_t idx)
+{
+    wb_bytes_byte(c, 0x22);
+    wb_bytes_uleb(c, idx);
+}
+
+void wbc_block(struct wb_bytes *c, uint8_t opcode)
+{
+    wb_bytes_byte(c, opcode);
+    wb_bytes_byte(c, WB_BLOCKTYPE_VOID);
+}
+
 static void memarg(struct wb_bytes *c, uint8_t op, uint32_t align)
 {
     wb_bytes_byte(c, op);
@@ -160,6 +172,7 @@ void wb_free(struct wb *w)
     wb_bytes_free(&w->exports);
     wb_bytes_free(&w->code);
     wb_bytes_free(&w->data);
+    wb_bytes_free(&w->names);
     free(w);
 }
 
@@ -252,6 +265,29 @@ uint32_t wb_func_sum(struct wb *w)
     return idx;
 }
 
+uint32_t wb_func_padding(struct wb *w, uint32_t count, uint32_t adds)
+{
+    uint32_t first = w->import_count + w->func_count;
+    struct wb_bytes b = {0};
+    for (uint32_t k = 0; k < count; k++) {
+        b.len = 0;
+        wbc_local_get(&b, 0);
+        for (uint32_t j = 0; j < adds; j++)
+            wbc_i32_const(&b, (int32_t)(64 + (k * 7 + j) % 8000)), wbc_op(&b, WB_OP_I32_ADD);
+        wbc_end(&b);
+        wb_func(w, "i", "i", "", &b);
+    }
+    wb_bytes_free(&b);
+    return first;
+}
+
+void wb_func_name(struct wb *w, uint32_t func, const char *name)
+{
+    wb_bytes_uleb(&w->names, func);
+    put_name(&w->names, name);
+    w->name_count++;
+}
+
 void wb_memory(struct wb *w, uint32_t min_pages, int64_t max_pages)
 {
     w->has_memory = true;
@@ -308,6 +344,25 @@ static void section(struct wb_bytes *out, uint8_t id, uint32_t count, const stru
     wb_bytes_free(&s);
 }
 
+/* The "name" custom section (spec 7.4) with its function names subsection (id 1). */
+static void name_section(struct wb *w, struct wb_bytes *out)
+{
+    struct wb_bytes map = {0}, b = {0};
+    wb_bytes_uleb(&map, w->name_count);
+    wb_bytes_put(&map, w->names.data, w->names.len);
+    put_name(&b, "name");
+    wb_bytes_byte(&b, 1);
+    wb_bytes_uleb(&b, map.len);
+    wb_bytes_put(&b, map.data, map.len);
+    wb_bytes_byte(out, 0);
+    wb_bytes_uleb(out, b.len);
+    wb_bytes_put(out, b.data, b.len);
+    if (map.is_oom || b.is_oom)
+        out->is_oom = true;
+    wb_bytes_free(&map);
+    wb_bytes_free(&b);
+}
+
 static void type_section(struct wb *w, struct wb_bytes *out)
 {
     struct wb_bytes b = {0};
@@ -358,8 +413,10 @@ uint8_t *wb_finish(struct wb *w, size_t *len)
         section(&out, 10, w->func_count, &w->code);
     if (w->data_count)
         section(&out, 11, w->data_count, &w->data);
+    if (w->name_count)
+        name_section(w, &out);
     bool is_bad = w->is_bad || out.is_oom || w->imports.is_oom || w->funcs.is_oom ||
-                  w->exports.is_oom || w->code.is_oom || w->data.is_oom;
+                  w->exports.is_oom || w->code.is_oom || w->data.is_oom || w->names.is_oom;
     if (is_bad) {
         wb_bytes_free(&out);
         return NULL;

@@ -29,6 +29,9 @@ void wbc_i64_const(struct wb_bytes *c, int64_t v);
 void wbc_call(struct wb_bytes *c, uint32_t func);
 void wbc_local_get(struct wb_bytes *c, uint32_t idx);
 void wbc_local_set(struct wb_bytes *c, uint32_t idx);
+void wbc_local_tee(struct wb_bytes *c, uint32_t idx);
+/* A block instruction (WB_OP_BLOCK, WB_OP_LOOP or WB_OP_IF) with no params or results. */
+void wbc_block(struct wb_bytes *c, uint8_t opcode);
 /* i32.load / i32.store / i64.load with align 2 (or 3) and offset 0. */
 void wbc_i32_load(struct wb_bytes *c);
 void wbc_i32_store(struct wb_bytes *c);
@@ -40,14 +43,18 @@ void wbc_spin(struct wb_bytes *c);
 #define WB_OP_UNREACHABLE 0x00
 #define WB_OP_BLOCK       0x02
 #define WB_OP_LOOP        0x03
+#define WB_OP_IF          0x04
 #define WB_OP_BR          0x0c
 #define WB_OP_BR_IF       0x0d
 #define WB_OP_DROP        0x1a
 #define WB_OP_I32_EQZ     0x45
+#define WB_OP_I32_EQ      0x46
+#define WB_OP_I32_LT_U    0x49
 #define WB_OP_I32_ADD     0x6a
 #define WB_OP_I32_SUB     0x6b
 #define WB_OP_I32_MUL     0x6c
 #define WB_OP_I32_DIV_S   0x6d
+#define WB_OP_I32_XOR     0x73
 #define WB_OP_I64_ADD     0x7c
 #define WB_OP_F64_ADD     0xa0
 #define WB_OP_MEMORY_GROW 0x40
@@ -79,6 +86,12 @@ void wb_data(struct wb *w, uint32_t offset, const void *bytes, size_t len);
 /* Adds work(n) = n + (n-1) + ... + 1 by a loop (i32 -> i32, a back-edge per step); returns its
  * index. */
 uint32_t wb_func_sum(struct wb *w);
+/* Adds count functions (i32) -> i32 returning x + c1 + ... + c_adds (constants of two LEB bytes):
+ * code that no test calls, to make a module large; returns the index of the first. */
+uint32_t wb_func_padding(struct wb *w, uint32_t count, uint32_t adds);
+/* Names function func in the "name" custom section (after every other section), as traps
+ * report it. Calls must come in increasing order of func, each at most once. */
+void wb_func_name(struct wb *w, uint32_t func, const char *name);
 
 /* Encodes the module; *len gets its size. Returns malloc'd bytes (free()), NULL on NOMEM. */
 uint8_t *wb_finish(struct wb *w, size_t *len);

@@ -130,6 +130,8 @@ void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx)
  * (quiesce.c), stops at the next function or phase. */
 static bool is_cancelled(const struct jit_mod *jm)
 {
+    if (sbx__jit_test_pause)
+        sbx__jit_test_pause(2);
     return (jm->cancel && atomic_load_explicit(jm->cancel, memory_order_relaxed)) ||
            sbx__jit_is_stopped();
 }

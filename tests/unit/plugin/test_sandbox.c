@@ -371,6 +371,70 @@ START_TEST(call_checks_export_and_types)
 }
 END_TEST
 
+/* A reactor with memory, no _initialize: bump() adds 1 to the i32 at 0, get() returns it. */
+static uint8_t *counter_module(size_t *len)
+{
+    struct wb *w = wb_new();
+    wb_memory(w, 1, 1);
+    struct wb_bytes c = {0};
+    wbc_i32_const(&c, 0), wbc_i32_const(&c, 0), wbc_i32_load(&c);
+    wbc_i32_const(&c, 1), wbc_op(&c, WB_OP_I32_ADD), wbc_i32_store(&c), wbc_end(&c);
+    wb_export_func(w, "bump", wb_func(w, "", "", "", &c));
+    c.len = 0;
+    wbc_i32_const(&c, 0), wbc_i32_load(&c), wbc_end(&c);
+    return wb_finish_export(w, "get", "", "i", &c, len);
+}
+
+static uint32_t get_counter(sbx_wasm_sandbox *sb)
+{
+    sbx_wasm_value v;
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "get", NULL, 0, &v, 1, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    sbx_result_free(&r);
+    return (uint32_t)v.of.i32;
+}
+
+/* Core's abort that came before its interrupt found the handle (plugin/backend.c: the run's
+ * interrupt_reason is the handle's external reason, set while exec had not yet published
+ * the handle): the next call ends aborted at once and never enters the guest; its counter is
+ * untouched, where the same call with no abort bumps it (the control). Fails with begin_call's
+ * external-reason check removed (the call runs: ok) and with invoke's check of the stop reason
+ * removed (bump has no loop or call to poll the interrupt: it runs and returns ok). */
+START_TEST(core_abort_before_the_handle_is_found)
+{
+    size_t len;
+    uint8_t *bytes = counter_module(&len);
+    ck_assert_ptr_nonnull(bytes);
+    sbx_policy *p = sbx_test_policy("{\"timeoutMs\": 5000}");
+    atomic_int reason = SBX_OK; /* core's run->interrupt_reason */
+    struct wasm_load_guard guard = {.stop = &reason};
+    sbx_wasm_sandbox *sb = NULL;
+    char err[256] = "";
+    sbx_err rc = sbx__plugin_create(bytes, len, p, NULL, false, &guard, &sb, err, sizeof(err));
+    ck_assert_msg(rc == SBX_OK, "create: %s", err);
+    free(bytes);
+    sbx_result r;
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "bump", NULL, 0, NULL, 0, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    sbx_result_free(&r);
+    ck_assert_uint_eq(get_counter(sb), 1);
+    atomic_store(&reason, SBX_E_ABORTED);
+    double t0 = now_ms();
+    ck_assert_int_eq(sbx_wasm_sandbox_call(sb, "bump", NULL, 0, NULL, 0, &r), SBX_OK);
+    ck_assert(!r.ok);
+    ck_assert_int_eq(r.error, SBX_E_ABORTED);
+    ck_assert_str_eq(r.error_message, "run was aborted by the host");
+    ck_assert_int_eq(r.limit, SBX_LIMIT_NONE);
+    ck_assert_double_lt(now_ms() - t0, 1000); /* at once, not at the 5 s limit */
+    sbx_result_free(&r);
+    atomic_store(&reason, SBX_OK);
+    ck_assert_uint_eq(get_counter(sb), 1); /* the aborted call never ran */
+    sbx_wasm_sandbox_destroy(sb);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
 START_TEST(dispose_is_idempotent)
 {
     size_t len;
@@ -619,6 +683,16 @@ static bool is_before(uint64_t at, uint64_t ref)
     return at != 0 && at < ref;
 }
 
+/* Arms wd for an unthrottled call with a 10 s deadline, waits until its thread sleeps towards
+ * it and disarms (which does not wake it); returns that old deadline, the thread's wait end. */
+static uint64_t asleep_until_old_deadline(struct sbx__watchdog *wd, struct sbx__throttle *t)
+{
+    ck_assert_int_eq(sbx__plugin_watchdog_arm(wd, 10000, 100, t), SBX_OK);
+    ck_assert(wait_end_becomes(wd, is_waiting, 0));
+    sbx__plugin_watchdog_disarm(wd);
+    return wait_end(wd);
+}
+
 static void no_timeout(void *user)
 {
     ck_abort_msg("deadline of call %p passed", user);
@@ -632,10 +706,7 @@ START_TEST(throttled_arm_wakes_a_waiting_watchdog)
     struct sbx__watchdog wd = {.on_timeout = no_timeout};
     atomic_int stop = SBX_OK;
     struct sbx__throttle t = {.stop_reason = &stop};
-    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 10000, 100, &t), SBX_OK);
-    ck_assert(wait_end_becomes(&wd, is_waiting, 0));
-    sbx__plugin_watchdog_disarm(&wd);
-    uint64_t old_end = wait_end(&wd);
+    uint64_t old_end = asleep_until_old_deadline(&wd, &t);
     ck_assert_uint_gt(old_end, sbx__now_ns() + 5000000000ull); /* still the old deadline */
     ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 20000, 50, &t), SBX_OK);
     bool is_ticking = wait_end_becomes(&wd, is_before, old_end);
@@ -663,10 +734,7 @@ START_TEST(earlier_deadline_wakes_a_waiting_watchdog)
     struct sbx__watchdog wd = {.on_timeout = count_timeout};
     atomic_int stop = SBX_OK;
     struct sbx__throttle t = {.stop_reason = &stop};
-    ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 10000, 100, &t), SBX_OK);
-    ck_assert(wait_end_becomes(&wd, is_waiting, 0));
-    sbx__plugin_watchdog_disarm(&wd);
-    uint64_t old_end = wait_end(&wd);
+    uint64_t old_end = asleep_until_old_deadline(&wd, &t);
     ck_assert_int_eq(sbx__plugin_watchdog_arm(&wd, 20000, 100, &t), SBX_OK);
     usleep(100 * 1000);
     uint64_t end_later = wait_end(&wd);
@@ -924,6 +992,7 @@ int main(void)
     tcase_add_test(tc, fuel_runs_out);
     tcase_add_test(tc, timeout_after_many_quick_calls);
     tcase_add_test(tc, abort_from_another_thread);
+    tcase_add_test(tc, core_abort_before_the_handle_is_found);
     tcase_add_test(tc, reactor_initialize_and_calls);
     tcase_add_test(tc, call_checks_export_and_types);
     tcase_add_test(tc, dispose_is_idempotent);

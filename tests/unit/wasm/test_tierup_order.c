@@ -3,11 +3,7 @@
  * while one armed before or after it with a minute's threshold waits. One store at a time was
  * what the other tests armed; two were armed together only when suites overlapped by chance
  * (moved between coverage runs, issue 15). */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "lsan_no_tls.h"
 #include "sbx_test.h"
@@ -15,56 +11,12 @@
 #include "wasm/runtime.h"
 #include "wasm/wasm.h"
 #include "wasm_builder.h"
+#include "wasm_env.h"
 
-#define WAIT_S  120   /* the longest a state is awaited: LLVM under ASan on a loaded machine */
 #define LONG_MS 60000 /* a threshold no test reaches */
 
-static struct wasm_store *waiting_store; /* the store the import "wait" watches */
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static bool wait_state(struct wasm_store *s, unsigned want)
-{
-    for (double end = now_s() + WAIT_S; now_s() < end; usleep(1000)) {
-        unsigned st = sbx__wasm_store_tierup_state(s);
-        if (st == want || st == WASM_TIERUP_FAILED)
-            return st == want;
-    }
-    return false;
-}
-
-/* The import "wait": blocks inside the guest's call (the time counts as interpretation) until
- * the store is native; returns 1 if it got there. */
-static int host_wait(struct wasm_call *c, void *user, const wasm_value *args, wasm_value *res)
-{
-    (void)c, (void)user, (void)args;
-    res[0].i32 = wait_state(waiting_store, WASM_TIERUP_NATIVE) ? 1 : 0;
-    return 0;
-}
-
-struct env {
-    struct wasm_module *m;
-    struct wasm_store *store;
-    struct wasm_instance *inst;
-};
-
-static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
-{
-    struct env *e = user;
-    if (imp->kind != WASM_EXTERN_FUNC || strcmp(imp->name, "wait") != 0)
-        return false;
-    out->kind = WASM_EXTERN_FUNC;
-    out->u.func =
-        sbx__wasm_func_new_host(e->store, &e->m->types[imp->u.func_type], host_wait, NULL);
-    return out->u.func != NULL;
-}
-
-/* quick() = 7; run() = wait() + 7. */
+/* quick() = 7; run() = wait() + 7, where the import "wait" blocks until the store is native
+ * (wenv_resolve_wait) and returns 1 if it got there. */
 static uint8_t *build(size_t *len)
 {
     struct wb *w = wb_new();
@@ -83,36 +35,19 @@ static uint8_t *build(size_t *len)
     return bytes;
 }
 
-static void env_open(struct env *e, uint32_t tierup_ms)
+static void env_open(struct wenv *e, uint32_t tierup_ms)
 {
-    char err[256] = "";
     size_t len;
     uint8_t *bytes = build(&len);
-    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &e->m, err, sizeof(err)), SBX_OK);
-    free(bytes);
     struct wasm_store_limits l = {.tier = WASM_TIER_AUTO, .tierup_ms = tierup_ms};
-    ck_assert_int_eq(sbx__wasm_store_create(&l, &e->store), SBX_OK);
-    sbx_err rc =
-        sbx__wasm_instantiate(e->store, e->m, resolve, e, &e->inst, NULL, err, sizeof(err));
-    ck_assert_msg(rc == SBX_OK, "instantiate: %s", err);
+    wenv_open(e, bytes, len, &l);
+    free(bytes);
+    wenv_instantiate(e, wenv_resolve_wait, e);
 }
 
-static void env_close(struct env *e)
+static int32_t call(struct wenv *e, const char *name)
 {
-    sbx__wasm_store_destroy(e->store);
-    sbx__wasm_module_destroy(e->m);
-}
-
-static int32_t call(struct env *e, const char *name)
-{
-    struct wasm_extern ext;
-    ck_assert(sbx__wasm_instance_export(e->inst, name, strlen(name), &ext));
-    wasm_value res[1];
-    memset(res, 0, sizeof(res));
-    struct wasm_trap trap;
-    sbx_err rc = sbx__wasm_func_call(e->store, ext.u.func, NULL, res, &trap);
-    ck_assert_msg(rc == SBX_OK, "%s: %s", name, trap.message);
-    return (int32_t)res[0].i32;
+    return (int32_t)wenv_call_i32(e, name, NULL);
 }
 
 /* _i 0: the long store is armed first, then the short one; _i 1: the short one first (its
@@ -120,7 +55,7 @@ static int32_t call(struct env *e, const char *name)
  * worker keeps both armed and compiles the short one only. */
 START_TEST(earliest_deadline_first)
 {
-    struct env slow, fast;
+    struct wenv slow, fast;
     env_open(&slow, LONG_MS);
     env_open(&fast, _i == 0 ? 1 : 300);
     if (_i == 0) {
@@ -130,14 +65,14 @@ START_TEST(earliest_deadline_first)
         ck_assert_int_eq(call(&slow, "quick"), 7);
     }
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(slow.store), WASM_TIERUP_ARMED);
-    waiting_store = fast.store;
+    fast.wait_for = WASM_TIERUP_NATIVE;
     ck_assert_int_eq(call(&fast, "run"), 1 + 7); /* 1: it became native during the call */
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(fast.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(slow.store), WASM_TIERUP_ARMED);
     ck_assert_int_eq(call(&slow, "quick"), 7);
     ck_assert_uint_eq(sbx__wasm_store_native_entries(slow.store), 0);
-    env_close(&fast);
-    env_close(&slow);
+    wenv_close(&fast);
+    wenv_close(&slow);
 }
 END_TEST
 
@@ -145,7 +80,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("wasm_tierup_order");
     TCase *tc = tcase_create("tierup_order");
-    tcase_set_timeout(tc, WAIT_S + 30);
+    tcase_set_timeout(tc, WENV_WAIT_S + 30);
     tcase_add_loop_test(tc, earliest_deadline_first, 0, 2);
     suite_add_tcase(s, tc);
     return s;
