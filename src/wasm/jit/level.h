@@ -21,8 +21,8 @@
 /* In a large module a function with at least SBX__JIT_HUGE_BYTES of code takes the full level,
  * in index order while the sum of those stays within SBX__JIT_HUGE_BUDGET (at most ~10 s more
  * of LLVM): an interpreter's dispatch loop is such a function (SQLite's sqlite3VdbeExec, 45 KB,
- * a third of its run time), and FastISel's code for it ran SQLite 1.3-1.7x slower (docs/wasm.md,
- * "The large level, per function"). Such a module compiles as two parts, one per level. */
+ * 30% of its run), and FastISel's code for it ran SQLite 1.5x slower (docs/wasm.md, "The large
+ * level, per function"). Such a module compiles as two parts, one per level (engine.c). */
 #define SBX__JIT_HUGE_BYTES  32768
 #define SBX__JIT_HUGE_BUDGET 131072
 
@@ -37,13 +37,12 @@
 #define SBX__JIT_STR_(x) #x
 #define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
 /* The tier options an image depends on (both levels, and where each applies), in every key. */
-#define SBX__JIT_CACHE_OPTS                                                                                                                  \
-    SBX__JIT_FULL_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_FULL_CODEGEN) "; from " SBX__JIT_STR(                                           \
-        SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE                                                                              \
-                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) ", full "                                                     \
-                                                                               "for"                                                         \
-                                                                               " " SBX__JIT_STR(SBX__JIT_HUGE_BYTES) " up to " SBX__JIT_STR( \
-                                                                                   SBX__JIT_HUGE_BUDGET)
+#define SBX__JIT_HUGE_OPTS                                                                         \
+    ", full for " SBX__JIT_STR(SBX__JIT_HUGE_BYTES) " up to " SBX__JIT_STR(SBX__JIT_HUGE_BUDGET)
+#define SBX__JIT_CACHE_OPTS                                                                        \
+    SBX__JIT_FULL_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_FULL_CODEGEN) "; from " SBX__JIT_STR( \
+        SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE                                    \
+                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) SBX__JIT_HUGE_OPTS
 
 struct wasm_module;
 

@@ -2,7 +2,7 @@
  * with at least SBX__JIT_LARGE_BYTES of code and one function of SBX__JIT_HUGE_BYTES compiles
  * that function at the full level, in a part of its own, and the rest at the large level; the
  * code computes what the interpreter computes, calls between the two parts both ways included;
- * past SBX__JIT_HUGE_BUDGET a huge function keeps the large level. */
+ * past SBX__JIT_HUGE_BUDGET a huge function keeps the large level; both are in the key. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,9 +148,13 @@ START_TEST(huge_function_takes_full_level)
 }
 END_TEST
 
-/* Huge functions past the budget stay at the large level; a small module has no huge part. */
+/* Huge functions past the budget stay at the large level; a small module has no huge part;
+ * both constants are in the cache key. */
 START_TEST(budget_bounds_the_full_part)
 {
+    ck_assert_ptr_nonnull(strstr(SBX__JIT_CACHE_OPTS, SBX__JIT_HUGE_OPTS));
+    ck_assert_ptr_nonnull(strstr(SBX__JIT_HUGE_OPTS, SBX__JIT_STR(SBX__JIT_HUGE_BYTES)));
+    ck_assert_ptr_nonnull(strstr(SBX__JIT_HUGE_OPTS, SBX__JIT_STR(SBX__JIT_HUGE_BUDGET)));
     uint32_t fit = SBX__JIT_HUGE_BUDGET / (HUGE_STEPS * 10 + 16);
     struct bytes b = gen(small_count(), fit + 2);
     struct wasm_module *m = wenv_module(b.p, b.len);
