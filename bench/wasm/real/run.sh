@@ -69,7 +69,7 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
     TIMEFMT="%U %S %e" limited "$@" >"$OUT/$p.$r.out" || rc=$?
     if [ $rc -ne 0 ]; then
         what=$(failed $rc)
-        echo "$(echo "$what" | tr a-z A-Z): $p under $r (status $rc, limit ${LIMIT} s; output $OUT/$p.$r.out)"
+        echo "$(echo "$what" | tr '[:lower:]' '[:upper:]'): $p under $r (status $rc, limit ${LIMIT} s; output $OUT/$p.$r.out)"
         echo "$p $r $what $what" >>"$OUT/results"
         status=1
         return
