@@ -284,17 +284,11 @@ static void run_parts(struct jit_part *parts, uint32_t n)
         part_run(&parts[1]);
 }
 
-static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
-                       const atomic_bool *cancel, struct sbx__jit_obj objs[2], uint32_t *nobjs,
-                       char *err, size_t errlen)
+/* Sets up the parts (returns how many): a large module with huge functions is split by level
+ * (level.h), another large one in halves, the rest is one part. */
+static uint32_t plan_parts(struct jit_part parts[2], const struct wasm_module *m, bool is_guarded,
+                           const uint8_t *only, const atomic_bool *cancel)
 {
-    if (!sbx__jit_llvm_load(err, errlen))
-        return SBX_E_UNAVAILABLE;
-    if (sbx__jit_test_pause)
-        sbx__jit_test_pause(1);
-    struct jit_part parts[2];
-    memset(parts, 0, sizeof(parts));
-    /* A large module with huge functions is split by level (level.h), otherwise in halves. */
     uint32_t huge_end = only ? 0 : sbx__jit_huge_end(m);
     uint32_t split = only || huge_end ? 0 : split_point(m), n = split || huge_end ? 2 : 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -311,6 +305,20 @@ static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8
         jm->def_first = i == 0 ? 0 : split;
         jm->def_end = i == 0 && split ? split : m->func_def_count;
     }
+    return n;
+}
+
+static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                       const atomic_bool *cancel, struct sbx__jit_obj objs[2], uint32_t *nobjs,
+                       char *err, size_t errlen)
+{
+    if (!sbx__jit_llvm_load(err, errlen))
+        return SBX_E_UNAVAILABLE;
+    if (sbx__jit_test_pause)
+        sbx__jit_test_pause(1);
+    struct jit_part parts[2];
+    memset(parts, 0, sizeof(parts));
+    uint32_t n = plan_parts(parts, m, is_guarded, only, cancel);
     run_parts(parts, n);
     sbx_err rc = SBX_OK;
     for (uint32_t i = 0; i < n && rc == SBX_OK; i++) {
