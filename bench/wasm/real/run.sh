@@ -1,18 +1,21 @@
 #!/bin/sh
 # bench/wasm/real/run.sh: real programs from Debian's source packages (bzip2, SQLite, Lua 5.4;
 # fetched into build/bench-src by fetch.sh, built by build.sh, never committed) run end to end
-# natively, under sbx (interpreter: sbx; compiled with LLVM in the run: sbxc; compiled with a warm
-# cache filled by `sbx compile` first: sbxw) and under node's WASI, interleaved round-robin REPS
-# times (median kept). Every runner's output must equal native's byte for byte: a difference or a
-# failed run is reported and makes the script exit 1 after the tables. `sbx compile`'s CPU time
-# and peak RSS are reported on their own. `make bench-wasm-real [BENCH_WASM_REPS=N]`.
+# natively, under sbx (interpreter: sbx; `--tier auto`, hot functions compiled in the run: sbxa;
+# the whole module compiled with LLVM in the run: sbxc; compiled with a warm cache filled by `sbx
+# compile` first: sbxw) and under node's WASI, interleaved round-robin REPS times (median kept).
+# Every runner's output must equal native's byte for byte. A difference, a failed run or one
+# killed after REAL_TIMEOUT seconds (default 1800) is reported, shown in the table's cell when no
+# run of that pair succeeded, and makes the script exit 1 after the tables. `sbx compile`'s CPU
+# time and peak RSS are reported on their own. `make bench-wasm-real [BENCH_WASM_REPS=N]`.
 set -eu
 BUILD=${BUILD:-build}
 OUT=${OUT:-$BUILD/bench-real}
 SRC=${BENCH_SRC:-$BUILD/bench-src}
 REPS=${BENCH_WASM_REPS:-1}
 PROGRAMS=${REAL_PROGRAMS:-"lua sqlite bzip2"}
-RUNNERS=${REAL_RUNNERS:-"native sbx sbxc sbxw node"}
+RUNNERS=${REAL_RUNNERS:-"native sbx sbxa sbxc sbxw node"}
+LIMIT=${REAL_TIMEOUT:-1800}
 DIR=$(dirname "$0")
 SBX=$BUILD/sbx
 # bzip2 holds its 20 MB input, the compressed copy and the round trip at once.
@@ -25,13 +28,28 @@ sh "$DIR/build.sh" "$SRC" "$OUT" $PROGRAMS
 rm -rf "$SBX_CACHE_DIR"
 status=0
 
+# limited CMD...: CMD under /usr/bin/time (to $OUT/time), killed after LIMIT seconds; its status.
+limited() {
+    /usr/bin/time -f "$TIMEFMT" -o "$OUT/time" timeout -k 10 "$LIMIT" "$@"
+}
+
+# failed STATUS: the word for a run that did not succeed (124, 137: timeout killed it).
+failed() {
+    case $1 in
+    124 | 137) echo "timeout" ;;
+    *) echo "failed" ;;
+    esac
+}
+
 compile() { # compile PROGRAM: `sbx compile` alone, timed (CPU, peak RSS); fills sbxw's cache
-    if /usr/bin/time -f "%U %S %M" -o "$OUT/time" "$SBX" compile "$OUT/$1.wasm" >/dev/null; then
+    rc=0
+    TIMEFMT="%U %S %M" limited "$SBX" compile "$OUT/$1.wasm" >/dev/null || rc=$?
+    if [ $rc -eq 0 ]; then
         awk -v p="$1" -v kb="$(($(wc -c <"$OUT/$1.wasm") / 1024))" \
             '{ printf "  %-8s %10d %12.2f %14.1f\n", p, kb, $1 + $2, $3 / 1024 }' "$OUT/time" \
             >>"$OUT/compile"
     else
-        echo "  $1: sbx compile FAILED" >>"$OUT/compile"
+        echo "  $1: sbx compile $(failed $rc) (status $rc; limit ${LIMIT} s)" >>"$OUT/compile"
         status=1
     fi
 }
@@ -42,12 +60,17 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
     case $r in
     native) set -- "$OUT/$p.native" ;;
     sbx) set -- $SBXRUN --tier interp "$OUT/$p.wasm" ;;
+    sbxa) set -- $SBXRUN --tier auto --no-cache "$OUT/$p.wasm" ;;
     sbxc) set -- $SBXRUN --tier compiled --no-cache "$OUT/$p.wasm" ;;
     sbxw) set -- $SBXRUN --tier compiled "$OUT/$p.wasm" ;;
     node) set -- node --no-warnings "$DIR/../wasi/node_wasi.mjs" "$OUT/$p.wasm" ;;
     esac
-    if ! /usr/bin/time -f "%U %S %e" -o "$OUT/time" "$@" >"$OUT/$p.$r.out"; then
-        echo "FAILED: $p under $r (exit status in $OUT/time; output $OUT/$p.$r.out)"
+    rc=0
+    TIMEFMT="%U %S %e" limited "$@" >"$OUT/$p.$r.out" || rc=$?
+    if [ $rc -ne 0 ]; then
+        what=$(failed $rc)
+        echo "$(echo "$what" | tr '[:lower:]' '[:upper:]'): $p under $r (status $rc, limit ${LIMIT} s; output $OUT/$p.$r.out)"
+        echo "$p $r $what $what" >>"$OUT/results"
         status=1
         return
     fi

@@ -1,11 +1,15 @@
 #!/bin/sh
 # bench/wasm/real/table.sh COLUMN TITLE <results: the median per (program, runner) of the results'
 # COLUMN (3 = CPU s, 4 = wall s), its ratio to native, and the geomean of the ratios per runner;
-# then sbxw against node. RUNNERS and REPS come from run.sh.
+# then sbxw against node. A run that failed or timed out is a line with the word in place of its
+# times: a pair with no successful run shows that word in its cell. RUNNERS and REPS: run.sh.
 echo
 echo "$2 (median of $REPS; x = ratio to native)"
 sort -k1,1 -k2,2 -k"$1","$1"g | awk -v c="$1" -v runners="$RUNNERS" '
-{ v[$1 " " $2, ++n[$1 " " $2]] = $c; if (!($1 in seen)) { seen[$1] = 1; order[++np] = $1 } }
+{
+    if ($c ~ /^[0-9.]+$/) v[$1 " " $2, ++n[$1 " " $2]] = $c; else bad[$1 " " $2] = $c
+    if (!($1 in seen)) { seen[$1] = 1; order[++np] = $1 }
+}
 END {
     nr = split(runners, R, " ")
     printf "%-8s", "program"
@@ -21,13 +25,15 @@ END {
             med[R[j]] = m
             if (R[j] == "native") nat = m
             x = (nat > 0 && m > 0) ? m / nat : 0
-            if (n[k]) printf " %9.3f %6.2f", m, x; else printf " %9s %6s", "-", "-"
+            if (n[k]) printf " %9.3f %6.2f", m, x
+            else printf " %9s %6s", (k in bad) ? bad[k] : "-", "-"
             if (x > 0) { lg[R[j]] += log(x); cnt[R[j]]++ }
         }
         wn = (med["node"] > 0) ? med["sbxw"] / med["node"] : 0
         if (wn > 0) { lwn += log(wn); cwn++; printf " %11.2f\n", wn } else printf " %11s\n", "-"
     }
     printf "%-8s", "geomean"
-    for (j = 1; j <= nr; j++) printf " %9s %6.2f", "", cnt[R[j]] ? exp(lg[R[j]] / cnt[R[j]]) : 0
-    printf " %11.2f\n", cwn ? exp(lwn / cwn) : 0
+    for (j = 1; j <= nr; j++)
+        printf " %9s %6s", "", cnt[R[j]] ? sprintf("%.2f", exp(lg[R[j]] / cnt[R[j]])) : "-"
+    printf " %11s\n", cwn ? sprintf("%.2f", exp(lwn / cwn)) : "-"
 }'

@@ -47,12 +47,13 @@ struct jit_mod {
     const uint8_t *only;
     const struct sbx__jit_level *level; /* the pipeline and codegen level (level.h) */
     uint32_t def_first, def_end;        /* the defined functions this part translates */
-    bool is_whole;                      /* one part: functions are internal */
-    bool is_guarded;                    /* accesses rely on the guard region (emit_memory.c) */
-    LLVMTargetMachineRef tm;            /* this part's (optimiser costs, codegen) */
-    LLVMTargetDataRef layout;           /* tm's */
-    LLVMMemoryBufferRef obj;            /* the part's object code */
-    const char *feature; /* set when the module uses something not compiled (e.g. "SIMD") */
+    uint32_t huge_end;        /* set: translates only those in range whose level is jm->level */
+    bool is_whole;            /* one part: functions are internal */
+    bool is_guarded;          /* accesses rely on the guard region (emit_memory.c) */
+    LLVMTargetMachineRef tm;  /* this part's (optimiser costs, codegen) */
+    LLVMTargetDataRef layout; /* tm's */
+    LLVMMemoryBufferRef obj;  /* the part's object code */
+    const char *feature;      /* set when the module uses something not compiled (e.g. "SIMD") */
     unsigned tbaa_kind;
     LLVMMetadataRef tbaa_root;
     LLVMValueRef tbaa[JIT_ALIAS_COUNT_]; /* access tags, made on first use */

@@ -138,6 +138,8 @@ static bool is_cancelled(const struct jit_mod *jm)
 
 static bool is_in(const struct jit_mod *jm, uint32_t def)
 {
+    if (jm->huge_end && sbx__jit_level_of_func(jm->m, def, jm->huge_end) != jm->level)
+        return false;
     return !jm->only || jm->only[def];
 }
 
@@ -284,6 +286,30 @@ static void run_parts(struct jit_part *parts, uint32_t n)
         part_run(&parts[1]);
 }
 
+/* Sets up the parts (returns how many): a large module with huge functions is split by level
+ * (level.h), another large one in halves, the rest is one part. */
+static uint32_t plan_parts(struct jit_part parts[2], const struct wasm_module *m, bool is_guarded,
+                           const uint8_t *only, const atomic_bool *cancel)
+{
+    uint32_t huge_end = only ? 0 : sbx__jit_huge_end(m);
+    uint32_t split = only || huge_end ? 0 : split_point(m), n = split || huge_end ? 2 : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        struct jit_mod *jm = &parts[i].jm;
+        jm->m = m;
+        jm->only = only;
+        jm->level = only ? sbx__jit_level_of_batch(m, only) : sbx__jit_level_of(m);
+        jm->huge_end = huge_end;
+        if (huge_end && i == 1) /* the huge functions' part */
+            jm->level = sbx__jit_level_of_func(m, huge_end - 1, huge_end);
+        jm->cancel = cancel;
+        jm->is_whole = n == 1;
+        jm->is_guarded = is_guarded && m->mem_count > 0; /* nothing can fault without memory */
+        jm->def_first = i == 0 ? 0 : split;
+        jm->def_end = i == 0 && split ? split : m->func_def_count;
+    }
+    return n;
+}
+
 static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
                        const atomic_bool *cancel, struct sbx__jit_obj objs[2], uint32_t *nobjs,
                        char *err, size_t errlen)
@@ -294,18 +320,7 @@ static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8
         sbx__jit_test_pause(1);
     struct jit_part parts[2];
     memset(parts, 0, sizeof(parts));
-    uint32_t split = only ? 0 : split_point(m), n = split ? 2 : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        struct jit_mod *jm = &parts[i].jm;
-        jm->m = m;
-        jm->only = only;
-        jm->level = only ? sbx__jit_level_of_batch(m, only) : sbx__jit_level_of(m);
-        jm->cancel = cancel;
-        jm->is_whole = n == 1;
-        jm->is_guarded = is_guarded && m->mem_count > 0; /* nothing can fault without memory */
-        jm->def_first = i == 0 ? 0 : split;
-        jm->def_end = i == 0 && split ? split : m->func_def_count;
-    }
+    uint32_t n = plan_parts(parts, m, is_guarded, only, cancel);
     run_parts(parts, n);
     sbx_err rc = SBX_OK;
     for (uint32_t i = 0; i < n && rc == SBX_OK; i++) {

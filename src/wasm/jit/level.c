@@ -19,6 +19,36 @@ const struct sbx__jit_level *sbx__jit_level_of(const struct wasm_module *m)
     return sbx__jit_code_bytes(m) >= SBX__JIT_LARGE_BYTES ? &large : &full;
 }
 
+static bool is_huge(const struct wasm_module *m, uint32_t def)
+{
+    return m->funcs[def].code_len >= SBX__JIT_HUGE_BYTES;
+}
+
+uint32_t sbx__jit_huge_end(const struct wasm_module *m)
+{
+    if (sbx__jit_level_of(m) != &large)
+        return 0;
+    uint64_t sum = 0;
+    uint32_t end = 0;
+    for (uint32_t i = 0; i < m->func_def_count; i++) {
+        if (!is_huge(m, i))
+            continue;
+        sum += m->funcs[i].code_len;
+        if (sum > SBX__JIT_HUGE_BUDGET)
+            break;
+        end = i + 1;
+    }
+    return end;
+}
+
+const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m, uint32_t def,
+                                                    uint32_t huge_end)
+{
+    if (!huge_end)
+        return sbx__jit_level_of(m);
+    return def < huge_end && is_huge(m, def) ? &full : &large;
+}
+
 const struct sbx__jit_level *sbx__jit_level_of_batch(const struct wasm_module *m,
                                                      const uint8_t *only)
 {

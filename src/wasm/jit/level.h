@@ -3,7 +3,8 @@
  * (70-90 s for the 1 MB module, docs/wasm.md "Compile time"), linear in the code; with a
  * few function passes and FastISel about a sixth of that, for code 2-4x slower. Modules from
  * SBX__JIT_LARGE_BYTES of code take that large level, the rest (every kernel of bench/wasm)
- * the full one. Both levels are in every cache key (SBX__JIT_CACHE_OPTS). Needs no libLLVM. */
+ * the full one. Inside a large module its few huge functions take the full level (below).
+ * Both levels are in every cache key (SBX__JIT_CACHE_OPTS). Needs no libLLVM. */
 #ifndef SBX_WASM_JIT_LEVEL_H
 #define SBX_WASM_JIT_LEVEL_H
 
@@ -17,6 +18,13 @@
 #define SBX__JIT_LARGE_PIPELINE                                                                    \
     "function(sroa,early-cse<memssa>,simplifycfg,instcombine,loop-mssa(licm),gvn,simplifycfg)"
 #define SBX__JIT_LARGE_CODEGEN 0 /* LLVMCodeGenLevelNone: FastISel, the fast allocator */
+/* In a large module a function with at least SBX__JIT_HUGE_BYTES of code takes the full level,
+ * in index order while the sum of those stays within SBX__JIT_HUGE_BUDGET (at most ~10 s more
+ * of LLVM): an interpreter's dispatch loop is such a function (SQLite's sqlite3VdbeExec, 45 KB,
+ * 30% of its run), and FastISel's code for it ran SQLite 1.5x slower (docs/wasm.md, "The large
+ * level, per function"). Such a module compiles as two parts, one per level (engine.c). */
+#define SBX__JIT_HUGE_BYTES  32768
+#define SBX__JIT_HUGE_BUDGET 131072
 
 /* A hot-only batch (lazy.c) with at most SBX__JIT_BATCH_FULL_BYTES of code compiles at the
  * full level, a larger one at the large level: SQLite's hot code at default<O2> cost more CPU
@@ -30,11 +38,13 @@
 
 #define SBX__JIT_STR_(x) #x
 #define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
-/* The tier options an image depends on (both levels, and where one ends), in every key. */
+/* The tier options an image depends on (both levels, and where each applies), in every key. */
+#define SBX__JIT_HUGE_OPTS                                                                         \
+    ", full for " SBX__JIT_STR(SBX__JIT_HUGE_BYTES) " up to " SBX__JIT_STR(SBX__JIT_HUGE_BUDGET)
 #define SBX__JIT_CACHE_OPTS                                                                        \
     SBX__JIT_FULL_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_FULL_CODEGEN) "; from " SBX__JIT_STR( \
         SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE                                    \
-                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN)
+                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) SBX__JIT_HUGE_OPTS
 
 struct wasm_module;
 
@@ -45,8 +55,14 @@ struct sbx__jit_level {
 
 /* The bytes of m's function bodies. */
 uint64_t sbx__jit_code_bytes(const struct wasm_module *m);
-/* The level m is compiled at. */
+/* The level m is compiled at (of all its functions but the huge ones: sbx__jit_huge_end). */
 const struct sbx__jit_level *sbx__jit_level_of(const struct wasm_module *m);
+/* 0 when every function of m takes m's level; else the end of the defined functions among
+ * which those with SBX__JIT_HUGE_BYTES take the full level. */
+uint32_t sbx__jit_huge_end(const struct wasm_module *m);
+/* The level of defined function def of m, given huge_end = sbx__jit_huge_end(m). */
+const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m, uint32_t def,
+                                                    uint32_t huge_end);
 /* The level of a hot-only batch of m: the defined functions i with only[i] set. */
 const struct sbx__jit_level *sbx__jit_level_of_batch(const struct wasm_module *m,
                                                      const uint8_t *only);
