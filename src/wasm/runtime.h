@@ -107,6 +107,7 @@ struct wasm_tierup {
     /* LAZY: hot functions not yet compiled (under the worker's lock), and how many got code. */
     struct wasm_lazy_item *queue;
     uint32_t queue_len, queue_cap;
+    bool has_looked_in_cache; /* LAZY: the worker tried the whole images of the cache */
     _Atomic uint32_t lazy_compiled;
     _Atomic uint32_t lazy_batches;
 };

@@ -187,12 +187,35 @@ static void run_one(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
+/* A hot-only store's first look: whole images in the cache (`sbx compile`'s, or an earlier
+ * whole-module run's) give every function of their instances code at once, code the batches'
+ * large level would not match. All hit: the store is NATIVE, as after run_one(). */
+static void look_in_cache(struct wasm_store *s)
+{
+    s->tierup.has_looked_in_cache = true;
+    if (!s->limits.use_cache)
+        return;
+    running = s;
+    pthread_mutex_unlock(&mu);
+    bool is_all = true;
+    for (struct wasm_instance *i = s->tierup.insts; i; i = i->next)
+        is_all &= !atomic_load(&s->tierup.cancel) && sbx__wasm_jit_cache_link(i);
+    pthread_mutex_lock(&mu);
+    if (is_all) {
+        unlink_armed(s);
+        atomic_store_explicit(&s->tierup.state, WASM_TIERUP_NATIVE, memory_order_release);
+    }
+    running = NULL;
+    pthread_cond_broadcast(&done);
+}
+
 /* The armed store to look at first (earliest deadline), or NULL. */
 static struct wasm_store *next_armed(void)
 {
     struct wasm_store *best = NULL;
     for (struct wasm_store *s = armed; s; s = s->tierup.next) {
-        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0)
+        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0 &&
+            s->tierup.has_looked_in_cache)
             continue; /* hot-only, nothing hot yet */
         if (!best || s->tierup.deadline_ns < best->tierup.deadline_ns)
             best = s;
@@ -215,10 +238,12 @@ static void *worker(void *arg)
                                   .tv_nsec = (long)(s->tierup.deadline_ns % 1000000000u)};
             pthread_cond_timedwait(&wake, &mu, &ts);
         } else if (busy_ns(s, now) >= threshold_ns(s)) {
-            if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY)
-                run_batch(s);
-            else
+            if (atomic_load(&s->tierup.state) != WASM_TIERUP_LAZY)
                 run_one(s);
+            else if (!s->tierup.has_looked_in_cache)
+                look_in_cache(s);
+            else
+                run_batch(s);
         } else { /* not hot yet: look again when it could be */
             s->tierup.deadline_ns = now + threshold_ns(s) - busy_ns(s, now);
         }

@@ -1,7 +1,8 @@
 /* tests/unit/wasm/test_cache_tier.c: the cache in the compiled tier (src/wasm/jit/cache_tier.c).
  * A hit in a fresh process never loads libLLVM and runs native code with the right result, in
- * the COMPILED tier and in AUTO's tier-up; a damaged entry (checksum, or a valid checksum over
- * bytes that do not decode) is replaced and the run is right; use_cache off writes nothing. */
+ * the COMPILED tier and in AUTO's tier-up (a hot-only store's too); a damaged entry (checksum, or a
+ * valid checksum over bytes that do not decode) is replaced and the run is right; use_cache off
+ * writes nothing. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -57,15 +58,21 @@ static uint8_t *build(size_t *len)
 }
 
 /* The "wait" in run() blocks until the tier-up is over (1 when it reached NATIVE). */
-static void env_open(struct wenv *e, uint8_t tier, bool use_cache)
+static void env_open_hot(struct wenv *e, uint8_t tier, bool use_cache, uint8_t hot_only)
 {
     size_t len;
     uint8_t *bytes = build(&len);
-    struct wasm_store_limits l = {.tier = tier, .tierup_ms = 1, .use_cache = use_cache};
+    struct wasm_store_limits l = {
+        .tier = tier, .tierup_ms = 1, .use_cache = use_cache, .hot_only = hot_only};
     wenv_open(e, bytes, len, &l);
     free(bytes);
     e->wait_for = WASM_TIERUP_NATIVE;
     wenv_instantiate(e, wenv_resolve_wait, e);
+}
+
+static void env_open(struct wenv *e, uint8_t tier, bool use_cache)
+{
+    env_open_hot(e, tier, use_cache, WASM_HOT_DEFAULT);
 }
 
 static uint32_t call(struct wenv *e, const char *name)
@@ -141,6 +148,39 @@ START_TEST(tierup_hit_skips_llvm)
     ck_assert_int_eq(call(&e, "run"), 5050 + 1 + 5050);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
     ck_assert_uint_ge(sbx__wasm_store_native_entries(e.store), 1);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    wenv_close(&e);
+}
+END_TEST
+
+/* A hot-only store (the mode of modules of 512 KiB of code and more) links the whole image of
+ * `sbx compile` when there is one, as a whole-module tier-up does: no batch, no LLVM. */
+START_TEST(hot_only_hit_links_whole_image)
+{
+    fill_in_child();
+    struct wenv e;
+    env_open_hot(&e, WASM_TIER_AUTO, true, WASM_HOT_ON);
+    ck_assert_int_eq(call(&e, "run"), 5050 + 1 + 5050);
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_NATIVE);
+    ck_assert_uint_ge(sbx__wasm_store_native_entries(e.store), 1);
+    ck_assert_uint_eq(sbx__wasm_store_lazy_compiled(e.store), 0);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+    wenv_close(&e);
+}
+END_TEST
+
+/* The control: with no entry the same store stays hot-only, and nothing hot loads no LLVM. */
+START_TEST(hot_only_miss_stays_lazy)
+{
+    struct wenv e;
+    env_open_hot(&e, WASM_TIER_AUTO, true, WASM_HOT_ON);
+    e.wait_for = WASM_TIERUP_IDLE; /* "wait" returns 0 at once */
+    for (int i = 0; i < 20; i++) {
+        ck_assert_int_eq(call(&e, "run"), 5050 + 0 + 5050);
+        usleep(10000);
+    }
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_LAZY);
+    ck_assert_uint_eq(sbx__wasm_store_native_entries(e.store), 0);
     ck_assert(!sbx__jit_llvm_is_loaded());
     wenv_close(&e);
 }
@@ -236,6 +276,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, compiled_hit_skips_llvm);
     tcase_add_test(tc, tierup_hit_skips_llvm);
+    tcase_add_test(tc, hot_only_hit_links_whole_image);
+    tcase_add_test(tc, hot_only_miss_stays_lazy);
     tcase_add_test(tc, corrupt_entry_replaced);
     tcase_add_test(tc, undecodable_entry_replaced);
     tcase_add_test(tc, no_cache_writes_nothing);
