@@ -85,7 +85,7 @@ struct wasm_store_limits {
 };
 
 /* Under AUTO, whether a store compiles only its hot functions (a batch at a time) instead of
- * whole modules: by default when one of its modules has SBX__JIT_LARGE_BYTES of code. */
+ * whole modules: by default when one of its modules has SBX__JIT_HOT_ONLY_BYTES of code. */
 enum wasm_hot_only { WASM_HOT_DEFAULT = 0, WASM_HOT_OFF, WASM_HOT_ON };
 
 /* --- module (module.c / decode.c / validate.c / compile.c) --------------------------------- */

@@ -1,14 +1,15 @@
-/* wasm/jit/lazy.c: hot-only tier-up. Whole-module compilation of a large module costs LLVM
- * seconds however little of it runs (docs/wasm.md, "Compile time"), so an AUTO store with one
- * compiles only the functions that run, as V8's and WAMR's lazy tiers do. Each interpreted
- * call and back-edge of such a store counts for its function (wasm_func.hits: the store is
- * LAZY, which sends every call and back-edge to the interpreter's slow path, so other stores
- * pay nothing); a function reaching LAZY_HOT_HITS is queued for the tier-up worker, which
- * compiles batches of them into partial images (engine.c's only, at the large level: level.h;
- * an OSR entry only for a function that got hot in few calls) and publishes its entries. Calls
- * from a batch to a function outside it go through the runtime (sbx__jit_rt_call), which enters its
- * native entry if a later or earlier batch gave it one, and else interprets it: nothing is
- * relinked, and each batch stays independent of the rest. Partial images are not cached. */
+/* wasm/jit/lazy.c: hot-only tier-up. Whole-module compilation costs LLVM seconds however
+ * little of the module runs (docs/wasm.md, "Compile time"), so an AUTO store with a module of
+ * SBX__JIT_HOT_ONLY_BYTES of code or more compiles only the functions that run, as V8's and WAMR's
+ * lazy tiers do. Each interpreted call and back-edge of such a store counts for its function
+ * (wasm_func.hits: the store is LAZY, which sends every call and back-edge to the interpreter's
+ * slow path, so other stores pay nothing); a function reaching LAZY_HOT_HITS is queued for the
+ * tier-up worker, which compiles batches of them into partial images (engine.c's only, at the large
+ * level: level.h; an OSR entry only for a function that got hot in few calls) and publishes its
+ * entries. Calls from a batch to a function outside it go through the runtime (sbx__jit_rt_call),
+ * which enters its native entry if a later or earlier batch gave it one, and else interprets it:
+ * nothing is relinked, and each batch stays independent of the rest. Partial images are not cached.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +35,7 @@ bool sbx__wasm_lazy_wants(const struct wasm_store *s)
     if (s->limits.hot_only == WASM_HOT_ON)
         return true;
     for (const struct wasm_instance *i = s->instances; i; i = i->next) {
-        if (sbx__jit_code_bytes(i->module) >= SBX__JIT_LARGE_BYTES)
+        if (sbx__jit_code_bytes(i->module) >= SBX__JIT_HOT_ONLY_BYTES)
             return true;
     }
     return false;

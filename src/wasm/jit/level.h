@@ -13,6 +13,9 @@
 #define SBX__JIT_FULL_PIPELINE "default<O2>"
 #define SBX__JIT_FULL_CODEGEN  2      /* LLVMCodeGenLevelDefault */
 #define SBX__JIT_LARGE_BYTES   524288 /* of function bodies: from here, the large level */
+/* From here auto compiles only hot functions (lazy.c): a whole module of this size at O2 took
+ * more CPU than the interpreter saved on Lua and bzip2 (docs/wasm.md, "Hot-only tier-up"). */
+#define SBX__JIT_HOT_ONLY_BYTES 65536
 /* The passes that matter most at O2 (scalars out of memory, redundancy, loop invariants),
  * without the inliner, unrolling and vectorisers. */
 #define SBX__JIT_LARGE_PIPELINE                                                                    \
