@@ -14,6 +14,7 @@
 #include "lsan_no_tls.h"
 #include "sbx_test.h"
 #include "wasm/jit/jit.h"
+#include "wasm/runtime.h"
 #include "wasm_builder.h"
 #include "wasm_env.h"
 
@@ -54,11 +55,11 @@ static uint8_t *build(uint32_t pad, uint32_t filler, size_t *len)
 }
 
 static void env_open_tier(struct wenv *e, uint32_t pad, uint32_t filler, uint32_t tierup_ms,
-                          uint8_t tier)
+                          uint8_t tier, uint8_t hot_only)
 {
     size_t len;
     uint8_t *bytes = build(pad, filler, &len);
-    struct wasm_store_limits l = {.tier = tier, .tierup_ms = tierup_ms};
+    struct wasm_store_limits l = {.tier = tier, .tierup_ms = tierup_ms, .hot_only = hot_only};
     wenv_open(e, bytes, len, &l);
     free(bytes);
     wenv_instantiate(e, wenv_resolve_wait, e);
@@ -66,7 +67,7 @@ static void env_open_tier(struct wenv *e, uint32_t pad, uint32_t filler, uint32_
 
 static void env_open(struct wenv *e, uint32_t pad, uint32_t tierup_ms)
 {
-    env_open_tier(e, pad, 0, tierup_ms, WASM_TIER_AUTO);
+    env_open_tier(e, pad, 0, tierup_ms, WASM_TIER_AUTO, WASM_HOT_DEFAULT);
 }
 
 static uint32_t call(struct wenv *e, const char *name)
@@ -171,11 +172,12 @@ START_TEST(fuel_runs_stay_interpreted)
 END_TEST
 
 /* A function body past 256 KiB (LLVM's time grows faster than its size) keeps the store
- * interpreted: it reaches FAILED without loading LLVM, and runs on correctly. */
+ * interpreted: the whole-module tier-up reaches FAILED without loading LLVM, and the store
+ * runs on correctly. */
 START_TEST(huge_function_stays_interpreted)
 {
     struct wenv e;
-    env_open_tier(&e, 1, 100000, 1, WASM_TIER_AUTO);
+    env_open_tier(&e, 1, 100000, 1, WASM_TIER_AUTO, WASM_HOT_OFF);
     e.wait_for = WASM_TIERUP_FAILED;
     ck_assert_int_eq(call(&e, "run"), 5050 + 1);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_FAILED);
@@ -186,13 +188,34 @@ START_TEST(huge_function_stays_interpreted)
 }
 END_TEST
 
+/* The same module takes the hot-only tier-up by default (it has 64 KiB of code or more): the
+ * huge function, however hot, is never queued and stays interpreted, while its small callee,
+ * hot through it, gets native code. */
+START_TEST(huge_function_never_queued)
+{
+    struct wenv e;
+    env_open_tier(&e, 1, 100000, 1, WASM_TIER_AUTO, WASM_HOT_DEFAULT);
+    for (double end = wenv_now_s() + WENV_WAIT_S;
+         sbx__wasm_store_lazy_compiled(e.store) == 0 && wenv_now_s() < end;)
+        ck_assert_int_eq(call(&e, "last"), 1); /* work(1) */
+    ck_assert_uint_eq(sbx__wasm_store_tierup_state(e.store), WASM_TIERUP_LAZY);
+    ck_assert_uint_eq(sbx__wasm_store_lazy_compiled(e.store), 1);
+    for (int i = 0; i < 2000; i++)
+        ck_assert_int_eq(call(&e, "last"), 1);
+    usleep(100 * 1000); /* a hundred times its threshold */
+    ck_assert_uint_eq(sbx__wasm_store_lazy_compiled(e.store), 1);
+    ck_assert_ptr_null(__atomic_load_n(&wenv_export_func(&e, "last")->jit_entry, __ATOMIC_ACQUIRE));
+    wenv_close(&e);
+}
+END_TEST
+
 /* A module past engine.c's 64 KiB split (two functions of 36 KB each, mostly i32.const/drop
  * pairs that give LLVM nothing to do) is compiled as two parts on two threads: the second
  * part's last() calls work() in the first, and host entries into both are native. */
 START_TEST(two_part_module)
 {
     struct wenv e;
-    env_open_tier(&e, 2, 12000, 0, WASM_TIER_COMPILED);
+    env_open_tier(&e, 2, 12000, 0, WASM_TIER_COMPILED, WASM_HOT_DEFAULT);
     ck_assert_uint_ge(e.m->len, 64u << 10);
     ck_assert_int_eq(call(&e, "quick"), 6);
     ck_assert_int_eq(call(&e, "last"), 2 * 3 / 2); /* the second pad: work(1 % 64 + 1) */
@@ -334,6 +357,7 @@ static Suite *suite(void)
     tcase_add_test(tc, fuel_runs_stay_interpreted);
     tcase_add_test(tc, two_part_module);
     tcase_add_test(tc, huge_function_stays_interpreted);
+    tcase_add_test(tc, huge_function_never_queued);
     tcase_add_test(tc, shutdown_waits_for_load);
     tcase_add_test(tc, exit_waits_for_compiled_tier);
     suite_add_tcase(s, tc);
