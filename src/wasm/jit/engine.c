@@ -156,8 +156,8 @@ static bool emit_all(struct jit_mod *jm)
             return false;
     }
     for (uint32_t i = jm->def_first; i < jm->def_end; i++) { /* emit_osr.c */
-        if ((!jm->only || jm->only[i] == SBX__JIT_ONLY_OSR) && sbx__jit_has_loop(jm->m, i) &&
-            (is_cancelled(jm) || !sbx__jit_emit_osr(jm, i)))
+        if (is_in(jm, i) && (!jm->only || jm->only[i] == SBX__JIT_ONLY_OSR) &&
+            sbx__jit_has_loop(jm->m, i) && (is_cancelled(jm) || !sbx__jit_emit_osr(jm, i)))
             return false;
     }
     return true;

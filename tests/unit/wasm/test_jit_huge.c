@@ -2,7 +2,8 @@
  * with at least SBX__JIT_LARGE_BYTES of code and one function of SBX__JIT_HUGE_BYTES compiles
  * that function at the full level, in a part of its own, and the rest at the large level; the
  * code computes what the interpreter computes, calls between the two parts both ways included;
- * past SBX__JIT_HUGE_BUDGET a huge function keeps the large level; both are in the key. */
+ * past SBX__JIT_HUGE_BUDGET a huge function keeps the large level; both are in the key. Every
+ * function has a loop, so each part must emit the OSR entries of its own functions only. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,8 @@ static void put_leb(struct bytes *b, uint32_t v)
 static void body(struct bytes *out, uint32_t k, uint32_t steps, int callee)
 {
     struct bytes b = {0};
-    put(&b, "\x00", 1); /* no locals */
+    put(&b, "\x00", 1);         /* no locals */
+    put(&b, "\x03\x40\x0b", 3); /* an empty loop: every function has an OSR entry, in its part */
     for (uint32_t r = 0; r < steps; r++) {
         uint8_t a = (uint8_t)((k * 2 + r * 6 + 1) & 0x3f), c = (uint8_t)((k + r) % 50);
         const uint8_t step[] = {0x20, 0x00, 0x41, a, 0x6c, 0x41, c, 0x6a, 0x21, 0x00};
