@@ -297,7 +297,7 @@ static uint32_t plan_parts(struct jit_part parts[2], const struct wasm_module *m
         struct jit_mod *jm = &parts[i].jm;
         jm->m = m;
         jm->only = only;
-        jm->level = only ? sbx__jit_level_of_batch(m, only) : sbx__jit_level_of(m);
+        jm->level = only ? sbx__jit_level_of_batch() : sbx__jit_level_of(m);
         jm->huge_end = huge_end;
         if (huge_end && i == 1) /* the huge functions' part */
             jm->level = sbx__jit_level_of_func(m, huge_end - 1, huge_end);

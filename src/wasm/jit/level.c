@@ -49,11 +49,7 @@ const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m,
     return def < huge_end && is_huge(m, def) ? &full : &large;
 }
 
-const struct sbx__jit_level *sbx__jit_level_of_batch(const struct wasm_module *m,
-                                                     const uint8_t *only)
+const struct sbx__jit_level *sbx__jit_level_of_batch(void)
 {
-    uint64_t bytes = 0;
-    for (uint32_t i = 0; i < m->func_def_count; i++)
-        bytes += only[i] ? m->funcs[i].code_len : 0;
-    return bytes > SBX__JIT_BATCH_FULL_BYTES ? &large : &full;
+    return &large;
 }

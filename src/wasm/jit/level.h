@@ -29,15 +29,12 @@
 #define SBX__JIT_HUGE_BYTES  32768
 #define SBX__JIT_HUGE_BUDGET 131072
 
-/* A hot-only batch (lazy.c) with at most SBX__JIT_BATCH_FULL_BYTES of code compiles at the
- * full level, a larger one at the large level: SQLite's hot code at default<O2> cost more CPU
- * than its whole interpreted run, and its small batches at O2 (6-8x the large level's CPU per
- * byte) more than the faster code saved: 0, every batch at the large level (docs/wasm.md,
- * "Hot-only tier-up"). A function with more than
- * SBX__JIT_BATCH_BIG_BYTES is a batch alone, so that it delays no other. Batches are not
- * cached: neither is in the key. */
-#define SBX__JIT_BATCH_FULL_BYTES 0
-#define SBX__JIT_BATCH_BIG_BYTES  32768
+/* Every hot-only batch (lazy.c) compiles at the large level: SQLite's hot code at default<O2>
+ * cost more CPU than its whole interpreted run, and its small batches at O2 (6-8x the large
+ * level's CPU per byte) more than the faster code saved (docs/wasm.md, "Hot-only tier-up"). A
+ * function with more than SBX__JIT_BATCH_BIG_BYTES is a batch alone, so that it delays no
+ * other. Batches are not cached: neither is in the key. */
+#define SBX__JIT_BATCH_BIG_BYTES 32768
 
 #define SBX__JIT_STR_(x) #x
 #define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
@@ -66,8 +63,7 @@ uint32_t sbx__jit_huge_end(const struct wasm_module *m);
 /* The level of defined function def of m, given huge_end = sbx__jit_huge_end(m). */
 const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m, uint32_t def,
                                                     uint32_t huge_end);
-/* The level of a hot-only batch of m: the defined functions i with only[i] set. */
-const struct sbx__jit_level *sbx__jit_level_of_batch(const struct wasm_module *m,
-                                                     const uint8_t *only);
+/* The level of a hot-only batch, whatever its functions. */
+const struct sbx__jit_level *sbx__jit_level_of_batch(void);
 
 #endif
