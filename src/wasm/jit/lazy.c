@@ -75,14 +75,19 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
     sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, &s->tierup.cancel, objs,
                                       &nobjs, err, sizeof(err));
     sbx__free(only);
-    if (rc == SBX_OK)
+    if (rc == SBX_OK) {
+        /* Counted before link_some publishes the entries: a thread that sees the code sees
+         * the count (the tests read it once a function is native). */
+        atomic_fetch_add(&s->tierup.lazy_compiled, n);
+        atomic_fetch_add(&s->tierup.lazy_batches, 1);
         rc = sbx__jit_link_some(objs, nobjs, inst, err, sizeof(err));
+        if (rc != SBX_OK) {
+            atomic_fetch_sub(&s->tierup.lazy_compiled, n);
+            atomic_fetch_sub(&s->tierup.lazy_batches, 1);
+        }
+    }
     sbx__jit_objs_free(objs, nobjs);
-    if (rc != SBX_OK)
-        return false;
-    atomic_fetch_add(&s->tierup.lazy_compiled, n);
-    atomic_fetch_add(&s->tierup.lazy_batches, 1);
-    return true;
+    return rc == SBX_OK;
 }
 
 /* A batch that fails (a function uses what the tier does not compile) is tried again in
