@@ -107,13 +107,16 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(DEPS_STAMP)
 # The build runs on every core (JOBS); so do the suites, but TEST_SERIAL's (see above).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= $(JOBS)
+# T='unit.js.% js/%' runs only the suites whose names match those make patterns.
+TEST_ALL = format=make,-s,format-check $(TEST_SUITES)
+TEST_RUN = $(if $(T),$(foreach s,$(TEST_ALL),$(if $(filter $(T),$(firstword $(subst =, ,$(s)))),$(s))),$(TEST_ALL))
 .PHONY: test-build
 test-build: all $(TEST_DEPS)
 test: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) test-build
 	@BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) SBX_TEST_JOBS=$(TEST_JOBS) \
 		SBX_TEST_SERIAL="$(strip $(TEST_SERIAL))" SBX_TEST_FIRST="$(strip $(TEST_FIRST))" \
-		sh scripts/run-tests.sh format=make,-s,format-check $(TEST_SUITES)
+		sh scripts/run-tests.sh $(TEST_RUN)
 
 demo: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) all
