@@ -16,7 +16,7 @@
 #include "wasm/jit/jit.h"
 #include "wasm_env.h"
 
-#define SITE_BYTES    16000u    /* each call site's slots: 1000 v128 arguments */
+#define SITE_BYTES    16000u /* each call site's slots: 1000 v128 arguments */
 #define STEP_BYTES    (16u << 10)
 #define THREAD_STACK  (2u << 20)
 #define THREAD_GUARD  (4u << 20) /* PROT_NONE below the thread's stack: a write there faults */
@@ -77,16 +77,16 @@ static uint8_t *gen(uint32_t sites, size_t *len)
     section(&m, 7, &s);
     put(&s, "\x01\x00\x41\x00\x0b\x01\x00", 7); /* table[0] = sink */
     section(&m, 9, &s);
-    put(&body, "\x01\x01\x7b", 3);                        /* one v128 local */
-    put(&body, "\x20\x00\x41\x7f\x46\x04\x40", 7);        /* if (n == -1) */
+    put(&body, "\x01\x01\x7b", 3);                 /* one v128 local */
+    put(&body, "\x20\x00\x41\x7f\x46\x04\x40", 7); /* if (n == -1) */
     for (uint32_t k = 0; k < sites; k++) {
         for (int i = 0; i < 1000; i++)
             put(&body, "\x20\x01", 2);
         put(&body, "\x41\x00\x11\x01\x00", 5); /* call_indirect (type 1) (i32.const 0) */
     }
-    put(&body, "\x0b\x20\x00\x04\x7f", 5);                    /* end; if (result i32) n */
+    put(&body, "\x0b\x20\x00\x04\x7f", 5);                      /* end; if (result i32) n */
     put(&body, "\x20\x00\x41\x01\x6b\x10\x01\x41\x01\x6a", 10); /* f(n - 1) + 1 */
-    put(&body, "\x05\x41\x00\x0b\x0b", 5);                    /* else 0 end end */
+    put(&body, "\x05\x41\x00\x0b\x0b", 5);                      /* else 0 end end */
     put(&s, "\x02\x02\x00\x0b", 4);
     put_leb(&s, (uint32_t)body.len);
     put(&s, body.p, body.len);
@@ -188,8 +188,7 @@ static void check_frames(uint8_t tier, uint32_t sites)
     ck_assert_msg(!main_job.failure[0], "main thread, %u sites: %s", sites, main_job.failure);
     struct job thread_job = {.e = &e, .frame_bytes = sites * SITE_BYTES};
     run_on_small_thread(&thread_job);
-    ck_assert_msg(!thread_job.failure[0], "small thread, %u sites: %s", sites,
-                  thread_job.failure);
+    ck_assert_msg(!thread_job.failure[0], "small thread, %u sites: %s", sites, thread_job.failure);
     wenv_close(&e);
 }
 
