@@ -19,8 +19,8 @@ bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_func
 {
     if (a->param_count != b->param_count || a->result_count != b->result_count)
         return false;
-    return memcmp(a->types, b->types,
-                  ((size_t)a->param_count + a->result_count) * sizeof(*a->types)) == 0;
+    size_t n = (size_t)a->param_count + a->result_count;
+    return n == 0 || memcmp(a->types, b->types, n * sizeof(*a->types)) == 0;
 }
 
 static size_t stack_slots(const struct wasm_store_limits *l)
