@@ -73,8 +73,7 @@ static bool is_long_enough(void *fn)
     void *entry = nullptr;
     bool ok = dladdr1(fn, &info, &entry, RTLD_DL_SYMENT) != 0;
     const ElfW(Sym) *sym = static_cast<const ElfW(Sym) *>(entry);
-    return ok && sym &&
-           info.dli_saddr == fn && sym->st_size >= PATCH_BYTES;
+    return ok && sym && info.dli_saddr == fn && sym->st_size >= PATCH_BYTES;
 }
 
 /* Overwrites the entry of fn with a jump to to (x86-64 only). */

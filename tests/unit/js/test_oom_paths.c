@@ -149,9 +149,8 @@ START_TEST(issue_regexp)
     expect("{\"memoryBytes\":2097152}", ISSUE_REGEXP, SBX_E_MEMORY_LIMIT, "memoryBytes");
     struct sbx_result r;
     sbx_run_input in = {.code = ISSUE_REGEXP, .code_len = strlen(ISSUE_REGEXP)};
-    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WORKER, "{\"memoryBytes\":1099511627776}", &in,
-                                       &r),
-                     SBX_OK);
+    ck_assert_int_eq(
+        sbx_test_run_once(SBX_BACKEND_WORKER, "{\"memoryBytes\":1099511627776}", &in, &r), SBX_OK);
     ck_assert_msg(r.ok && strcmp(r.value_json, "false") == 0, "%s", r.error_message);
     sbx_result_free(&r);
 }

@@ -20,13 +20,13 @@ static bool valid(const char *s)
 START_TEST(validates)
 {
     static const char *const good[] = {
-        "1",     "-0.5e+3", "\"a\\u00e9\\n\"", " [1, {\"a\": [true, false, null]}, \"x\"] ",
-        "{}",    "[]",      "\"\\ud800\"",     "{\"k\":{\"k\":[[],{}]}}",
+        "1",  "-0.5e+3", "\"a\\u00e9\\n\"", " [1, {\"a\": [true, false, null]}, \"x\"] ",
+        "{}", "[]",      "\"\\ud800\"",     "{\"k\":{\"k\":[[],{}]}}",
     };
     static const char *const bad[] = {
-        "",       "[1,]",  "{\"a\" 1}", "[1 2]",    "01",       "1.",    "-",
-        "[",      "]",     "{\"a\":1",  "\"\\x\"",  "\"\x01\"", "tru",   "1 2",
-        "{1:2}",  "[1]]",  "\"abc",     "\"\\u12\"", "nulll",   "{,}",   "\"\xff\"",
+        "",      "[1,]", "{\"a\" 1}", "[1 2]",     "01",       "1.",  "-",
+        "[",     "]",    "{\"a\":1",  "\"\\x\"",   "\"\x01\"", "tru", "1 2",
+        "{1:2}", "[1]]", "\"abc",     "\"\\u12\"", "nulll",    "{,}", "\"\xff\"",
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
         ck_assert_msg(valid(good[i]), "%s", good[i]);
@@ -56,8 +56,8 @@ static void expect_fixed(const char *in, const char *want, size_t count)
 START_TEST(lone_surrogates)
 {
     expect_fixed("\"\\ud800\"", "\"\\ufffd\"", 1);
-    expect_fixed("{\"\\udc00k\":\"\\ud83d\\ude00\\ud83d\"}", "{\"\\ufffdk\":\"\\ud83d\\ude00\\ufffd\"}",
-                 2);
+    expect_fixed("{\"\\udc00k\":\"\\ud83d\\ude00\\ud83d\"}",
+                 "{\"\\ufffdk\":\"\\ud83d\\ude00\\ufffd\"}", 2);
     expect_fixed("\"\\\\ud800\"", "\"\\\\ud800\"", 0); /* an escaped backslash, then text */
     expect_fixed("\"\\ud800\\n\"", "\"\\ufffd\\n\"", 1);
     expect_fixed("\"\\ude00\\ud800\"", "\"\\ufffd\\ufffd\"", 2);
