@@ -186,7 +186,7 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
     }
 }
 
-bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
+bool sbx__wasm_read_instr_slow(struct wasm_reader *r, struct wasm_instr *in)
 {
     const uint8_t *at = r->p;
     uint8_t b;
@@ -195,11 +195,11 @@ bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
     else if (!sbx__wasm_rd_byte(r, &b))
         return false;
     uint32_t id = b;
-    if (b == 0xFC || b == 0xFD) {
+    if (b == 0xFB || b == 0xFC || b == 0xFD) {
         uint32_t sub;
         if (!sbx__wasm_rd_u32(r, &sub))
             return false;
-        if (sub > 0xFF)
+        if (sub > (b == 0xFD ? WASM_OP_MAX_SUB : 0xFFu))
             return sbx__wasm_rd_fail(r, at, "illegal opcode");
         id = WASM_OP_ID(b, sub);
     }
@@ -209,4 +209,14 @@ bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
     in->op = (uint16_t)id;
     in->offset_in_module = (uint32_t)(at - r->base);
     return info->imm == WASM_IMM_NONE || read_imm(r, in, info->imm);
+}
+
+uint32_t sbx__wasm_br_label(const struct wasm_instr *in, const uint8_t **cursor)
+{
+    uint32_t depth = 0;
+    if (*cursor == NULL)
+        *cursor = in->targets;
+    /* read_br_table found count well-formed labels ending at or before the default's bytes */
+    sbx__wasm_leb_u32(cursor, *cursor + 5, &depth);
+    return depth;
 }

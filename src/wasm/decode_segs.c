@@ -453,8 +453,10 @@ void sbx__wasm_module_clear(struct wasm_module *m)
     sbx__free(m->imports);
     sbx__free(m->func_type_idx);
     if (m->funcs != NULL) {
-        for (uint32_t i = 0; i < m->func_def_count; i++)
+        for (uint32_t i = 0; i < m->func_def_count; i++) {
             sbx__free(m->funcs[i].local_types);
+            sbx__free(m->funcs[i].local_zeroed);
+        }
     }
     sbx__free(m->funcs);
     sbx__free(m->tables);

@@ -104,7 +104,10 @@ struct wasm_func_def {
     uint32_t type_index;
     uint32_t local_count; /* declared locals, not counting params */
     uint8_t *local_types; /* local_count entries */
-    const uint8_t *code;  /* instructions after the locals, up to and including the final end */
+    /* Set by the validator (validate_locals.c): local_count flags, non-zero for the declared
+     * locals a call must zero; NULL when there are none. */
+    uint8_t *local_zeroed;
+    const uint8_t *code; /* instructions after the locals, up to and including the final end */
     uint32_t code_len;
     uint32_t code_offset; /* offset of code within the module binary, for messages */
 };

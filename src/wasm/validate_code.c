@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "wasm/leb.h"
 #include "wasm/limits.h"
 #include "wasm/validate_internal.h"
 
@@ -36,6 +35,7 @@ struct vfunc {
     uint32_t cap_tmp;
     uint32_t br_table_serial;
     bool *nomem;
+    struct wasm_lscan ls; /* the locals a call must zero (validate_locals.c) */
 };
 
 /* single[t] is a one-element type list {t}, for block types that are one value type. */
@@ -194,6 +194,7 @@ static bool op_block(struct vfunc *v, const struct wasm_instr *in)
         return false;
     if (in->op == WASM_OP_IF && !pop(v, WASM_I32))
         return false;
+    sbx__wasm_lscan_open(&v->ls, in->op == WASM_OP_LOOP);
     return pop_n(v, p, np) && push_ctl(v, in->op, np, p, nr, res);
 }
 
@@ -204,6 +205,7 @@ static bool op_else(struct vfunc *v)
         return sbx__wasm_rd_fail(v->r, v->at, "else without matching if");
     if (!end_frame(v))
         return false;
+    sbx__wasm_lscan_else(&v->ls);
     c->op = WASM_OP_ELSE;
     c->is_unreachable = false;
     return push_n(v, c->params, c->nparams);
@@ -218,6 +220,7 @@ static bool op_end(struct vfunc *v)
         return fail(v, "type mismatch");
     if (!end_frame(v))
         return false;
+    sbx__wasm_lscan_end(&v->ls);
     uint32_t nr = c->nresults;
     const uint8_t *res = c->results;
     v->nctls--;
@@ -234,11 +237,10 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
         return false;
     if (!grow(v, (void **)&v->tmp, &v->cap_tmp, 1, arity))
         return false;
-    const uint8_t *p = in->targets;
+    const uint8_t *cursor = NULL;
     uint32_t serial = ++v->br_table_serial;
     for (uint32_t i = 0; i < in->count; i++) {
-        uint32_t depth = 0;
-        sbx__wasm_leb_u32(&p, v->r->end, &depth); /* well-formed: read once already */
+        uint32_t depth = sbx__wasm_br_label(in, &cursor);
         if (!label(v, depth, &n, &types))
             return false;
         if (n != arity)
@@ -309,11 +311,12 @@ static bool local_type(struct vfunc *v, uint32_t idx, uint8_t *out)
     return fail_idx(v, "local", idx);
 }
 
-static bool op_local(struct vfunc *v, const struct wasm_instr *in)
+static bool op_local(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
 {
     uint8_t t = 0;
     if (!local_type(v, in->idx, &t))
         return false;
+    sbx__wasm_lscan_local(&v->ls, in->op == WASM_OP_LOCAL_GET, in->idx, prev_zero);
     if (in->op == WASM_OP_LOCAL_GET)
         return push(v, t);
     if (!pop(v, t))
@@ -513,7 +516,7 @@ static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
     }
 }
 
-static bool step(struct vfunc *v, const struct wasm_instr *in)
+static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
 {
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
     uint8_t t = 0;
@@ -545,7 +548,7 @@ static bool step(struct vfunc *v, const struct wasm_instr *in)
     case WASM_OP_LOCAL_GET:
     case WASM_OP_LOCAL_SET:
     case WASM_OP_LOCAL_TEE:
-        return op_local(v, in);
+        return op_local(v, in, prev_zero);
     case WASM_OP_GLOBAL_GET:
     case WASM_OP_GLOBAL_SET:
         return op_global(v, in);
@@ -566,7 +569,7 @@ static bool step(struct vfunc *v, const struct wasm_instr *in)
 /* The most common instructions without the general reader: numeric ops (no immediate, fixed
  * signature), and local.* / i32.const with a one-byte immediate. Returns 1 when handled,
  * 0 when the general path must run, -1 on error. */
-static int fast_step(struct vfunc *v, struct wasm_instr *in)
+static int fast_step(struct vfunc *v, struct wasm_instr *in, bool prev_zero)
 {
     struct wasm_reader *r = v->r;
     uint8_t b = r->p[0];
@@ -581,19 +584,50 @@ static int fast_step(struct vfunc *v, struct wasm_instr *in)
         in->op = b;
         in->idx = r->p[1];
         r->p += 2;
-        return op_local(v, in) ? 1 : -1;
+        return op_local(v, in, prev_zero) ? 1 : -1;
     }
     if (b == WASM_OP_I32_CONST) {
+        v->ls.prev_zero = r->p[1] == 0;
         r->p += 2;
         return push(v, WASM_I32) ? 1 : -1;
     }
     return 0;
 }
 
-static bool validate_func(struct vfunc *v, uint32_t def_idx)
+/* True if in pushes a constant whose bits are 0 (as the translator keeps it). */
+static bool is_zero_const(const struct wasm_instr *in)
+{
+    switch (in->op) {
+    case WASM_OP_I32_CONST:
+    case WASM_OP_I64_CONST:
+    case WASM_OP_F32_CONST:
+    case WASM_OP_F64_CONST:
+        return in->value == 0;
+    default:
+        return in->op == WASM_OP_REF_NULL;
+    }
+}
+
+/* Starts the scan of def's declared locals, their flags owned by the module. */
+static bool begin_locals(struct vfunc *v, struct wasm_func_def *f)
+{
+    if (f->local_count > 0 && f->local_zeroed == NULL) {
+        f->local_zeroed = sbx__calloc(f->local_count, 1);
+        if (f->local_zeroed == NULL) {
+            *v->nomem = true;
+            return fail(v, "out of memory");
+        }
+    }
+    if (!sbx__wasm_lscan_func(&v->ls, v->type->param_count, f->local_count, f->local_zeroed)) {
+        *v->nomem = true;
+        return fail(v, "out of memory");
+    }
+    return true;
+}
+
+static bool validate_func(struct vfunc *v, struct wasm_func_def *f, uint32_t def_idx)
 {
     const struct wasm_module *m = v->m;
-    const struct wasm_func_def *f = &m->funcs[def_idx];
     struct wasm_reader *r = v->r;
     v->def = f;
     v->func_idx = m->func_import_count + def_idx;
@@ -602,8 +636,8 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
     r->p = f->code;
     r->end = f->code + f->code_len;
     v->at = r->p;
-    if (!push_ctl(v, WASM_OP_BLOCK, 0, NULL, v->type->result_count,
-                  v->type->types + v->type->param_count))
+    if (!begin_locals(v, f) || !push_ctl(v, WASM_OP_BLOCK, 0, NULL, v->type->result_count,
+                                         v->type->types + v->type->param_count))
         return false;
     struct wasm_instr in;
     uint32_t left = r->ticks; /* in a register: the poll is on every instruction */
@@ -613,25 +647,33 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
             return sbx__wasm_rd_fail(r, r->p, "END opcode expected");
         if (sbx__wasm_guard_poll(r->guard, &left))
             return sbx__wasm_rd_fail(r, r->p, "loading stopped");
-        int fast = fast_step(v, &in);
+        bool prev_zero = v->ls.prev_zero;
+        v->ls.prev_zero = false;
+        int fast = fast_step(v, &in, prev_zero);
         if (fast > 0)
             continue;
-        if (fast < 0 || !sbx__wasm_read_instr(r, &in) || !step(v, &in))
+        if (fast < 0 || !sbx__wasm_read_instr(r, &in) || !step(v, &in, prev_zero))
             return false;
+        v->ls.prev_zero = is_zero_const(&in);
     }
     r->ticks = left;
+    if (v->ls.is_nomem) {
+        *v->nomem = true;
+        return fail(v, "out of memory");
+    }
     if (r->p != r->end)
         return sbx__wasm_rd_fail(r, r->p, "section size mismatch");
     return true;
 }
 
-bool sbx__wasm_validate_code(struct wasm_reader *r, const struct wasm_module *m, bool *nomem)
+bool sbx__wasm_validate_code(struct wasm_reader *r, struct wasm_module *m, bool *nomem)
 {
     struct vfunc v = {.m = m, .r = r, .nomem = nomem};
     bool ok = true;
     r->is_in_section = true;
     for (uint32_t i = 0; i < m->func_def_count && ok; i++)
-        ok = validate_func(&v, i);
+        ok = validate_func(&v, &m->funcs[i], i);
+    sbx__wasm_lscan_free(&v.ls);
     r->p = r->base;
     r->end = r->file_end;
     r->is_in_section = false;

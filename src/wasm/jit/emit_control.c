@@ -6,7 +6,6 @@
 
 #include "util/alloc.h"
 #include "wasm/jit/emit.h"
-#include "wasm/leb.h"
 
 static const uint8_t valtypes[] = {WASM_I32,  WASM_I64,     WASM_F32,      WASM_F64,
                                    WASM_V128, WASM_FUNCREF, WASM_EXTERNREF};
@@ -258,10 +257,9 @@ static bool op_br_table(struct jit_func *f, const struct wasm_instr *in)
         return false;
     }
     LLVMValueRef sw = L(BuildSwitch)(f->b, idx, label_block(f, by_depth, in->idx), in->count);
-    const uint8_t *p = in->targets, *end = f->m->bytes + f->m->len;
+    const uint8_t *cursor = NULL;
     for (uint32_t i = 0; i < in->count; i++) {
-        uint32_t depth = 0;
-        sbx__wasm_leb_u32(&p, end, &depth);
+        uint32_t depth = sbx__wasm_br_label(in, &cursor);
         L(AddCase)(sw, sbx__jit_i32(f->jm, i), label_block(f, by_depth, depth));
     }
     sbx__free(by_depth);
