@@ -124,7 +124,7 @@ struct wasm_osr {
     uint32_t nloops;
     uint32_t nlocals;
     uint32_t *local_slot;
-    uint8_t *local_type;
+    wasm_vtype *local_type;
     uint32_t buf_slots; /* the entry's slots: locals, the widest loop's params, the results */
 };
 
@@ -231,7 +231,7 @@ bool sbx__wasm_osr_run(struct wasm_exec *ex, struct wasm_instance *inst,
 void sbx__wasm_osr_free(struct wasm_osr *osr);
 
 /* Returns the slots a value of type t takes (2 for v128, else 1). */
-static inline uint32_t sbx__wasm_type_slots(uint8_t t)
+static inline uint32_t sbx__wasm_type_slots(wasm_vtype t)
 {
     return t == WASM_V128 ? 2u : 1u;
 }

@@ -131,7 +131,7 @@ bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t ne
     return true;
 }
 
-struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type)
+struct centry *sbx__wasm_c_push(struct compiler *c, wasm_vtype type)
 {
     if (!sbx__wasm_c_grow(c, (void **)&c->st, &c->stcap, c->sp + 1, sizeof(*c->st)))
         c->sp--; /* keep going on the last entry; the failure is reported */
@@ -173,7 +173,7 @@ static void emit_const(struct compiler *c, uint32_t dst, uint64_t k)
     sbx__wasm_c_emit(c, (uint32_t)(k >> 32));
 }
 
-static void emit_mov(struct compiler *c, uint8_t type, uint32_t dst, uint32_t src)
+static void emit_mov(struct compiler *c, wasm_vtype type, uint32_t dst, uint32_t src)
 {
     if (dst == src)
         return;
@@ -230,8 +230,8 @@ static void flush_local(struct compiler *c, uint32_t lslot)
             flush_entry(c, &c->st[i]);
 }
 
-void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
-                        uint32_t n)
+void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, wasm_vtype type,
+                        const uint32_t *opnds, uint32_t n)
 {
     sbx__wasm_c_op(c, op);
     struct centry *e = sbx__wasm_c_push(c, type);
@@ -419,14 +419,14 @@ static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
     const struct wasm_functype *ft = c->ft;
     c->local_count = ft->param_count + fd->local_count;
     c->local_slot = sbx__mallocn((size_t)c->local_count + 1, sizeof(uint32_t));
-    c->local_type = sbx__mallocn((size_t)c->local_count + 1, 1);
+    c->local_type = sbx__mallocn((size_t)c->local_count + 1, sizeof(*c->local_type));
     c->local_written = sbx__calloc((size_t)c->local_count + 1, 1);
     c->local_zeroed = sbx__calloc((size_t)c->local_count + 1, 1);
     if (!c->local_slot || !c->local_type || !c->local_written || !c->local_zeroed)
         return false;
-    for (uint32_t i = 0; i < c->local_count; i++)
-        c->local_type[i] =
-            i < ft->param_count ? ft->types[i] : fd->local_types[i - ft->param_count];
+    for (uint32_t i = 0; i < ft->param_count; i++)
+        c->local_type[i] = ft->types[i];
+    sbx__wasm_local_types(fd, c->local_type + ft->param_count);
     for (uint32_t i = ft->param_count; i < c->local_count; i++)
         c->local_zeroed[i] = fd->local_zeroed ? fd->local_zeroed[i - ft->param_count] : 1;
     uint32_t slot = 0;
@@ -458,7 +458,7 @@ static void open_func_block(struct compiler *c)
     b->base_slot = c->frame_base;
 }
 
-static uint32_t types_slots(const uint8_t *types, uint32_t n)
+static uint32_t types_slots(const wasm_vtype *types, uint32_t n)
 {
     uint32_t s = 0;
     for (uint32_t i = 0; i < n; i++)

@@ -10,7 +10,7 @@ static const uint8_t cmp_inverse[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
 /* --- blocks and branches ---------------------------------------------------------------- */
 
 static void block_type(struct compiler *c, const struct wasm_instr *in, struct cblock *b,
-                       uint8_t *single)
+                       wasm_vtype *single)
 {
     b->nparams = b->nresults = 0;
     b->ptypes = b->rtypes = single;
@@ -218,7 +218,7 @@ static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t ki
 void sbx__wasm_c_block(struct compiler *c, uint8_t kind, const struct wasm_instr *in)
 {
     struct cblock tmpl;
-    uint8_t single = 0;
+    wasm_vtype single = 0;
     block_type(c, in, &tmpl, &single);
     c->loop_seq += kind == B_LOOP; /* numbered as the compiled tier numbers them */
     if (c->is_dead) {
@@ -250,7 +250,7 @@ void sbx__wasm_c_block(struct compiler *c, uint8_t kind, const struct wasm_instr
 }
 
 /* Resets the stack to the block's base plus the given types, all in their slots. */
-static void reset_stack(struct compiler *c, const struct cblock *b, const uint8_t *types,
+static void reset_stack(struct compiler *c, const struct cblock *b, const wasm_vtype *types,
                         uint32_t n)
 {
     c->sp = b->height;

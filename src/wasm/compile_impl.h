@@ -18,7 +18,7 @@ enum { B_FUNC = 0, B_BLOCK, B_LOOP, B_IF, B_ELSE };
 enum { C_NZ = 0, C_Z, C_CMP };
 
 struct centry {
-    uint8_t type;
+    wasm_vtype type;
     uint8_t kind;   /* K_* */
     uint32_t slot;  /* canonical slot */
     uint32_t local; /* K_LOCAL: the local's slot */
@@ -30,13 +30,13 @@ struct cblock {
     uint32_t height;    /* operand entries below the block's params */
     uint32_t base_slot; /* canonical slot of the first param / result */
     uint32_t nparams, nresults;
-    const uint8_t *ptypes, *rtypes;
-    uint32_t loop_pos;   /* B_LOOP: the header's word index */
-    uint32_t fixups;     /* chain of forward-branch words to patch at end, +1; 0 = none */
-    uint32_t else_fix;   /* B_IF: the false-jump's word, +1; 0 = none */
-    uint32_t outer_fuel; /* B_LOOP: the enclosing region's count */
-    uint8_t single_type; /* storage for a one-valtype block type */
-    bool is_single;      /* ptypes / rtypes point at single_type */
+    const wasm_vtype *ptypes, *rtypes;
+    uint32_t loop_pos;      /* B_LOOP: the header's word index */
+    uint32_t fixups;        /* chain of forward-branch words to patch at end, +1; 0 = none */
+    uint32_t else_fix;      /* B_IF: the false-jump's word, +1; 0 = none */
+    uint32_t outer_fuel;    /* B_LOOP: the enclosing region's count */
+    wasm_vtype single_type; /* storage for a one-valtype block type */
+    bool is_single;         /* ptypes / rtypes point at single_type */
 };
 
 /* A branch condition: slot != 0, slot == 0, or a fused i32 compare of a and b (b an
@@ -54,7 +54,7 @@ struct compiler {
     const int32_t *ops;
     struct wasm_reader r; /* the body; instructions are read only through the decoder */
     uint32_t *local_slot;
-    uint8_t *local_type;
+    wasm_vtype *local_type;
     uint8_t *local_written; /* per local: some instruction so far sets it */
     uint8_t *local_zeroed;  /* per local: zeroed at entry (the validator's local_zeroed) */
     uint32_t local_count;
@@ -99,13 +99,13 @@ void sbx__wasm_c_emit(struct compiler *c, uint32_t word);
 void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op);
 /* Takes back the last instruction (to fuse it into the next); the one before becomes last. */
 void sbx__wasm_c_unemit(struct compiler *c);
-struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type);
+struct centry *sbx__wasm_c_push(struct compiler *c, wasm_vtype type);
 struct centry sbx__wasm_c_pop(struct compiler *c);
 uint32_t sbx__wasm_c_operand(struct compiler *c, const struct centry *e);
 void sbx__wasm_c_flush_top(struct compiler *c, uint32_t n);
 /* Emits the op with [dst] first, then the given operand words; pushes the result. */
-void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
-                        uint32_t n);
+void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, wasm_vtype type,
+                        const uint32_t *opnds, uint32_t n);
 
 /* Makes room for need elements in *arr (capacity *cap, doubling); false on NOMEM. */
 bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t need, size_t size);

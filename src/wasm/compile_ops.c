@@ -14,7 +14,7 @@ struct simple_op {
     uint16_t iop;
     uint16_t iop_imm; /* 0 = no immediate form */
     uint8_t kind;     /* S_* */
-    uint8_t tout;
+    wasm_vtype tout;
 };
 
 /* clang-format off */
@@ -414,7 +414,7 @@ static void emit_store(struct compiler *c, const struct simple_op *s, uint32_t o
     sbx__wasm_c_emit(c, offset);
 }
 
-static void retype(struct compiler *c, uint8_t to)
+static void retype(struct compiler *c, wasm_vtype to)
 {
     if (c->sp == 0)
         return;
@@ -474,7 +474,7 @@ static void emit_effect(struct compiler *c, enum wasm_iop op, const uint32_t *im
 }
 
 /* Emits a result-producing op: [dst] imms operands. */
-static void emit_valued(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *imms,
+static void emit_valued(struct compiler *c, enum wasm_iop op, wasm_vtype type, const uint32_t *imms,
                         uint32_t ni, uint32_t n)
 {
     uint32_t words[6] = {0};
@@ -484,7 +484,7 @@ static void emit_valued(struct compiler *c, enum wasm_iop op, uint8_t type, cons
     sbx__wasm_c_result(c, op, type, words, ni + n);
 }
 
-static uint8_t table_type(const struct compiler *c, uint32_t t)
+static wasm_vtype table_type(const struct compiler *c, uint32_t t)
 {
     return t < c->m->table_count ? c->m->tables[t].elem_type : WASM_FUNCREF;
 }
@@ -531,7 +531,7 @@ static bool emit_bulk(struct compiler *c, const struct wasm_instr *in)
     }
 }
 
-static void push_const(struct compiler *c, uint8_t type, uint64_t k)
+static void push_const(struct compiler *c, wasm_vtype type, uint64_t k)
 {
     struct centry *e = sbx__wasm_c_push(c, type);
     e->kind = K_CONST;
@@ -541,7 +541,7 @@ static void push_const(struct compiler *c, uint8_t type, uint64_t k)
 /* Constants stay on the compile-time stack (the reader sign-extends i32 into 64 bits). */
 static void do_const(struct compiler *c, const struct wasm_instr *in)
 {
-    uint8_t type = sbx__wasm_siginfo[sbx__wasm_opinfo[in->op].sig].result;
+    wasm_vtype type = sbx__wasm_siginfo[sbx__wasm_opinfo[in->op].sig].result;
     push_const(c, type, type == WASM_I32 ? (uint32_t)in->value : in->value);
 }
 
@@ -552,7 +552,7 @@ static void do_global(struct compiler *c, const struct wasm_instr *in)
         sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown global");
         return;
     }
-    uint8_t type = c->m->globals[idx].type;
+    wasm_vtype type = c->m->globals[idx].type;
     bool is_wide = type == WASM_V128;
     if (in->op == WASM_OP_GLOBAL_GET)
         emit_valued(c, is_wide ? IOP_global_get2 : IOP_global_get, type, &idx, 1, 0);

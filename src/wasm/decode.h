@@ -72,8 +72,8 @@ bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count,
 bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap);
 /* Reads a name (u32 length + UTF-8 bytes); *out points into the input. */
 bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len);
-bool sbx__wasm_rd_valtype(struct wasm_reader *r, uint8_t *out);
-bool sbx__wasm_rd_reftype(struct wasm_reader *r, uint8_t *out);
+bool sbx__wasm_rd_valtype(struct wasm_reader *r, wasm_vtype *out);
+bool sbx__wasm_rd_reftype(struct wasm_reader *r, wasm_vtype *out);
 /* Returns true if [s, s + len) is well-formed UTF-8 (no overlongs, surrogates, > U+10FFFF). */
 bool sbx__wasm_utf8_valid(const uint8_t *s, size_t len);
 
@@ -91,8 +91,8 @@ enum wasm_blocktype_kind { WASM_BT_EMPTY = 0, WASM_BT_VALTYPE, WASM_BT_TYPEIDX }
 struct wasm_instr {
     uint16_t op; /* enum wasm_op */
     uint8_t bt_kind;
-    uint8_t valtype;
     uint8_t lane;
+    wasm_vtype valtype;
     uint32_t offset_in_module; /* where the opcode starts */
     uint32_t idx;
     uint32_t idx2;
@@ -156,6 +156,9 @@ sbx_err sbx__wasm_decode(struct wasm_module *m, char *err, size_t errlen);
 
 /* Validates a decoded module (2.0 typing rules), fills m->func_is_declared. */
 sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen);
+
+/* Writes the types of def's declared locals (local_count of them) to out. */
+void sbx__wasm_local_types(const struct wasm_func_def *def, wasm_vtype *out);
 
 /* Frees everything the decoder and validator allocated in m (not m->bytes or m itself). */
 void sbx__wasm_module_clear(struct wasm_module *m);

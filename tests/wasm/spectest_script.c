@@ -207,7 +207,7 @@ struct call_result {
     sbx_err rc;
     struct wasm_trap trap;
     uint32_t count;
-    const uint8_t *types;
+    const wasm_vtype *types;
     wasm_value *vals;
 };
 
@@ -235,7 +235,7 @@ static bool parse_args(json_t *args, const struct wasm_functype *ft, wasm_value 
         return false;
     }
     for (uint32_t i = 0; i < ft->param_count; i++) {
-        uint8_t type;
+        wasm_vtype type;
         if (!spectest_parse_value(json_array_get(args, i), &type, &argv[i], o->why,
                                   sizeof(o->why))) {
             fail(o, OWNER_UNKNOWN, "argument %u: %s", i, o->why);
