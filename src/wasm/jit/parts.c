@@ -44,8 +44,8 @@ static void split_level(struct plan *p, const struct sbx__jit_level *level, uint
     uint32_t huge_end = p->proto->huge_end, first = 0;
     uint64_t total = 0, bytes = 0;
     for (uint32_t i = 0; i < m->func_def_count; i++)
-        total += !huge_end || sbx__jit_level_of_func(m, i, huge_end) == level ? m->funcs[i].code_len
-                                                                               : 0;
+        total +=
+            !huge_end || sbx__jit_level_of_func(m, i, huge_end) == level ? m->funcs[i].code_len : 0;
     if (total / max_parts + 1 > budget)
         budget = total / max_parts + 1;
     for (uint32_t i = 0; i < m->func_def_count; i++) {
@@ -79,8 +79,8 @@ static uint32_t plan_parts(struct sbx__jit_part *parts, const struct wasm_module
     if (only) {
         add_part(&p, sbx__jit_level_of_batch(), 0, m->func_def_count);
     } else if (proto.huge_end) {
-        const struct sbx__jit_level *huge = sbx__jit_level_of_func(m, proto.huge_end - 1,
-                                                                   proto.huge_end);
+        const struct sbx__jit_level *huge =
+            sbx__jit_level_of_func(m, proto.huge_end - 1, proto.huge_end);
         split_level(&p, huge, PART_FULL_BYTES, SBX__JIT_MAX_PARTS / 4);
         split_level(&p, sbx__jit_level_of(m), PART_LARGE_BYTES, SBX__JIT_MAX_PARTS - p.n);
     } else {

@@ -18,13 +18,13 @@
 #include "wasm/jit/level.h"
 #include "wasm_env.h"
 
-#define OVER_LIVE    (SBX__JIT_MAX_FRAME_SLOTS + 200) /* i64 values live across a call */
-#define SMALL_LIVE   100
-#define SLOW_LIVE    2000 /* within the bound, about 0.3-0.6 s of LLVM each at O2 */
-#define SLOW_FUNCS   12
-#define TIMEOUT_MS   1000 /* the compile's first check comes well before it */
-#define PAD_PAIRS    ((SBX__JIT_MAX_BODY_BYTES + 4096) / 3) /* i32.const 1; drop */
-#define DATA_BYTES   4096u
+#define OVER_LIVE  (SBX__JIT_MAX_FRAME_SLOTS + 200) /* i64 values live across a call */
+#define SMALL_LIVE 100
+#define SLOW_LIVE  2000 /* within the bound, about 0.3-0.6 s of LLVM each at O2 */
+#define SLOW_FUNCS 12
+#define TIMEOUT_MS 1000 /* the compile's first check comes well before it */
+#define PAD_PAIRS  ((SBX__JIT_MAX_BODY_BYTES + 4096) / 3) /* i32.const 1; drop */
+#define DATA_BYTES 4096u
 
 struct bytes {
     uint8_t *p;
@@ -135,7 +135,7 @@ static uint8_t *gen(const struct spec *sp, size_t *len)
     put_leb(&s, nf + 1);
     for (uint32_t i = 0; i < nf; i++) {
         char name[16];
-        int n = i < sp->nlive           ? snprintf(name, sizeof(name), "f%u", i)
+        int n = i < sp->nlive                      ? snprintf(name, sizeof(name), "f%u", i)
                 : sp->has_caller && i == sp->nlive ? snprintf(name, sizeof(name), "g")
                                                    : snprintf(name, sizeof(name), "pad");
         put_leb(&s, (uint32_t)n);
@@ -333,9 +333,9 @@ START_TEST(abort_stops_compile)
 {
     size_t len;
     uint8_t *bytes = slow_module(&len);
-    sbx_sandbox *sb = sbx_test_sandbox(SBX_BACKEND_WASM,
-                                       "{\"timeoutMs\": 600000, \"wasm\": {\"tier\": "
-                                       "\"compiled\", \"cache\": false}}");
+    sbx_sandbox *sb =
+        sbx_test_sandbox(SBX_BACKEND_WASM, "{\"timeoutMs\": 600000, \"wasm\": {\"tier\": "
+                                           "\"compiled\", \"cache\": false}}");
     sbx_run_input in = {.module = bytes, .module_len = len};
     sbx_result r;
     arm(sb);
