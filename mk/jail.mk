@@ -1,5 +1,6 @@
 # mk/jail.mk: the process tier: escape probes and their driver, jail suites, benchmark.
-CFLAGS_jail := -DSBX_BINDIR='"$(PREFIX)/bin"'
+# SBX_BINDIR (where the sbx-js guest binary is) comes from the generated install-paths header
+# of mk/js.mk, rewritten when PREFIX changes, so `make install PREFIX=...` rebuilds guest.o.
 
 JAIL_PROBE_SRC := $(wildcard tests/jail/probes/*.c)
 JAIL_PROBES    := $(JAIL_PROBE_SRC:tests/jail/probes/%.c=$(BUILD)/tests/jail/probes/%)

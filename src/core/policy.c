@@ -207,7 +207,7 @@ static bool is_host_char(char c)
 }
 
 /* Parses "host:port", "*.suffix:port", "host:*", "[v6]:port". */
-static sbx_err parse_pattern(const char *spec, const char *path, struct sbx__net_pattern *n,
+static sbx_err parse_pattern(const char *spec, const char *path, sbx_outbound_rule *n,
                              struct diag *d)
 {
     const char *colon = strrchr(spec, ':');

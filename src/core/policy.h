@@ -16,14 +16,6 @@ struct sbx__fs_grant {
     bool is_writable; /* only with an explicit "rw:" prefix */
 };
 
-/* One policy.net.outbound pattern "host:port". */
-struct sbx__net_pattern {
-    char *host;       /* lower-case; "*.example.org" wildcard, IPv6 without brackets */
-    bool is_wildcard; /* host started with "*." : matches any deeper subdomain */
-    bool is_any_port; /* port was "*" */
-    uint16_t port;
-};
-
 struct sbx__env_var {
     char *name;
     char *value;
@@ -51,7 +43,7 @@ struct sbx_policy {
     struct sbx__fs_grant *fs;
     size_t fs_count;
     bool net_loopback;
-    struct sbx__net_pattern *outbound;
+    sbx_outbound_rule *outbound; /* policy.net.outbound, matched by core/outbound.h */
     size_t outbound_count;
     struct sbx__capability *caps;
     size_t cap_count;

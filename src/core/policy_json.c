@@ -23,7 +23,7 @@ static json_t *fs_entry(const struct sbx__fs_grant *g)
     return j;
 }
 
-static json_t *net_entry(const struct sbx__net_pattern *n)
+static json_t *net_entry(const sbx_outbound_rule *n)
 {
     char buf[320];
     bool is_v6 = strchr(n->host, ':') != NULL;

@@ -16,11 +16,8 @@
 #include <sbx/policy.h>
 
 #include "jail/guest.h"
+#include "js_module_path.h" /* generated: SBX_BINDIR, PREFIX's (mk/js.mk) */
 #include "util/alloc.h"
-
-#ifndef SBX_BINDIR
-#define SBX_BINDIR "/usr/local/bin"
-#endif
 
 static int open_candidate(void)
 {

@@ -19,7 +19,10 @@
 #include "jail/jail.h"
 
 /* Fixed fd numbers inside the jail. */
-enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_GATE = 7, FD_FIRST_FREE = 8 };
+enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_GATE = 7 };
+/* then SBX__JAIL_FD_TREE + 0, 1 (jail.h); the first fd the jail leaves free: */
+#define FD_FIRST_FREE (SBX__JAIL_FD_TREE + SBX__JAIL_TREES)
+#define FD_KEPT       FD_FIRST_FREE
 
 const char *sbx__jail_stage_name(int stage)
 {
@@ -49,8 +52,8 @@ const char *sbx__jail_stage_name(int stage)
 void __gcov_dump(void);
 void __gcov_reset(void);
 extern char **environ;
-static char cov_prefix[] = "GCOV_PREFIX=/proc/self/fd/8",
-            cov_errors[] = "GCOV_ERROR_FILE=/dev/null";
+static char cov_prefix[] = "GCOV_PREFIX=/proc/self/fd/10", /* FD_FIRST_FREE */
+    cov_errors[] = "GCOV_ERROR_FILE=/dev/null";
 static char *cov_env[] = {cov_prefix, cov_errors, NULL};
 static int cov_root = -1;
 
@@ -114,15 +117,17 @@ static _Noreturn void fail(int status_fd, int stage, int err, int detail)
  * the host, including fds other host threads opened: the guest sees none of them). */
 static int arrange_fds(const struct sbx__jail_spec *spec)
 {
-    int src[8] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
-                  spec->exec_fd,  spec->status_fd, spec->sync_fd,  spec->gate_fd};
-    int tmp[8];
-    for (int i = 0; i < 8; i++) {
+    int src[FD_KEPT] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
+                        spec->exec_fd,  spec->status_fd, spec->sync_fd,  spec->gate_fd};
+    for (size_t i = 0; i < SBX__JAIL_TREES; i++)
+        src[SBX__JAIL_FD_TREE + i] = i < spec->tree_count ? spec->tree_fds[i] : -1;
+    int tmp[FD_KEPT];
+    for (int i = 0; i < FD_KEPT; i++) {
         tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD_CLOEXEC, 16) : -1;
         if (src[i] >= 0 && tmp[i] < 0)
             return -errno;
     }
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < FD_KEPT; i++) {
         if (tmp[i] < 0)
             continue;
         int flags = i >= FD_EXEC ? O_CLOEXEC : 0;
@@ -309,6 +314,8 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     int rc = sbx__jail_mount_apply(spec, &failed_step);
     if (rc)
         fail(sfd, SBX__STAGE_MOUNT, -rc, failed_step);
+    for (size_t i = 0; i < spec->tree_count; i++) /* attached now; the guest never sees them */
+        close(SBX__JAIL_FD_TREE + (int)i);
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_pivot(spec->root_dir));
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_finish());
     bool has_gate = spec->gate_filter.count > 0;

@@ -15,7 +15,6 @@
 
 #include "core/backend.h"
 #include "util/alloc.h"
-#include "wasm/jit/jit.h"
 
 /* Deep recursion in the engine's C code (compiler, regexp, nested native calls) needs room;
  * the memory is only reserved, pages are touched on demand. */
@@ -97,7 +96,7 @@ static void note_exit(void)
  * here for a busy run, and LLVM's destructors would then run under that compile. */
 static void quiesce_at_exit(void)
 {
-    sbx__wasm_tierup_stop();
+    sbx_shutdown(); /* the public call that stops the wasm tier-up: no tier includes another */
     pthread_mutex_lock(&pool.lock);
     int ms = 0;
     for (; ms < QUIESCE_WAIT_MS && atomic_load(&busy) > atomic_load(&abandoned_count); ms++) {

@@ -1,6 +1,6 @@
-/* plugin/grants.c: the public face of the wasm tier's policy pieces (<sbx/plugin.h>): the
- * preopens and the outbound allowlist, built and matched by the very functions src/wasi/
- * enforces with, so an embedder or a binding sees exactly what the guest will get. */
+/* plugin/grants.c: the public face of the wasm tier's preopens (<sbx/plugin.h>), built and
+ * matched by the very functions src/wasi/ enforces with, so an embedder or a binding sees
+ * exactly what the guest will get. (The outbound allowlist is core's: core/outbound.c.) */
 #include <string.h>
 
 #include <sbx/plugin.h>
@@ -64,58 +64,4 @@ long sbx_preopen_match(const sbx_preopen *list, size_t count, const char *guest_
     long idx = sbx__wasi_preopen_match(in, count, guest_path, rest);
     sbx__free(in);
     return idx;
-}
-
-void sbx_outbound_allowlist_free(sbx_outbound_rule *list, size_t count)
-{
-    if (!list)
-        return;
-    for (size_t i = 0; i < count; i++)
-        sbx__free(list[i].host);
-    sbx__free(list);
-}
-
-sbx_err sbx_outbound_allowlist_build(const sbx_policy *policy, sbx_outbound_rule **out,
-                                     size_t *count)
-{
-    if (!out || !count)
-        return SBX_E_INVALID_ARGUMENT;
-    *out = NULL;
-    *count = 0;
-    size_t n = policy ? policy->outbound_count : 0;
-    if (n == 0)
-        return SBX_OK;
-    sbx_outbound_rule *list = sbx__calloc(n, sizeof(*list));
-    if (!list)
-        return SBX_E_NOMEM;
-    for (size_t i = 0; i < n; i++) {
-        const struct sbx__net_pattern *p = &policy->outbound[i];
-        list[i] = (sbx_outbound_rule){sbx__strdup(p->host), p->is_any_port ? 0 : p->port,
-                                      p->is_wildcard, p->is_any_port};
-        if (!list[i].host) {
-            sbx_outbound_allowlist_free(list, i);
-            return SBX_E_NOMEM;
-        }
-    }
-    *out = list;
-    *count = n;
-    return SBX_OK;
-}
-
-bool sbx_outbound_allowed(const sbx_outbound_rule *list, size_t count, const char *host,
-                          uint16_t port)
-{
-    if (!host || (!list && count))
-        return false;
-    struct sbx__net_pattern *in = sbx__calloc(count ? count : 1, sizeof(*in));
-    if (!in)
-        return false; /* fail closed */
-    size_t used = 0;
-    for (size_t i = 0; i < count; i++)
-        if (list[i].host)
-            in[used++] = (struct sbx__net_pattern){list[i].host, list[i].is_wildcard,
-                                                   list[i].is_any_port, list[i].port};
-    bool is_allowed = sbx__wasi_outbound_match(in, used, host, port);
-    sbx__free(in);
-    return is_allowed;
 }

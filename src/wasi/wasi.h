@@ -114,11 +114,4 @@ sbx_err sbx__wasi_preopen_open(const struct sbx__wasi_preopen *p, int *fd, char 
 long sbx__wasi_preopen_match(const struct sbx__wasi_preopen *list, size_t count,
                              const char *guest_path, const char **rest);
 
-/* Returns true when policy->outbound allows a connection to host:port. host is a DNS name
- * (case-insensitive), an IPv4 literal or an IPv6 literal with or without brackets. */
-bool sbx__wasi_outbound_allowed(const struct sbx_policy *policy, const char *host, uint16_t port);
-/* The same against a list of patterns (sbx_outbound_allowed() passes the embedder's). */
-bool sbx__wasi_outbound_match(const struct sbx__net_pattern *pats, size_t count, const char *host,
-                              uint16_t port);
-
 #endif

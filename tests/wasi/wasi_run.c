@@ -19,7 +19,7 @@ struct run {
     struct sbx_policy policy;
     struct sbx__fs_grant fs[MAX_ITEMS];
     struct sbx__env_var env[MAX_ITEMS];
-    struct sbx__net_pattern net[MAX_ITEMS];
+    sbx_outbound_rule net[MAX_ITEMS];
     struct sbx__wasi *wasi;
     struct wasm_module *module;
     struct wasm_store *store;
@@ -67,7 +67,7 @@ static void parse_dir(struct sbx__fs_grant *g, char *spec)
 }
 
 /* "host:port", "*.example.org:443", "host:*", "[::1]:80". */
-static bool parse_pattern(struct sbx__net_pattern *p, char *spec)
+static bool parse_pattern(sbx_outbound_rule *p, char *spec)
 {
     char *colon = strrchr(spec, ':');
     if (!colon)
