@@ -118,7 +118,7 @@ test: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) test-build
 	@BUILD=$(BUILD) SBX=$(abspath $(BUILD)/sbx) SBX_TEST_JOBS=$(TEST_JOBS) \
 		SBX_TEST_SERIAL="$(strip $(TEST_SERIAL))" SBX_TEST_FIRST="$(strip $(TEST_FIRST))" \
-		env -u T sh scripts/run-tests.sh $(TEST_RUN) # T is tests/cli/lib.sh's timeout
+		sh scripts/run-tests.sh $(TEST_RUN)
 
 demo: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) all
