@@ -1,8 +1,10 @@
-/* core/policy.h: the resolved policy as the tiers read it. Immutable after parse; every field
- * holds its default when the JSON left it out. */
+/* core/policy.h: the resolved policy as the tiers read it. Immutable after parse (but for its
+ * reference count and the JSON text it caches); every field holds its default when the JSON left
+ * it out. Handles and runs share one policy by reference (sbx__policy_ref); nothing copies it. */
 #ifndef SBX_CORE_POLICY_H
 #define SBX_CORE_POLICY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,13 +52,24 @@ struct sbx_policy {
     enum sbx__wasm_tier wasm_tier; /* default auto */
     bool wasm_cache;               /* policy.wasm.cache: the compiled-code cache; default true */
     bool js_jit;                   /* policy.js.jit: the engine's JIT tiers; default false */
+    _Atomic size_t refs;           /* the caller's and each handle's; freed when it drops to 0 */
+    char *_Atomic json;            /* sbx__policy_json()'s text, made once, or NULL */
 };
 
 /* Returns "auto", "interp" or "compiled". Static storage. */
 const char *sbx__policy_wasm_tier_name(enum sbx__wasm_tier tier);
 
-/* Returns a deep copy of p, or NULL on allocation failure. */
-struct sbx_policy *sbx__policy_clone(const struct sbx_policy *p);
+/* Takes a reference to p for a handle (any thread); sbx_policy_destroy() drops it. Returns p. */
+struct sbx_policy *sbx__policy_ref(const struct sbx_policy *p);
+
+/* Returns a new policy (one reference) with p's contents, for a caller that changes its copy
+ * before anyone shares it (the conformance harness); NULL on allocation failure. */
+struct sbx_policy *sbx__policy_copy(const struct sbx_policy *p);
+
+/* Returns p as sbx_policy_to_json() writes it, made on the first call and kept with p (the JS
+ * guest's copy, where the policy crosses a process boundary); NULL on allocation failure.
+ * Valid while p is. Any thread. */
+const char *sbx__policy_json(const struct sbx_policy *p);
 
 /* Returns the capability mode for "module.name"; absent names are denied. */
 enum sbx__cap_mode sbx__policy_capability(const struct sbx_policy *p, const char *name);

@@ -269,8 +269,7 @@ static void setup_stdio(struct sbx__wasi *w, const struct sbx__wasi_config *cfg)
     }
 }
 
-static sbx_err open_preopen(struct sbx__wasi *w, const struct sbx__wasi_preopen *p, char *err,
-                            size_t errlen)
+static sbx_err open_preopen(struct sbx__wasi *w, const sbx_preopen *p, char *err, size_t errlen)
 {
     int fd;
     sbx_err rc = sbx__wasi_preopen_open(p, &fd, err, errlen);
@@ -293,7 +292,7 @@ static sbx_err open_preopen(struct sbx__wasi *w, const struct sbx__wasi_preopen 
 static sbx_err setup_preopens(struct sbx__wasi *w, const struct sbx_policy *policy, char *err,
                               size_t errlen)
 {
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t count;
     sbx_err rc = sbx__wasi_preopens_build(policy, &list, &count);
     for (size_t i = 0; rc == SBX_OK && i < count; i++)

@@ -26,7 +26,7 @@ START_TEST(preopens_read_only_by_default)
 {
     struct sbx__fs_grant g[] = {{"/srv/data", "/srv/data", false}};
     struct sbx_policy p = fs_policy(g, 1);
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
     ck_assert_uint_eq(n, 1);
@@ -41,7 +41,7 @@ START_TEST(preopens_rw_prefix_and_guest_path)
 {
     struct sbx__fs_grant g[] = {{"/tmp/work", "/work/", true}, {"/opt/x", "./", false}};
     struct sbx_policy p = fs_policy(g, 2);
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
     ck_assert_uint_eq(n, 2);
@@ -62,7 +62,7 @@ START_TEST(preopens_dedup)
                                 {"/d", "/other", false},
                                 {"/d", "/other", false}};
     struct sbx_policy p = fs_policy(g, COUNT(g));
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
     ck_assert_uint_eq(n, 2);
@@ -77,7 +77,7 @@ END_TEST
 
 START_TEST(preopens_empty_and_null)
 {
-    struct sbx__wasi_preopen *list = (void *)1;
+    sbx_preopen *list = (void *)1;
     size_t n = 9;
     ck_assert_int_eq(sbx__wasi_preopens_build(NULL, &list, &n), SBX_OK);
     ck_assert_ptr_null(list);
@@ -95,7 +95,7 @@ START_TEST(preopens_nomem)
 {
     struct sbx__fs_grant g[] = {{"/a", "/a", false}, {"/b", "/b", false}};
     struct sbx_policy p = fs_policy(g, 2);
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     for (unsigned long k = 1; k <= 6; k++) {
         sbx__alloc_fail_at(k);
@@ -113,11 +113,11 @@ END_TEST
 
 START_TEST(preopen_match)
 {
-    struct sbx__wasi_preopen list[] = {{"/h/root", "/", false},
-                                       {"/h/data", "/data", false},
-                                       {"/h/sub", "/data/sub", true},
-                                       {"/h/rel", "rel", false},
-                                       {"/h/cwd", ".", false}};
+    sbx_preopen list[] = {{"/h/root", "/", false},
+                          {"/h/data", "/data", false},
+                          {"/h/sub", "/data/sub", true},
+                          {"/h/rel", "rel", false},
+                          {"/h/cwd", ".", false}};
     const char *rest;
     ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/data/sub/x/y", &rest), 2);
     ck_assert_str_eq(rest, "x/y");
@@ -150,7 +150,7 @@ static int open_traverse_only(const char *dir)
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0 || errno != EACCES)
         return 1; /* the control: a plain open must be refused, or nothing here is tested */
-    struct sbx__wasi_preopen p = {path, "/x", false};
+    sbx_preopen p = {path, "/x", false};
     char err[256];
     if (sbx__wasi_preopen_open(&p, &fd, err, sizeof(err)) != SBX_OK)
         return 2;
