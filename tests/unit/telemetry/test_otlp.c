@@ -259,6 +259,10 @@ START_TEST(test_grpc_protocol)
         return;
     setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
     sbx_otlp *o = exporter("wasm", 1);
+    /* The warning goes to the caller, never to the host's stderr (#29 item 5). */
+    ck_assert_str_eq(sbx_otlp_last_error(NULL),
+                     "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not "
+                     "supported; sending http/protobuf over HTTP instead");
     json_t *all = flushed(o, &r);
     check_request(json_array_get(all, 0), 0);
     json_decref(all);
