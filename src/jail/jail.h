@@ -179,8 +179,13 @@ uint64_t sbx__jail_landlock_dev_access(int abi);
 uint64_t sbx__jail_landlock_file_access(void);
 int sbx__jail_landlock_apply(const struct sbx__jail_spec *spec);
 
-/* seccomp.c: builds both filters once per process; sbx__jail_seccomp_apply() in the child. */
+/* seccomp.c: both filters, as the build computed them (or built once per process when it did
+ * not); sbx__jail_seccomp_apply() in the child. */
 sbx_err sbx__jail_seccomp_filters(struct sbx__jail_bpf out[2]);
+/* Builds both filters with libseccomp now (the build step, and a test comparing the two). */
+sbx_err sbx__jail_seccomp_build(struct sbx__jail_bpf out[2]);
+/* Whether the filters come compiled in (no libseccomp work at run time). */
+bool sbx__jail_seccomp_is_prebuilt(void);
 int sbx__jail_seccomp_apply(const struct sbx__jail_bpf filters[2]);
 /* Exports a libseccomp context as plain BPF (out->insns allocated, kept for the process). */
 int sbx__jail_seccomp_export(void *ctx, struct sbx__jail_bpf *out);

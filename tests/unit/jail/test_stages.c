@@ -4,6 +4,7 @@
  * user namespace; plus the stages' error returns. (The mount stage: test_stages_mount.c.) */
 #include <dirent.h>
 #include <grp.h>
+#include <linux/filter.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
 #include <linux/securebits.h>
@@ -552,6 +553,22 @@ START_TEST(test_seccomp_filters)
 }
 END_TEST
 
+/* The filters compiled in by the build are exactly what libseccomp builds now. */
+START_TEST(test_seccomp_prebuilt_is_libseccomps)
+{
+    ck_assert(sbx__jail_seccomp_is_prebuilt());
+    struct sbx__jail_bpf in[2], now[2];
+    ck_assert_int_eq(sbx__jail_seccomp_filters(in), SBX_OK);
+    ck_assert_int_eq(sbx__jail_seccomp_build(now), SBX_OK);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(in[i].count, now[i].count);
+        ck_assert(memcmp(in[i].insns, now[i].insns, now[i].count * sizeof(struct sock_filter)) ==
+                  0);
+        sbx__free((void *)now[i].insns);
+    }
+}
+END_TEST
+
 static void child_seccomp_errors(void *arg)
 {
     (void)arg;
@@ -744,7 +761,8 @@ static Suite *stages_suite(void)
         {"caps", {test_caps_drop}},
         {"net", {test_net_isolated, test_net_errors}},
         {"landlock", {test_landlock_no_loopback, test_landlock_loopback, test_landlock_errors}},
-        {"seccomp", {test_seccomp_filters, test_seccomp_errors}},
+        {"seccomp",
+         {test_seccomp_filters, test_seccomp_errors, test_seccomp_prebuilt_is_libseccomps}},
         {"userns", {test_userns_as_run, test_userns_self_mapped, test_userns_errors}},
     };
     for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
