@@ -37,13 +37,13 @@ static _Noreturn void rethrow(struct wasm_jit_store *js)
 }
 
 /* Values to and from slots in the interpreter's layout: a v128 fills two (code.h). */
-static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types, uint32_t n)
+static void unpack(wasm_value *vals, const uint64_t *slots, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = 0; i < n; slots += sbx__wasm_type_slots(types[i++])) {
         memset(&vals[i], 0, sizeof(vals[i]));
         if (types[i] == WASM_I32 || types[i] == WASM_F32)
             vals[i].i32 = (uint32_t)*slots;
-        else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
+        else if (wasm_vtype_is_ref(types[i]))
             vals[i].ref = (void *)(uintptr_t)*slots;
         else if (types[i] == WASM_V128)
             memcpy(vals[i].v128, slots, 16);
@@ -52,12 +52,12 @@ static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types
     }
 }
 
-static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, uint32_t n)
+static void pack(uint64_t *slots, const wasm_value *vals, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = 0; i < n; slots += sbx__wasm_type_slots(types[i++])) {
         if (types[i] == WASM_I32 || types[i] == WASM_F32)
             *slots = vals[i].i32;
-        else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
+        else if (wasm_vtype_is_ref(types[i]))
             *slots = (uint64_t)(uintptr_t)vals[i].ref;
         else if (types[i] == WASM_V128)
             memcpy(slots, vals[i].v128, 16);
@@ -66,7 +66,7 @@ static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, 
     }
 }
 
-static uint32_t slot_count(const uint8_t *types, uint32_t n)
+static uint32_t slot_count(const wasm_vtype *types, uint32_t n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
