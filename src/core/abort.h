@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 struct sbx__abort {
-    pthread_mutex_t mu; /* guards everything below: request comes from any thread */
-    bool is_pending;    /* an abort came while nothing ran */
+    pthread_mutex_t mu;      /* guards everything below: request comes from any thread */
+    bool is_pending;         /* an abort came while nothing ran */
     void (*stop)(void *arg); /* the run in progress, or NULL */
     void *arg;
 };

@@ -384,7 +384,6 @@ static inline void check_request(json_t *rec, int protocol)
                   "body not decoded cleanly: %s", json_dumps(body, JSON_COMPACT));
 }
 
-
 /* What each test program's main does first: a clean OTEL_* environment, SIGPIPE ignored. */
 static inline void otlp_test_env(void)
 {
