@@ -11,5 +11,6 @@ TEST_SUITES += cli/policy=tests/cli/policy.sh \
                cli/tty-unprivileged=setpriv,--reuid=65534,--regid=65534,--clear-groups,tests/cli/tty.sh \
                core/exports=scripts/check-exports.sh,$(BUILD)/libsbx.so,$(SAN) \
                core/error-codes=scripts/check-error-codes.sh \
-               lint/includes=scripts/check-includes.sh
+               lint/includes=scripts/check-includes.sh \
+               cli/readme=tests/cli/readme.sh
 TEST_SERIAL += cli/telemetry
