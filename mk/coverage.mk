@@ -11,7 +11,8 @@ CLEAN_EXTRA += $(COV_BUILD)
 # makes it explicit for any rule without it. COV_FLAGS reaches every compile rule that instruments
 # (C and C++) through OPT. Atomic increments do not stop the other source of negative counts: a
 # dump taken while a pool thread is mid-function (at exit) breaks gcov's flow equations: coverage
-# builds (SBX_COVERAGE) hold libsbx's threads still while the counters are written (js/worker.c).
+# builds (SBX_COVERAGE, known only to src/core/exit.c) hold libsbx's threads still while the
+# counters are written (the exit steps of core/exit.c).
 COV_FLAGS := --coverage -fprofile-update=atomic
 COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
             OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks the layering of src/ (docs/architecture.md, "Layers"): which module may include which.
+"""Checks the layering of src/ (docs/architecture.md, "Layers"): which module may include which;
+that the library never prints; that only core/exit.c knows coverage builds.
 
 Usage: check-includes.py [ROOT]   (ROOT defaults to the repository). Prints one line per forbidden
 include and ends with "N passed, M failed" (one check per source file). A second run on a copy of
@@ -26,6 +27,11 @@ ALLOWED = {
 # Headers generated into build/gen (no directory): who may include each.
 GENERATED = {"js_module_path.h": {"core", "jail"}, "seccomp_prebuilt.h": {"jail"}}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+# The library never talks to a terminal (STYLE.md section 3; #29 item 5): errors go to the
+# caller. Clients (cli, serve) and build-time generators (*/gen/*) may print.
+PRINTS = re.compile(r'\b(?:v?fprintf|fputs|fputc|fwrite)\s*\([^;]*\bstd(?:err|out)\b'
+                    r'|(?<![\w])(?:printf|perror|puts)\s*\(')
+CLIENTS = ("cli", "serve")
 
 
 def module_of(rel):
@@ -39,6 +45,12 @@ def violations(root, rel):
         text = f.read()
     if rel.endswith(".cpp") and mod != "js":
         yield "C++ outside the JavaScript engine adapter (src/js/)"
+    is_library = mod not in CLIENTS and "/gen/" not in rel
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)  # comments say what they like
+    if is_library and PRINTS.search(code):
+        yield "the library prints (errors go to the caller: return codes, results, callbacks)"
+    if is_library and "SBX_COVERAGE" in code and rel != "src/core/exit.c":
+        yield "SBX_COVERAGE outside src/core/exit.c (exit and coverage live in one place)"
     for kind, inc in INCLUDE.findall(text):
         head = inc.split("/")[0]
         if inc == "sbx.h" or head == "sbx":

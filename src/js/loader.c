@@ -10,28 +10,20 @@
 
 #include "core/backend.h"
 #include "core/engine_module.h"
+#include "core/exit.h"
 #include "js/module.h"
 #include "util/alloc.h"
 
 #define STENCIL_MAX (64 << 20) /* a larger file is not one of ours (they are about 300 KB) */
 
-#ifdef SBX_COVERAGE
-void __gcov_dump(void);
-#define DUMP_COUNTERS                                                                              \
-    __gcov_dump /* libsbx's own counters: the module's libgcov has only its own                    \
-                 */
-#else
-#define DUMP_COUNTERS NULL
-#endif
-
-static const struct sbx__js_host host = {
+/* dump_counters is set at load, in coverage builds only (core/exit.h). */
+static struct sbx__js_host host = {
     .calloc = sbx__calloc,
     .mallocn = sbx__mallocn,
     .reallocn = sbx__reallocn,
     .strndup = sbx__strndup,
     .free = sbx__free,
     .now_ns = sbx__now_ns,
-    .dump_counters = DUMP_COUNTERS,
 };
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -68,6 +60,8 @@ static void load(void)
         return;
     }
     sbx__js_module_open_fn *open_fn = (sbx__js_module_open_fn *)dlsym(lib, SBX_JS_MODULE_OPEN);
+    /* libsbx's own counters, for an engine leaving by _exit: the module's libgcov has its own */
+    host.dump_counters = sbx__exit_counts_coverage() ? sbx__exit_dump_counters : NULL;
     mod = open_fn ? open_fn(SBX_JS_MODULE_ABI, &host) : NULL;
     if (mod) {
         size_t len = 0;

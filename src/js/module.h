@@ -19,7 +19,8 @@ struct sbx__js_host {
     char *(*strndup)(const char *s, size_t len);
     void (*free)(void *ptr);
     uint64_t (*now_ns)(void);
-    /* Coverage builds: writes the host's counters, for an engine leaving by _exit; else NULL. */
+    /* Coverage builds (core/exit.h): writes the host's counters, for an engine leaving by
+     * _exit; else NULL, which tells the module it is no coverage build. */
     void (*dump_counters)(void);
 };
 
@@ -53,6 +54,8 @@ bool sbx__js_self_hosted_write(const char *path, char *err, size_t errlen);
 bool sbx__js_jit_claim(bool want);
 /* The module's side of the host's dump_counters (a no-op when the host has none). */
 void sbx__js_host_dump_counters(void);
+/* Whether the host is a coverage build (it hands over dump_counters only then). */
+bool sbx__js_host_counts_coverage(void);
 #ifdef __cplusplus
 }
 #endif
