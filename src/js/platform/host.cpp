@@ -62,12 +62,6 @@ bool sm_platform_sleep_ms(double ms)
     return !(run && sm_should_stop(run));
 }
 
-static bool now_ms(JSContext *, unsigned argc, JS::Value *vp)
-{
-    JS::CallArgsFromVp(argc, vp).rval().setDouble(sm_platform_now_ms());
-    return true;
-}
-
 static bool coarse_now(JSContext *, unsigned argc, JS::Value *vp)
 {
     JS::CallArgsFromVp(argc, vp).rval().setDouble(coarse(sm_platform_now_ms()));
@@ -185,7 +179,6 @@ static bool random_fill(JSContext *cx, unsigned argc, JS::Value *vp)
 bool sm_platform_host_natives(JSContext *cx, JS::HandleObject natives)
 {
     static const JSFunctionSpec fns[] = {
-        JS_FN("now", now_ms, 0, 0),
         JS_FN("coarseNow", coarse_now, 0, 0),
         JS_FN("timeOrigin", time_origin, 0, 0),
         JS_FN("enqueue", enqueue, 1, 0),

@@ -46,7 +46,7 @@ bool sm_platform_url_natives(JSContext *cx, JS::HandleObject natives);
 /* Marks the run's start on this thread (sm_platform_install). */
 void sm_platform_clock_start(void);
 
-/* Milliseconds since the run's realm was made (full precision: timers, console.time). */
+/* Milliseconds since the run's realm was made (full precision, for the host only). */
 double sm_platform_now_ms(void);
 
 /* Sleeps ms milliseconds without CPU; false as soon as the current run must stop. */
