@@ -278,6 +278,7 @@ static bool write_args(JSContext *cx, unsigned argc, JS::Value *vp, bool is_err)
             return false;
     }
     sm_emit_ascii(b, "\n", 1);
+    sbx__buf_flush_tap(b); /* streaming: one chunk per console call */
     args.rval().setUndefined();
     return true;
 }
