@@ -126,8 +126,11 @@ static bool write_text(JSContext *cx, unsigned argc, JS::Value *vp)
     JSString *s = JS::ToString(cx, args.get(1));
     if (!s)
         return false;
-    if (run)
-        sm_emit(cx, JS::ToBoolean(args.get(0)) ? &run->out->err : &run->out->out, s);
+    if (run) {
+        struct sbx__buf *b = JS::ToBoolean(args.get(0)) ? &run->out->err : &run->out->out;
+        sm_emit(cx, b, s);
+        sbx__buf_flush_tap(b); /* streaming: one chunk per console call, as console.log */
+    }
     args.rval().setUndefined();
     return true;
 }
@@ -179,14 +182,10 @@ static bool random_fill(JSContext *cx, unsigned argc, JS::Value *vp)
 bool sm_platform_host_natives(JSContext *cx, JS::HandleObject natives)
 {
     static const JSFunctionSpec fns[] = {
-        JS_FN("coarseNow", coarse_now, 0, 0),
-        JS_FN("timeOrigin", time_origin, 0, 0),
-        JS_FN("enqueue", enqueue, 1, 0),
-        JS_FN("report", report, 1, 0),
-        JS_FN("inspect", inspect, 1, 0),
-        JS_FN("write", write_text, 2, 0),
-        JS_FN("randomFill", random_fill, 1, 0),
-        JS_FS_END,
+        JS_FN("coarseNow", coarse_now, 0, 0),   JS_FN("timeOrigin", time_origin, 0, 0),
+        JS_FN("enqueue", enqueue, 1, 0),        JS_FN("report", report, 1, 0),
+        JS_FN("inspect", inspect, 1, 0),        JS_FN("write", write_text, 2, 0),
+        JS_FN("randomFill", random_fill, 1, 0), JS_FS_END,
     };
     return JS_DefineFunctions(cx, natives, fns);
 }

@@ -269,6 +269,44 @@ START_TEST(random_without_getrandom_fails)
 }
 END_TEST
 
+struct chunks {
+    char text[4096];
+    size_t len;
+    int count;
+};
+
+static void on_chunk(void *user, sbx_stream stream, const char *data, size_t len)
+{
+    struct chunks *c = user;
+    (void)stream;
+    if (c->len + len < sizeof(c->text)) {
+        memcpy(c->text + c->len, data, len);
+        c->len += len;
+    }
+    c->count++;
+}
+
+/* console's added methods stream like console.log: a chunk per call, the same bytes. */
+START_TEST(console_methods_stream)
+{
+    sbx_sandbox *sb = sbx_test_sandbox(SBX_BACKEND_WORKER, NULL);
+    const char *code = "console.table([{a: 1}]); console.count(); console.dir('x');"
+                       " console.assert(false, 'no'); return 1";
+    struct chunks c = {{0}, 0, 0};
+    sbx_run_input in = {
+        .code = code, .code_len = strlen(code), .on_output = on_chunk, .on_output_user = &c};
+    sbx_result r;
+    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_int_eq(c.count, 4);
+    ck_assert_uint_eq(c.len, r.stdout_len + r.stderr_len);
+    ck_assert_ptr_nonnull(strstr(c.text, "default: 1\n"));
+    ck_assert_ptr_nonnull(strstr(c.text, "Assertion failed: no\n"));
+    sbx_result_free(&r);
+    sbx_sandbox_destroy(sb);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("platform");
@@ -279,6 +317,7 @@ static Suite *suite(void)
     tcase_add_test(tc, sleeping_uses_no_cpu);
     tcase_add_test(tc, abort_ends_a_sleep);
     tcase_add_test(tc, platform_state_per_run);
+    tcase_add_test(tc, console_methods_stream);
     tcase_add_test(tc, small_memory_caps);
     tcase_add_test(tc, memory_limit_in_a_job_is_not_a_timeout);
     tcase_add_test(tc, random_from_getrandom_control);
