@@ -53,8 +53,7 @@ bool sm_is_error_object(JSContext *cx, JS::HandleValue v)
     return JS::GetBuiltinClass(cx, obj, &cls) && cls == js::ESClass::Error;
 }
 
-bool sm_append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char *msg,
-                    size_t cap)
+bool sm_append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char *msg, size_t cap)
 {
     JS::RootedValue v(cx);
     if (!JS_GetProperty(cx, obj, name, &v))
@@ -139,8 +138,7 @@ static void frame_where(JSContext *cx, JS::HandleObject frame, struct where *w)
     uint32_t line = 0, column = 0;
     w->file[0] = '\0';
     w->line = 0;
-    if (!frame ||
-        JS::GetSavedFrameSource(cx, nullptr, frame, &file) != JS::SavedFrameResult::Ok ||
+    if (!frame || JS::GetSavedFrameSource(cx, nullptr, frame, &file) != JS::SavedFrameResult::Ok ||
         JS::GetSavedFrameLine(cx, nullptr, frame, &line) != JS::SavedFrameResult::Ok ||
         JS::GetSavedFrameColumn(cx, nullptr, frame, &column) != JS::SavedFrameResult::Ok)
         return;

@@ -40,8 +40,8 @@ static bool standard_offset(JSContext *cx, const char *tz, long *seconds_east)
 {
     JS::RealmOptions options;
     options.creationOptions().setNewCompartmentAndZone();
-    JS::RootedObject global(cx, JS_NewGlobalObject(cx, &scratch_class, nullptr,
-                                                   JS::FireOnNewGlobalHook, options));
+    JS::RootedObject global(
+        cx, JS_NewGlobalObject(cx, &scratch_class, nullptr, JS::FireOnNewGlobalHook, options));
     if (!global)
         return false;
     JSAutoRealm ar(cx, global);
@@ -112,8 +112,8 @@ bool sm_zone_enter(struct sm_run *run)
     }
     pthread_cond_broadcast(&zone.cond);
     pthread_mutex_unlock(&zone.lock);
-    if (ok && !JS_SetDefaultLocale(JS_GetRuntime(run->cx), run->in->locale[0] ? run->in->locale
-                                                                               : "en-US"))
+    if (ok && !JS_SetDefaultLocale(JS_GetRuntime(run->cx),
+                                   run->in->locale[0] ? run->in->locale : "en-US"))
         JS_SetDefaultLocale(JS_GetRuntime(run->cx), "en-US");
     return ok;
 }

@@ -28,8 +28,8 @@ static void expect_probe(sbx_backend backend, const char *policy, const char *wa
     sbx_run_input in = {.code = PROBE, .code_len = strlen(PROBE)};
     ck_assert_int_eq(sbx_test_run_once(backend, policy, &in, &r), SBX_OK);
     ck_assert_msg(r.ok, "%s %s: %s", sbx_backend_name(backend), policy, r.error_message);
-    ck_assert_msg(strcmp(r.value_json, want) == 0, "%s %s: %s, want %s",
-                  sbx_backend_name(backend), policy, r.value_json, want);
+    ck_assert_msg(strcmp(r.value_json, want) == 0, "%s %s: %s, want %s", sbx_backend_name(backend),
+                  policy, r.value_json, want);
     sbx_result_free(&r);
 }
 
@@ -96,8 +96,10 @@ START_TEST(concurrent_zones)
 {
     struct racer racers[3] = {
         {NULL, UTC_EN_US, 0},
-        {"{\"env\":{\"TZ\":\"America/New_York\"}}", "[\"America/New_York\",300,240,\"en-US\",\"1,234.5\"]", 0},
-        {"{\"env\":{\"TZ\":\"Asia/Tokyo\"}}", "[\"Asia/Tokyo\",-540,-540,\"en-US\",\"1,234.5\"]", 0},
+        {"{\"env\":{\"TZ\":\"America/New_York\"}}",
+         "[\"America/New_York\",300,240,\"en-US\",\"1,234.5\"]", 0},
+        {"{\"env\":{\"TZ\":\"Asia/Tokyo\"}}", "[\"Asia/Tokyo\",-540,-540,\"en-US\",\"1,234.5\"]",
+         0},
     };
     pthread_t t[3];
     for (int i = 0; i < 3; i++)
