@@ -139,7 +139,7 @@ class URL {
       stripTrailingSpaces(r);
     } else {
       r.query = '';
-      basicParse(value[0] === '?' ? value.slice(1) : value, null, r, S.QUERY);
+      basicParse(value.charCodeAt(0) === 0x3F ? value.slice(1) : value, null, r, S.QUERY);
     }
     if (state.searchParams) paramsState(state.searchParams).list = queryList(r);
   }
@@ -164,7 +164,7 @@ class URL {
       stripTrailingSpaces(r);
       return;
     }
-    const input = value[0] === '#' ? value.slice(1) : value;
+    const input = value.charCodeAt(0) === 0x23 ? value.slice(1) : value;
     r.fragment = '';
     basicParse(input, null, r, S.FRAGMENT);
   }
@@ -207,7 +207,7 @@ class URLSearchParams {
       }
     } else if (init !== undefined) {
       let s = usv(init);
-      if (s[0] === '?') s = s.slice(1);
+      if (s.charCodeAt(0) === 0x3F) s = s.slice(1);
       list = parseForm(s);
     }
     ReflectApply(wmSet, params, [this, { list: list, url: null }]);

@@ -50,8 +50,8 @@ const FORBIDDEN_HOST = /[\u0000\t\n\r #/:<>?@[\\\]^|]/;
 const FAILURE = null;
 
 function parseHost(input, isOpaque) {
-  if (input[0] === '[') {
-    if (input[input.length - 1] !== ']') return FAILURE;
+  if (input.charCodeAt(0) === 0x5B) {
+    if (input.charCodeAt(input.length - 1) !== 0x5D) return FAILURE;
     const inner = input.slice(1, -1), codes = [];
     for (let i = 0; i < inner.length; i++) codes[i] = inner.charCodeAt(i);
     const pieces = parseIPv6(codes);
@@ -88,10 +88,10 @@ function endsInNumber(input) {
 function parseIPv4Number(input) {
   if (input === '') return FAILURE;
   let radix = 10;
-  if (input.length >= 2 && (input[1] === 'x' || input[1] === 'X') && input[0] === '0') {
+  if (input.length >= 2 && (input.charCodeAt(1) | 0x20) === 0x78 && input.charCodeAt(0) === 0x30) {
     input = input.slice(2);
     radix = 16;
-  } else if (input.length >= 2 && input[0] === '0') {
+  } else if (input.length >= 2 && input.charCodeAt(0) === 0x30) {
     input = input.slice(1);
     radix = 8;
   }
@@ -273,7 +273,8 @@ function shortenPath(url) {
   if (path.length) path.length--;
 }
 
-// The parser's states (4.4), as numbers a switch compares without a property lookup.
+// The parser's states (4.4). The switch's case labels are these numbers written out (a table
+// switch; named constants there would be compared one by one in the interpreter).
 const SCHEME_START = 1, SCHEME = 2, NO_SCHEME = 3, SPECIAL_RELATIVE_OR_AUTHORITY = 4,
   PATH_OR_AUTHORITY = 5, RELATIVE = 6, RELATIVE_SLASH = 7, SPECIAL_AUTHORITY_SLASHES = 8,
   SPECIAL_AUTHORITY_IGNORE_SLASHES = 9, AUTHORITY = 10, HOST = 11, HOSTNAME = 12, PORT = 13,
@@ -303,7 +304,7 @@ function basicParse(input, base, url, stateOverride) {
   for (let p = 0; ; p++) {
     const c = p < len ? input.charCodeAt(p) : EOF;
     switch (state) {
-    case SCHEME_START:
+    case 1: // SCHEME_START
       if (isAlpha(c)) {
         buffer = take(SCHEME_RUN, input, p).toLowerCase();
         p += buffer.length - 1;
@@ -315,7 +316,7 @@ function basicParse(input, base, url, stateOverride) {
         return FAILURE;
       }
       break;
-    case SCHEME:
+    case 2: // SCHEME
       if (c === 0x3A) {
         if (stateOverride) {
           if (special !== isSpecialScheme(buffer)) return url;
@@ -351,7 +352,7 @@ function basicParse(input, base, url, stateOverride) {
         return FAILURE;
       }
       break;
-    case NO_SCHEME:
+    case 3: // NO_SCHEME
       if (!base || (base.opaque && c !== 0x23)) return FAILURE;
       if (base.opaque && c === 0x23) {
         url.scheme = base.scheme;
@@ -366,7 +367,7 @@ function basicParse(input, base, url, stateOverride) {
         p--;
       }
       break;
-    case SPECIAL_RELATIVE_OR_AUTHORITY:
+    case 4: // SPECIAL_RELATIVE_OR_AUTHORITY
       if (c === 0x2F && input.charCodeAt(p + 1) === 0x2F) {
         state = SPECIAL_AUTHORITY_IGNORE_SLASHES;
         p++;
@@ -375,7 +376,7 @@ function basicParse(input, base, url, stateOverride) {
         p--;
       }
       break;
-    case PATH_OR_AUTHORITY:
+    case 5: // PATH_OR_AUTHORITY
       if (c === 0x2F) {
         state = AUTHORITY;
       } else {
@@ -383,7 +384,7 @@ function basicParse(input, base, url, stateOverride) {
         p--;
       }
       break;
-    case RELATIVE:
+    case 6: // RELATIVE
       url.scheme = base.scheme;
       special = isSpecialScheme(url.scheme);
       if (c === 0x2F || (special && c === 0x5C)) {
@@ -409,7 +410,7 @@ function basicParse(input, base, url, stateOverride) {
         }
       }
       break;
-    case RELATIVE_SLASH:
+    case 7: // RELATIVE_SLASH
       if (special && (c === 0x2F || c === 0x5C)) {
         state = SPECIAL_AUTHORITY_IGNORE_SLASHES;
       } else if (c === 0x2F) {
@@ -423,18 +424,18 @@ function basicParse(input, base, url, stateOverride) {
         p--;
       }
       break;
-    case SPECIAL_AUTHORITY_SLASHES:
+    case 8: // SPECIAL_AUTHORITY_SLASHES
       state = SPECIAL_AUTHORITY_IGNORE_SLASHES;
       if (c === 0x2F && input.charCodeAt(p + 1) === 0x2F) p++;
       else p--;
       break;
-    case SPECIAL_AUTHORITY_IGNORE_SLASHES:
+    case 9: // SPECIAL_AUTHORITY_IGNORE_SLASHES
       if (c !== 0x2F && c !== 0x5C) {
         state = AUTHORITY;
         p--;
       }
       break;
-    case AUTHORITY:
+    case 10: // AUTHORITY
       if (c === 0x40) {
         if (atSignSeen) buffer = '%40' + buffer;
         atSignSeen = true;
@@ -461,8 +462,8 @@ function basicParse(input, base, url, stateOverride) {
         p += run.length - 1;
       }
       break;
-    case HOST:
-    case HOSTNAME:
+    case 11: // HOST
+    case 12: // HOSTNAME
       if (stateOverride && url.scheme === 'file') {
         p--;
         state = FILE_HOST;
@@ -487,14 +488,14 @@ function basicParse(input, base, url, stateOverride) {
         if (stateOverride) return url;
       } else if (c === 0x5B || c === 0x5D || c === 0x3A) {
         insideBrackets = c === 0x5B ? true : c === 0x5D ? false : insideBrackets;
-        buffer += input[p];
+        buffer += String.fromCharCode(c);
       } else {
         const run = take(special ? HOST_RUN : HOST_RUN_NS, input, p);
         buffer += run;
         p += run.length - 1;
       }
       break;
-    case PORT:
+    case 13: // PORT
       if (isDigit(c)) {
         const run = take(DIGITS_RUN, input, p);
         buffer += run;
@@ -515,7 +516,7 @@ function basicParse(input, base, url, stateOverride) {
         return FAILURE;
       }
       break;
-    case FILE:
+    case 14: // FILE
       url.scheme = 'file';
       special = true;
       url.host = '';
@@ -543,7 +544,7 @@ function basicParse(input, base, url, stateOverride) {
         p--;
       }
       break;
-    case FILE_SLASH:
+    case 15: // FILE_SLASH
       if (c === 0x2F || c === 0x5C) {
         state = FILE_HOST;
       } else {
@@ -557,7 +558,7 @@ function basicParse(input, base, url, stateOverride) {
         p--;
       }
       break;
-    case FILE_HOST:
+    case 16: // FILE_HOST
       if (c === EOF || c === 0x2F || c === 0x5C || c === 0x3F || c === 0x23) {
         p--;
         if (!stateOverride && isDriveLetter(buffer)) {
@@ -581,7 +582,7 @@ function basicParse(input, base, url, stateOverride) {
         p += run.length - 1;
       }
       break;
-    case PATH_START:
+    case 17: // PATH_START
       if (special) {
         state = PATH_STATE;
         if (c !== 0x2F && c !== 0x5C) p--;
@@ -598,7 +599,7 @@ function basicParse(input, base, url, stateOverride) {
         url.path[url.path.length] = '';
       }
       break;
-    case PATH_STATE:
+    case 18: // PATH_STATE
       if (c === EOF || c === 0x2F || (special && c === 0x5C) ||
           (!stateOverride && (c === 0x3F || c === 0x23))) {
         // The segment was taken raw: ".", "%2e" and drive letters are the same encoded.
@@ -610,7 +611,7 @@ function basicParse(input, base, url, stateOverride) {
           if (!slash) url.path[url.path.length] = '';
         } else {
           if (url.scheme === 'file' && url.path.length === 0 && isDriveLetter(buffer))
-            buffer = buffer[0] + ':';
+            buffer = buffer.slice(0, 1) + ':';
           url.path[url.path.length] = percentEncodeString(buffer, PATH, false);
         }
         buffer = '';
@@ -624,11 +625,11 @@ function basicParse(input, base, url, stateOverride) {
       } else {
         const run = take(stateOverride ? (special ? PATH_RUN_OVERRIDE : PATH_RUN_OVERRIDE_NS)
                                        : (special ? PATH_RUN : PATH_RUN_NS), input, p);
-        buffer += run || input[p];
+        buffer += run || String.fromCharCode(c);
         p += (run.length || 1) - 1;
       }
       break;
-    case OPAQUE_PATH:
+    case 19: // OPAQUE_PATH
       if (c === 0x3F) {
         url.query = '';
         state = QUERY_STATE;
@@ -641,7 +642,7 @@ function basicParse(input, base, url, stateOverride) {
         p += run.length - 1;
       }
       break;
-    case QUERY_STATE: {
+    case 20: { // QUERY_STATE
       // Up to the fragment (a setter's value is all query) or the end, encoded at once.
       const hash = stateOverride ? -1 : input.indexOf('#', p);
       const end = hash < 0 ? len : hash;
@@ -653,7 +654,7 @@ function basicParse(input, base, url, stateOverride) {
       }
       break;
     }
-    case FRAGMENT_STATE:
+    case 21: // FRAGMENT_STATE
       url.fragment += percentEncodeString(input.slice(p), FRAGMENT, false);
       p = len;
       break;
