@@ -17,7 +17,7 @@
 #include <js/friend/ErrorMessages.h>
 #include <stdio.h>
 
-#define MAX_ARRAY_LENGTH 4294967295.0   /* 2^32 - 1 */
+#define MAX_ARRAY_LENGTH 4294967295.0       /* 2^32 - 1 */
 #define MAX_SAFE_INTEGER 9007199254740991.0 /* 2^53 - 1 */
 #define POLL_EVERY       4096u              /* loop iterations between interrupt checks */
 #define RESERVE_MAX      65536u             /* elements reserved up front; more grow */
@@ -35,8 +35,11 @@ static bool is_callable(JS::HandleValue v)
 /* "X is not a function", X a primitive's text or its type (no guest code runs for it). */
 static bool throw_not_function(JSContext *cx, JS::HandleValue v)
 {
-    const char *type = v.isString() ? "a string" : v.isSymbol() ? "a symbol"
-                       : v.isBigInt() ? "a bigint" : v.isObject() ? "an object" : nullptr;
+    const char *type = v.isString()   ? "a string"
+                       : v.isSymbol() ? "a symbol"
+                       : v.isBigInt() ? "a bigint"
+                       : v.isObject() ? "an object"
+                                      : nullptr;
     if (type)
         return sm_bi_throw(cx, JSMSG_NOT_FUNCTION, type);
     JS::RootedString s(cx, JS::ToString(cx, v));
@@ -72,8 +75,8 @@ static bool this_and_length(JSContext *cx, JS::CallArgs &args, bool is_typed,
 static JSObject *new_same_type(JSContext *cx, JS::HandleObject o, size_t len)
 {
     switch (JS_GetArrayBufferViewType(o)) {
-#define NEW_CASE(ExternalType, NativeType, Name) \
-    case JS::Scalar::Name:                       \
+#define NEW_CASE(ExternalType, NativeType, Name)                                                   \
+    case JS::Scalar::Name:                                                                         \
         return JS_New##Name##Array(cx, len);
         JS_FOR_EACH_TYPED_ARRAY(NEW_CASE)
 #undef NEW_CASE
@@ -205,7 +208,8 @@ static bool to_sorted(JSContext *cx, JS::CallArgs &args, bool is_typed)
         !make_result(cx, o, is_typed, vals, &a) || !(state = sm_bi_state(cx)))
         return false;
     /* The copy is the guest's only after this returns: its sort is unobservable but for cmp. */
-    JS::RootedValue sort(cx, JS::GetReservedSlot(state, is_typed ? SM_BI_TA_SORT : SM_BI_ARRAY_SORT));
+    JS::RootedValue sort(cx,
+                         JS::GetReservedSlot(state, is_typed ? SM_BI_TA_SORT : SM_BI_ARRAY_SORT));
     JS::RootedValue av(cx, JS::ObjectValue(*a)), ignored(cx);
     JS::RootedValueArray<1> sargs(cx);
     sargs[0].set(cmp);
@@ -222,8 +226,7 @@ static bool with(JSContext *cx, JS::CallArgs &args, bool is_typed)
     JS::RootedValueVector vals(cx);
     JS::RootedValue value(cx, args.get(1)), v(cx);
     double len, rel;
-    if (!this_and_length(cx, args, is_typed, &o, &len) ||
-        !sm_bi_to_integer(cx, args.get(0), &rel))
+    if (!this_and_length(cx, args, is_typed, &o, &len) || !sm_bi_to_integer(cx, args.get(0), &rel))
         return false;
     double at = rel >= 0 ? rel : len + rel;
     if (is_typed) {
@@ -247,9 +250,8 @@ static bool with(JSContext *cx, JS::CallArgs &args, bool is_typed)
     }
     if (len > MAX_ARRAY_LENGTH)
         return sm_bi_throw(cx, JSMSG_BAD_ARRAY_LENGTH, nullptr);
-    if (!reserve(cx, &vals, len) || !read_range(cx, o, 0, at, &vals) ||
-        !append(cx, &vals, value) || !read_range(cx, o, at + 1, len, &vals) ||
-        !make_result(cx, o, is_typed, vals, &a))
+    if (!reserve(cx, &vals, len) || !read_range(cx, o, 0, at, &vals) || !append(cx, &vals, value) ||
+        !read_range(cx, o, at + 1, len, &vals) || !make_result(cx, o, is_typed, vals, &a))
         return false;
     args.rval().setObject(*a);
     return true;
@@ -262,8 +264,7 @@ static bool array_to_spliced(JSContext *cx, unsigned argc, JS::Value *vp)
     JS::RootedObject o(cx), a(cx);
     JS::RootedValueVector vals(cx);
     double len, rel = 0, skip = 0;
-    if (!this_and_length(cx, args, false, &o, &len) ||
-        !sm_bi_to_integer(cx, args.get(0), &rel))
+    if (!this_and_length(cx, args, false, &o, &len) || !sm_bi_to_integer(cx, args.get(0), &rel))
         return false;
     double start = rel < 0 ? (len + rel < 0 ? 0 : len + rel) : (rel < len ? rel : len);
     size_t insert = args.length() > 2 ? args.length() - 2 : 0;
@@ -290,11 +291,11 @@ static bool array_to_spliced(JSContext *cx, unsigned argc, JS::Value *vp)
     return true;
 }
 
-#define METHOD(name, body)                                             \
-    static bool name(JSContext *cx, unsigned argc, JS::Value *vp)      \
-    {                                                                  \
-        JS::CallArgs args = JS::CallArgsFromVp(argc, vp);              \
-        return body;                                                   \
+#define METHOD(name, body)                                                                         \
+    static bool name(JSContext *cx, unsigned argc, JS::Value *vp)                                  \
+    {                                                                                              \
+        JS::CallArgs args = JS::CallArgsFromVp(argc, vp);                                          \
+        return body;                                                                               \
     }
 METHOD(array_find_last, find_last(cx, args, false, false))
 METHOD(array_find_last_index, find_last(cx, args, false, true))
@@ -346,8 +347,8 @@ bool sm_bi_install_array(JSContext *cx, JS::HandleObject ctor)
                                              "toSpliced"};
     JS::RootedObject proto(cx), names(cx);
     JS::RootedValue v(cx);
-    JS::RootedId key(cx, JS::PropertyKey::Symbol(
-                             JS::GetWellKnownSymbol(cx, JS::SymbolCode::unscopables)));
+    JS::RootedId key(
+        cx, JS::PropertyKey::Symbol(JS::GetWellKnownSymbol(cx, JS::SymbolCode::unscopables)));
     if (!prototype_of(cx, ctor, &proto) || !keep_sort(cx, proto, SM_BI_ARRAY_SORT) ||
         !JS_DefineFunctions(cx, proto, methods) ||
         !JS_DefineFunction(cx, ctor, "fromAsync", array_from_async, 1, 0) ||

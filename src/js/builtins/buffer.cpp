@@ -206,7 +206,8 @@ static bool define_on_prototype(JSContext *cx, JS::HandleObject ctor, const JSFu
     if (!proto.isObject())
         return true;
     JS::RootedObject p(cx, &proto.toObject());
-    return (!fns || JS_DefineFunctions(cx, p, fns)) && (!props || JS_DefineProperties(cx, p, props));
+    return (!fns || JS_DefineFunctions(cx, p, fns)) &&
+           (!props || JS_DefineProperties(cx, p, props));
 }
 
 bool sm_bi_install_array_buffer(JSContext *cx, JS::HandleObject ctor)

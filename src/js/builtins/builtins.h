@@ -1,9 +1,10 @@
-/* js/builtins/builtins.h: the ECMAScript 2023-2025 built-ins SpiderMonkey 102 lacks (docs/worker.md,
- * "Built-ins beyond SpiderMonkey 102"), added to each realm when the engine creates the class
- * they belong to: the global's addProperty hook sees the engine define `Array`, `String`, `Map`...
- * and installs that class's additions then, so a run pays only for the classes it uses. Natives in
- * C++ where the algorithm is a loop over elements; the iterator helpers and Array.fromAsync are
- * JavaScript (iterator.js, compiled once per process like the platform's modules) behind natives. */
+/* js/builtins/builtins.h: the ECMAScript 2023-2025 built-ins SpiderMonkey 102 lacks
+ * (docs/worker.md, "Built-ins beyond SpiderMonkey 102"), added to each realm when the engine
+ * creates the class they belong to: the global's addProperty hook sees the engine define `Array`,
+ * `String`, `Map`... and installs that class's additions then, so a run pays only for the classes
+ * it uses. Natives in C++ where the algorithm is a loop over elements; the iterator helpers and
+ * Array.fromAsync are JavaScript (iterator.js, compiled once per process like the platform's
+ * modules) behind natives. */
 #ifndef SBX_JS_BUILTINS_H
 #define SBX_JS_BUILTINS_H
 

@@ -18,7 +18,7 @@
 #include "js/platform/platform.h"
 
 static const char *const helper_names[] = {
-    "map", "filter", "take", "drop", "flatMap", "reduce",
+    "map",     "filter",  "take", "drop",  "flatMap", "reduce",
     "toArray", "forEach", "some", "every", "find",
 };
 #define HELPER_COUNT (sizeof(helper_names) / sizeof(helper_names[0]))
@@ -97,9 +97,8 @@ bool sm_bi_iterator_ctor(JSContext *cx, JS::MutableHandleObject out)
         return true;
     }
     JS::RootedObject proto(cx, iterator_proto(cx));
-    JSFunction *fn = proto ? JS_NewFunction(cx, iterator_construct, 0, JSFUN_CONSTRUCTOR,
-                                            "Iterator")
-                           : nullptr;
+    JSFunction *fn =
+        proto ? JS_NewFunction(cx, iterator_construct, 0, JSFUN_CONSTRUCTOR, "Iterator") : nullptr;
     if (!fn)
         return false;
     out.set(JS_GetFunctionObject(fn));
@@ -162,8 +161,8 @@ static bool tag_get(JSContext *cx, unsigned argc, JS::Value *vp)
 static bool tag_set(JSContext *cx, unsigned argc, JS::Value *vp)
 {
     JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-    JS::RootedId key(cx, JS::PropertyKey::Symbol(
-                             JS::GetWellKnownSymbol(cx, JS::SymbolCode::toStringTag)));
+    JS::RootedId key(
+        cx, JS::PropertyKey::Symbol(JS::GetWellKnownSymbol(cx, JS::SymbolCode::toStringTag)));
     return set_ignoring_proto(cx, args, key);
 }
 
@@ -171,8 +170,8 @@ bool sm_bi_install_iterator(JSContext *cx)
 {
     static const JSPropertySpec accessors[] = {
         JS_PSGS("constructor", constructor_get, constructor_set, 0),
-        JSPropertySpec::nativeAccessors(JS::SymbolCode::toStringTag, 0, tag_get, nullptr,
-                                        tag_set, nullptr),
+        JSPropertySpec::nativeAccessors(JS::SymbolCode::toStringTag, 0, tag_get, nullptr, tag_set,
+                                        nullptr),
         JS_PS_END,
     };
     static_assert(HELPER_COUNT == 11, "define_helpers lists every helper");
@@ -219,8 +218,8 @@ static bool native_define_tag(JSContext *cx, unsigned argc, JS::Value *vp)
     if (!args.get(0).isObject())
         return sm_bi_throw(cx, JSMSG_OBJECT_REQUIRED, "defineTag's target");
     JS::RootedObject obj(cx, &args[0].toObject());
-    JS::RootedId key(cx, JS::PropertyKey::Symbol(
-                             JS::GetWellKnownSymbol(cx, JS::SymbolCode::toStringTag)));
+    JS::RootedId key(
+        cx, JS::PropertyKey::Symbol(JS::GetWellKnownSymbol(cx, JS::SymbolCode::toStringTag)));
     args.rval().setUndefined();
     return JS_DefinePropertyById(cx, obj, key, args.get(1), JSPROP_READONLY);
 }

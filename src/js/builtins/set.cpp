@@ -118,15 +118,20 @@ struct walk_fn {
 
 template <typename F> struct walk_lambda : walk_fn {
     F f;
-    explicit walk_lambda(F fn) : f(fn) {}
-    bool visit(JSContext *, JS::HandleValue e, bool *go_on) override { return f(e, go_on); }
+    explicit walk_lambda(F fn) : f(fn)
+    {
+    }
+    bool visit(JSContext *, JS::HandleValue e, bool *go_on) override
+    {
+        return f(e, go_on);
+    }
 };
 
 static bool walk_visitor(JSContext *cx, unsigned argc, JS::Value *vp)
 {
     JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-    walk_fn *fn = static_cast<walk_fn *>(
-        js::GetFunctionNativeReserved(&args.callee(), 0).toPrivate());
+    walk_fn *fn =
+        static_cast<walk_fn *>(js::GetFunctionNativeReserved(&args.callee(), 0).toPrivate());
     bool go_on = true;
     if (!fn->visit(cx, args.get(0), &go_on))
         return false;
@@ -164,9 +169,8 @@ static bool copy_set(JSContext *cx, JS::HandleObject set, JS::MutableHandleObjec
 {
     bool stopped;
     out.set(JS::NewSetObject(cx));
-    return out && each_element(cx, set, &stopped, [&](JS::HandleValue e, bool *) {
-               return JS::SetAdd(cx, out, e);
-           });
+    return out && each_element(cx, set, &stopped,
+                               [&](JS::HandleValue e, bool *) { return JS::SetAdd(cx, out, e); });
 }
 
 /* ToBoolean(Call(has, obj, e)). */
@@ -188,7 +192,9 @@ struct set_args {
     JS::RootedValue has, keys;
     double size;
     uint32_t this_size;
-    explicit set_args(JSContext *cx) : self(cx), obj(cx), has(cx), keys(cx), size(0), this_size(0) {}
+    explicit set_args(JSContext *cx) : self(cx), obj(cx), has(cx), keys(cx), size(0), this_size(0)
+    {
+    }
 };
 
 static bool begin(JSContext *cx, JS::CallArgs &args, const char *name, set_args &a)
@@ -201,8 +207,7 @@ static bool begin(JSContext *cx, JS::CallArgs &args, const char *name, set_args 
 }
 
 /* Steps other's keys: fn(v) for each until it returns false (*stopped) or the keys end. */
-template <typename F>
-static bool each_key(JSContext *cx, set_args &a, bool *stopped, F fn)
+template <typename F> static bool each_key(JSContext *cx, set_args &a, bool *stopped, F fn)
 {
     JS::RootedObject iter(cx);
     JS::RootedValue next(cx), v(cx);
@@ -255,12 +260,13 @@ static bool set_intersection(JSContext *cx, unsigned argc, JS::Value *vp)
     if (!result)
         return false;
     bool ok = a.this_size <= a.size
-                  ? each_element(cx, a.self, &stopped, [&](JS::HandleValue e, bool *go_on) {
-                        bool in_other;
-                        *go_on = true;
-                        return other_has(cx, a.obj, a.has, e, &in_other) &&
-                               (!in_other || JS::SetAdd(cx, result, e));
-                    })
+                  ? each_element(cx, a.self, &stopped,
+                                 [&](JS::HandleValue e, bool *go_on) {
+                                     bool in_other;
+                                     *go_on = true;
+                                     return other_has(cx, a.obj, a.has, e, &in_other) &&
+                                            (!in_other || JS::SetAdd(cx, result, e));
+                                 })
                   : each_key(cx, a, &stopped, [&](JS::HandleValue v, bool *go_on) {
                         bool in_this;
                         *go_on = true;
@@ -283,12 +289,13 @@ static bool set_difference(JSContext *cx, unsigned argc, JS::Value *vp)
         return false;
     /* The small branch walks the copy, which only this loop changes: a snapshot. */
     bool ok = a.this_size <= a.size
-                  ? each_element(cx, result, &stopped, [&](JS::HandleValue e, bool *go_on) {
-                        bool in_other;
-                        *go_on = true;
-                        return other_has(cx, a.obj, a.has, e, &in_other) &&
-                               (!in_other || JS::SetDelete(cx, result, e, &ignored));
-                    })
+                  ? each_element(cx, result, &stopped,
+                                 [&](JS::HandleValue e, bool *go_on) {
+                                     bool in_other;
+                                     *go_on = true;
+                                     return other_has(cx, a.obj, a.has, e, &in_other) &&
+                                            (!in_other || JS::SetDelete(cx, result, e, &ignored));
+                                 })
                   : each_key(cx, a, &stopped, [&](JS::HandleValue v, bool *go_on) {
                         *go_on = true;
                         return JS::SetDelete(cx, result, v, &ignored);
@@ -350,8 +357,7 @@ static bool set_is_superset_of(JSContext *cx, unsigned argc, JS::Value *vp)
     bool stopped = false;
     if (!begin(cx, args, "isSupersetOf", a))
         return false;
-    if (a.this_size >= a.size &&
-        !each_key(cx, a, &stopped, [&](JS::HandleValue v, bool *go_on) {
+    if (a.this_size >= a.size && !each_key(cx, a, &stopped, [&](JS::HandleValue v, bool *go_on) {
             return JS::SetHas(cx, a.self, v, go_on);
         }))
         return false;
@@ -367,13 +373,14 @@ static bool set_is_disjoint_from(JSContext *cx, unsigned argc, JS::Value *vp)
     if (!begin(cx, args, "isDisjointFrom", a))
         return false;
     bool ok = a.this_size <= a.size
-                  ? each_element(cx, a.self, &stopped, [&](JS::HandleValue e, bool *go_on) {
-                        bool in_other;
-                        if (!other_has(cx, a.obj, a.has, e, &in_other))
-                            return false;
-                        *go_on = !in_other;
-                        return true;
-                    })
+                  ? each_element(cx, a.self, &stopped,
+                                 [&](JS::HandleValue e, bool *go_on) {
+                                     bool in_other;
+                                     if (!other_has(cx, a.obj, a.has, e, &in_other))
+                                         return false;
+                                     *go_on = !in_other;
+                                     return true;
+                                 })
                   : each_key(cx, a, &stopped, [&](JS::HandleValue v, bool *go_on) {
                         bool in_this;
                         if (!JS::SetHas(cx, a.self, v, &in_this))

@@ -108,15 +108,16 @@ static bool escape_code_point(uint32_t c, char_vector &out)
     if (c < 0x80 && c && strchr(syntax, (int)c))
         return out.append(u'\\') && out.append((char16_t)c);
     if (c < 0x80 && c && strchr(controls, (int)c))
-        return out.append(u'\\') && out.append((char16_t)letters[strchr(controls, (int)c) - controls]);
+        return out.append(u'\\') &&
+               out.append((char16_t)letters[strchr(controls, (int)c) - controls]);
     bool is_surrogate = c >= 0xD800 && c <= 0xDFFF;
     if ((c < 0x80 && c && strchr(punctuators, (int)c)) || is_space(c) || is_surrogate) {
         if (c <= 0xFF)
             return out.append(u'\\') && out.append(u'x') && out.append((char16_t)hex[c >> 4]) &&
                    out.append((char16_t)hex[c & 15]);
         return out.append(u'\\') && out.append(u'u') && out.append((char16_t)hex[c >> 12]) &&
-               out.append((char16_t)hex[(c >> 8) & 15]) && out.append((char16_t)hex[(c >> 4) & 15]) &&
-               out.append((char16_t)hex[c & 15]);
+               out.append((char16_t)hex[(c >> 8) & 15]) &&
+               out.append((char16_t)hex[(c >> 4) & 15]) && out.append((char16_t)hex[c & 15]);
     }
     if (c > 0xFFFF)
         return out.append((char16_t)(0xD800 + ((c - 0x10000) >> 10))) &&
@@ -140,11 +141,10 @@ static bool regexp_escape(JSContext *cx, unsigned argc, JS::Value *vp)
         if (is_lead((char16_t)c) && i + 1 < len && is_trail(JS::GetLinearStringCharAt(s, i + 1)))
             c = 0x10000 + ((c - 0xD800) << 10) + (JS::GetLinearStringCharAt(s, ++i) - 0xDC00);
         bool is_alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-        bool ok = out.empty() && is_alnum
-                      ? out.append(u'\\') && out.append(u'x') &&
-                            out.append((char16_t)"0123456789abcdef"[c >> 4]) &&
-                            out.append((char16_t)"0123456789abcdef"[c & 15])
-                      : escape_code_point(c, out);
+        bool ok = out.empty() && is_alnum ? out.append(u'\\') && out.append(u'x') &&
+                                                out.append((char16_t)"0123456789abcdef"[c >> 4]) &&
+                                                out.append((char16_t)"0123456789abcdef"[c & 15])
+                                          : escape_code_point(c, out);
         if (!ok)
             return false;
     }
