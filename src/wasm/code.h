@@ -82,7 +82,9 @@
     X(f32_demote_f64) X(f64_promote_f32) \
     X(memory_size) X(memory_grow) X(memory_copy) X(memory_fill) X(memory_init) X(data_drop) \
     X(table_get) X(table_set) X(table_size) X(table_grow) X(table_fill) X(table_copy) \
-    X(table_init) X(elem_drop) X(ref_func)
+    X(table_init) X(elem_drop) X(ref_func) \
+    X(addr64) X(mem_sel) X(mem_sel0) X(memory_size_m) X(memory_grow_m) X(memory_fill_m) \
+    X(memory_copy_m) X(memory_init_m) X(idx64)
 
 #define WASM_ALL_OPS(X) \
     WASM_MISC_OPS(X) \

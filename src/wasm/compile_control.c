@@ -453,6 +453,8 @@ void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in)
     const struct wasm_functype *ft = &c->m->types[tidx];
     struct centry e = sbx__wasm_c_pop(c);
     uint32_t idx = sbx__wasm_c_operand(c, &e);
+    if (table < c->m->table_count && c->m->tables[table].is64)
+        idx = sbx__wasm_c_clamp64(c, &e, idx);
     uint32_t base = call_args(c, ft);
     sbx__wasm_c_op(c, IOP_call_indirect);
     sbx__wasm_c_emit(c, tidx);

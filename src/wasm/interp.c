@@ -910,6 +910,84 @@ op_table_init : {
     ip += 6;
     NEXT();
 }
+    /* Memories other than a 32-bit memory 0 (multiple memories, memory64; compile_mem.c).
+     * [h][dst][addr][mem][offset lo][offset hi][bytes]: a 64-bit memory's effective address,
+     * checked in 64 bits, as a u32 for the plain access that follows (no memory exceeds 4 GiB:
+     * memory.c) */
+op_addr64 : {
+    const struct wasm_memory *m = inst->mems[ip[3]];
+    uint64_t a = S(2), ea = a + (ip[4] | ip[5] << 32);
+    if (UNLIKELY(ea < a || ea > m->size || ip[6] > m->size - ea))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    S(1) = ea;
+    ip += 7;
+    NEXT();
+}
+    /* [h][mem] / [h]: the plain access between them uses that memory, then memory 0 again */
+op_mem_sel:
+    mem = inst->mems[ip[1]];
+    mbase = mem->data;
+    msize = mem->size;
+    ip += 2;
+    NEXT();
+op_mem_sel0:
+    mem = inst->mem0;
+    mbase = mem ? mem->data : NULL;
+    msize = mem ? mem->size : 0;
+    ip += 1;
+    NEXT();
+    /* [h][dst][mem] */
+op_memory_size_m:
+    S(1) = inst->mems[ip[2]]->pages;
+    ip += 3;
+    NEXT();
+    /* [h][dst][delta][mem]: a 64-bit memory takes and returns i64 */
+op_memory_grow_m : {
+    struct wasm_memory *m = inst->mems[ip[3]];
+    uint64_t r = sbx__wasm_memory_grow64(m, m->type.is64 ? S(2) : U32(2));
+    S(1) = m->type.is64 ? r : (uint32_t)r;
+    msize = mem ? mem->size : 0; /* it may have been memory 0 */
+    ip += 4;
+    NEXT();
+}
+    /* [h][dst addr][byte][n][mem] */
+op_memory_fill_m : {
+    struct wasm_memory *m = inst->mems[ip[4]];
+    bool w = m->type.is64;
+    tk = sbx__wasm_memory_fill(m, w ? S(1) : U32(1), (uint8_t)S(2), w ? S(3) : U32(3));
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap;
+    ip += 5;
+    NEXT();
+}
+    /* [h][dst addr][src addr][n][dst mem][src mem]: n is an i64 only between 64-bit ones */
+op_memory_copy_m : {
+    struct wasm_memory *dm = inst->mems[ip[4]], *sm = inst->mems[ip[5]];
+    bool dw = dm->type.is64, sw = sm->type.is64;
+    tk = sbx__wasm_memory_copy(dm, sm, dw ? S(1) : U32(1), sw ? S(2) : U32(2),
+                               dw && sw ? S(3) : U32(3));
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap;
+    ip += 6;
+    NEXT();
+}
+    /* [h][segment][dst addr][src offset][n][mem] */
+op_memory_init_m : {
+    struct wasm_memory *m = inst->mems[ip[5]];
+    const struct wasm_data_seg *seg = &inst->module->datas[ip[1]];
+    tk = sbx__wasm_memory_init(m, seg->bytes, inst->data_dropped[ip[1]] ? 0 : seg->len,
+                               m->type.is64 ? S(2) : U32(2), U32(3), U32(4));
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap;
+    ip += 6;
+    NEXT();
+}
+    /* [h][dst][src]: a 64-bit table index or length saturated to u32 (tables hold fewer than
+     * 2^32 - 1 elements, so a saturated one is out of bounds as the real one was) */
+op_idx64:
+    S(1) = S(2) > UINT32_MAX ? UINT32_MAX : S(2);
+    ip += 3;
+    NEXT();
     /* [h][segment] */
 op_elem_drop:
     inst->elem_sizes[ip[1]] = 0;

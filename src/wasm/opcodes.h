@@ -48,8 +48,8 @@ enum wasm_imm_kind {
     WASM_IMM_LOCAL,         /* localidx */
     WASM_IMM_GLOBAL,        /* globalidx */
     WASM_IMM_TABLE,         /* tableidx (table.get/set/grow/size/fill) */
-    WASM_IMM_MEMARG,        /* align:u32 offset:u32 */
-    WASM_IMM_MEMIDX,        /* a 0x00 byte (memory.size/grow/fill) */
+    WASM_IMM_MEMARG,        /* flags:u32 (align, memory index follows) [memidx] offset:u64 */
+    WASM_IMM_MEMIDX,        /* memidx (memory.size/grow/fill) */
     WASM_IMM_I32,           /* i32 (s32) */
     WASM_IMM_I64,           /* i64 (s64) */
     WASM_IMM_F32,           /* 4 raw bytes */
@@ -57,9 +57,9 @@ enum wasm_imm_kind {
     WASM_IMM_V128,          /* 16 raw bytes */
     WASM_IMM_SELECT_T,      /* vec(valtype), length 1 in 2.0 */
     WASM_IMM_REFTYPE,       /* reftype byte (ref.null) */
-    WASM_IMM_DATA_MEM,      /* dataidx 0x00 (memory.init) */
+    WASM_IMM_DATA_MEM,      /* dataidx memidx (memory.init) */
     WASM_IMM_DATA,          /* dataidx (data.drop) */
-    WASM_IMM_MEM_MEM,       /* 0x00 0x00 (memory.copy) */
+    WASM_IMM_MEM_MEM,       /* memidx memidx (memory.copy: destination first) */
     WASM_IMM_ELEM_TABLE,    /* elemidx tableidx (table.init) */
     WASM_IMM_ELEM,          /* elemidx (elem.drop) */
     WASM_IMM_TABLE_TABLE,   /* tableidx tableidx (table.copy: destination first) */

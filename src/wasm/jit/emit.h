@@ -148,10 +148,15 @@ LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
 /* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */
 LLVMValueRef *sbx__jit_vars(struct jit_func *f, const wasm_vtype *types, uint32_t n);
 
-/* emit_memory.c: the host address of [addr + offset, + bytes) after its bounds check (none
- * when jm->is_guarded: the guard region faults instead). */
-LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
-                                   uint32_t bytes);
+/* emit_table.c: a table index or length as an i32: a 64-bit table's (is64) saturated to
+ * UINT32_MAX, out of bounds in every table (table.c). */
+LLVMValueRef sbx__jit_idx32(struct jit_func *f, LLVMValueRef v, bool is64);
+
+/* emit_memory.c: the host address of [addr + offset, + bytes) of memory mem after its bounds
+ * check (none when jm->is_guarded and mem is a 32-bit memory 0: the guard region faults
+ * instead; a 64-bit address is always checked). */
+LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t mem,
+                                   uint64_t offset, uint32_t bytes);
 /* Tags a load or store of guest memory; guarded, also makes it volatile, so that the optimiser
  * neither deletes nor reorders an access that may fault (docs/wasm.md, "Memory safety"). */
 void sbx__jit_guest_access(struct jit_mod *jm, LLVMValueRef access);

@@ -162,7 +162,7 @@ static bool op_call(struct jit_func *f, uint32_t idx)
 static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint32_t table_idx)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef i = sbx__jit_pop(f);
+    LLVMValueRef i = sbx__jit_idx32(f, sbx__jit_pop(f), f->m->tables[table_idx].is64);
     LLVMValueRef size =
         sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, table_idx, offsetof(struct wasm_table, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
