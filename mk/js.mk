@@ -25,7 +25,7 @@ JS_MODULE     := $(BUILD)/lib/sbx/libsbx-js.so
 JS_MODULE_NO_UNDEF ?= -Wl,--no-undefined
 JS_MODULE_C   := src/js/account.c src/js/module.c
 JS_MODULE_OBJ := $(JS_CXX_OBJ) $(JS_MODULE_C:%.c=$(BUILD)/%.o) $(BUILD)/src/js/text.o \
-                 $(BUILD)/src/util/buf.o
+                 $(BUILD)/src/util/buf.o $(BUILD)/src/util/json_text.o $(BUILD)/src/util/utf8.o
 LIB_SRC       := $(filter-out $(JS_MODULE_C),$(LIB_SRC))
 LIB_OBJ       := $(LIB_SRC:%.c=$(BUILD)/%.o)
 all: $(JS_MODULE)

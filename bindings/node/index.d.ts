@@ -153,6 +153,12 @@ export interface RunOptions {
   timeout?: number;
   /** Aborting it ends the run with SANDBOX_ABORTED. */
   signal?: AbortSignal;
+  /**
+   * Gets each chunk of output as the guest writes it (a console.log line, what one read of the
+   * jail's pipe got), only bytes within maxOutputBytes, before the promise resolves. What it
+   * throws is an uncaught exception, as from an event listener.
+   */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array /* a Buffer */) => void;
 }
 
 export interface ExecOptions extends RunOptions {

@@ -62,8 +62,25 @@ typedef struct sbx_denial {
     uint64_t count; /* times the run was denied this destination */
 } sbx_denial;
 
+/* The stream an output chunk belongs to. */
+typedef enum sbx_stream {
+    SBX_STREAM_STDOUT = 1,
+    SBX_STREAM_STDERR = 2,
+} sbx_stream;
+
+/* Receives output while a run goes on (sbx_run_input.on_output, sbx_wasm_options.on_output):
+ * len bytes the guest wrote to stream, valid only during the call. Only bytes within the
+ * policy's maxOutputBytes arrive, the same bytes the result then holds, in the order written;
+ * one call per guest write: a console.log line (worker), what one read of the jail's pipe got
+ * (process), one fd_write (wasm). Called on a thread of the library's choosing (worker: the
+ * engine's thread; process and wasm: the thread running the guest), one call at a time per run,
+ * never after the run returned. The guest waits while it runs: copy the bytes and return. It
+ * must not call into the same sandbox. */
+typedef void (*sbx_output_fn)(void *user, sbx_stream stream, const char *data, size_t len);
+
 /* What to run. Fields a backend does not use must be zero/NULL. All pointers are borrowed for
- * the duration of sbx_sandbox_run(). */
+ * the duration of sbx_sandbox_run(). on_output, on_output_user and cwd came after 0.2.0 and
+ * grew the struct: initialise it whole ({0} or designated initialisers). */
 typedef struct sbx_run_input {
     /* worker and process script mode: JavaScript function body (worker) or script text, exactly
      * code_len bytes (no NUL needed; 0 is the empty program). */
@@ -80,6 +97,14 @@ typedef struct sbx_run_input {
     size_t module_len;
     /* process/wasm: guest stdio is the caller's fds 0-2 instead of captured buffers. */
     bool inherit_stdio;
+    /* Optional, every tier: output chunks as the guest writes them (see sbx_output_fn), besides
+     * the captured output in the result. Not called when inherit_stdio is set. */
+    sbx_output_fn on_output;
+    void *on_output_user;
+    /* process tier: the guest's working directory, a path inside the jail (a policy.fs grant's
+     * guest path, "/tmp"); NULL = "/". One that cannot be entered fails the run with
+     * SANDBOX_EXECUTION_FAILED and exit code 126. Other tiers: must be NULL. */
+    const char *cwd;
 } sbx_run_input;
 
 /* The outcome of one run. Every tier fills what applies. Free with sbx_result_free(). */

@@ -74,6 +74,10 @@ typedef struct sbx_wasm_options {
      * SBX_E_WASM_PERMISSION_DENIED instead, so a plugin that asks for more than it is granted
      * never runs at all. */
     bool deny_at_create;
+    /* Optional: captured output chunks as the guest writes them, during every run and call of
+     * the sandbox (see sbx_output_fn in sandbox.h); ignored with inherit_stdio. */
+    sbx_output_fn on_output;
+    void *on_output_user;
 } sbx_wasm_options;
 
 /* Loads, validates and instantiates a module (len bytes, copied) under policy (copied) and runs

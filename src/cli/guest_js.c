@@ -1,8 +1,8 @@
 /* cli/guest_js.c: `sbx __js-guest --policy FILE SCRIPT`, sbx's JavaScript engine as the process
  * tier's default interpreter. It runs inside the jail (started from a sealed memfd), reads the
  * context JSON on stdin, runs SCRIPT in the worker tier under the same policy, so both tiers
- * give the same result, prints the guest's stdout/stderr, and sends ok, error, message, value
- * and truncation as "<key>:<length>:<bytes>" records on fd 3. */
+ * give the same result, prints the guest's stdout/stderr as written, and sends ok, error, message,
+ * value and truncation as "<key>:<length>:<bytes>" records on fd 3. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,6 +80,13 @@ static int refuse_context(void)
     return send_result(&r) == 0 ? 0 : EXIT_GUEST_BAD;
 }
 
+/* The guest's output goes out as it is written, so the host streams it too (on_output). */
+static void stream_output(void *user, sbx_stream stream, const char *data, size_t len)
+{
+    int *rc = user;
+    *rc |= write_all(stream == SBX_STREAM_STDERR ? STDERR_FILENO : STDOUT_FILENO, data, len);
+}
+
 static int run_guest(sbx_policy *policy, const char *code, size_t code_len, const char *ctx)
 {
     sbx_sandbox *sb = NULL;
@@ -88,14 +95,14 @@ static int run_guest(sbx_policy *policy, const char *code, size_t code_len, cons
         fprintf(stderr, "sbx: __js-guest: worker tier: %s\n", sbx_err_message(e));
         return EXIT_GUEST_BAD;
     }
-    sbx_run_input in = {.code = code, .code_len = code_len, .context_json = ctx};
+    int rc = 0;
+    sbx_run_input in = {.code = code,
+                        .code_len = code_len,
+                        .context_json = ctx,
+                        .on_output = stream_output,
+                        .on_output_user = &rc};
     sbx_result r;
     sbx_sandbox_run(sb, &in, &r);
-    int rc = 0;
-    if (r.stdout_len)
-        rc |= write_all(STDOUT_FILENO, r.stdout_data, r.stdout_len);
-    if (r.stderr_len)
-        rc |= write_all(STDERR_FILENO, r.stderr_data, r.stderr_len);
     rc |= send_result(&r);
     sbx_result_free(&r);
     sbx_sandbox_destroy(sb);

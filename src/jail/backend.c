@@ -137,6 +137,8 @@ static sbx_err jail_open(struct sbx__run *run)
     bool has_code = in->code != NULL, has_argv = in->argv && in->argv[0];
     if (has_code == has_argv || in->module)
         return SBX_E_INVALID_ARGUMENT;
+    if (in->cwd && (in->cwd[0] != '/' || strlen(in->cwd) >= PATH_MAX))
+        return SBX_E_INVALID_ARGUMENT; /* a jail path: absolute */
     struct sbx__jail_run *r = sbx__calloc(1, sizeof(*r));
     if (!r)
         return SBX_E_NOMEM;

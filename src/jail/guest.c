@@ -17,6 +17,7 @@
 
 #include "jail/guest.h"
 #include "util/alloc.h"
+#include "util/json_text.h"
 
 #ifndef SBX_BINDIR
 #define SBX_BINDIR "/usr/local/bin"
@@ -257,6 +258,15 @@ bool sbx__jail_guest_apply_result(const char *data, size_t len, sbx_result *out)
             break;
         has_ok |= strcmp(key, "ok") == 0;
         apply_record(key, val, vlen, out, &code, &message);
+    }
+    if (has_ok && out->ok && out->value_json &&
+        !sbx__json_text_is_valid(out->value_json, strlen(out->value_json))) {
+        sbx__free(out->value_json); /* a forged record: never shown as some other value */
+        out->value_json = NULL;
+        out->ok = false;
+        code = SBX_E_EXECUTION_FAILED;
+        sbx__free(message);
+        message = sbx__strdup("the guest's value record is not JSON");
     }
     if (has_ok && !out->ok) {
         sbx__result_fail(out, code, "%s", message ? message : sbx_err_message(code));

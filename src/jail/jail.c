@@ -147,6 +147,12 @@ static _Noreturn void exec_guest(const struct sbx__jail_spec *spec, int err_fd)
      * terminal, so ^C and ^Z typed at the host reach it as signals; pipes refuse (ENOTTY). */
     for (int fd = 0; fd < 3 && ioctl(fd, TIOCSCTTY, 0) != 0; fd++)
         ;
+    if (spec->cwd && chdir(spec->cwd) != 0) {
+        err = -errno; /* negative: the working directory, not the program (outcome.c) */
+        ssize_t n = write(err_fd, &err, sizeof(err));
+        (void)n;
+        _exit(126);
+    }
     if (spec->exec_fd >= 0) {
         syscall(SYS_execveat, FD_EXEC, "", spec->argv, spec->envp, AT_EMPTY_PATH);
         err = errno;

@@ -125,6 +125,7 @@ struct sbx__jail_spec {
     int exec_fd; /* >= 0: execveat(exec_fd) instead (sbx's own binary, sealed) */
     char **argv;
     char **envp;
+    char *cwd; /* input->cwd: the guest's working directory, or NULL for "/" */
     /* fds as the child inherits them; -1 = none / inherit the host's */
     int sync_fd;   /* read end: 'm' once the parent wrote the maps, 'g' once it attached the
                     * cgroup; -1 when neither is needed */
@@ -218,6 +219,8 @@ struct sbx__jail_watch {
     size_t stdin_len;
     uint64_t deadline_ns;
     size_t max_output;
+    sbx_output_fn on_output; /* input->on_output: stdout/stderr chunks as they are read */
+    void *on_output_user;
     /* outcome */
     struct sbx__jail_report report;
     bool has_report;

@@ -92,6 +92,10 @@ static sbx_err classify(const struct sbx__jail_run *r, const struct sbx__run *ru
                          (unsigned long long)run->policy->memory_bytes);
     } else if (w->has_report && w->report.kind == SBX__REPORT_SETUP) {
         return setup_failed(r, &w->report, out);
+    } else if (w->has_report && w->report.kind == SBX__REPORT_EXEC && w->report.err < 0) {
+        out->exit_code = 126; /* jail.c exec_guest: chdir(input->cwd) failed */
+        sbx__result_fail(out, SBX_E_EXECUTION_FAILED, "cannot enter the working directory '%s': %s",
+                         r->spec.cwd ? r->spec.cwd : "/", strerror(-w->report.err));
     } else if (w->has_report && w->report.kind == SBX__REPORT_EXEC) {
         out->exit_code = w->report.err == ENOENT ? 127 : 126;
         sbx__result_fail(out, SBX_E_EXECUTION_FAILED, "cannot execute '%s': %s", r->spec.argv[0],
@@ -137,6 +141,10 @@ static void fill_watch(struct sbx__jail_watch *w, struct sbx__jail_run *r,
     w->stdin_len = ctx ? strlen(ctx) : 0;
     w->deadline_ns = run->deadline_ns + (r->spec.exec_fd >= 0 ? JS_GRACE_NS : 0);
     w->max_output = (size_t)run->policy->max_output_bytes;
+    if (!run->input->inherit_stdio) {
+        w->on_output = run->input->on_output;
+        w->on_output_user = run->input->on_output_user;
+    }
 }
 
 sbx_err sbx__jail_outcome(struct sbx__jail_handle *h, struct sbx__jail_run *r,

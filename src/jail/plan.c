@@ -400,6 +400,7 @@ void sbx__jail_plan_free(struct sbx__jail_spec *spec)
     sbx__free(spec->grant_fds);
     free_strv(spec->exec_paths, spec->exec_path_count);
     free_strv(spec->argv, 0);
+    sbx__free(spec->cwd);
     free_strv(spec->envp, 0);
     spec->mounts = NULL;
     spec->rules = NULL;
@@ -407,5 +408,6 @@ void sbx__jail_plan_free(struct sbx__jail_spec *spec)
     spec->grant_count = 0;
     spec->exec_paths = NULL;
     spec->argv = spec->envp = NULL;
+    spec->cwd = NULL;
     spec->mount_count = spec->rule_count = spec->exec_path_count = 0;
 }

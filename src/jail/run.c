@@ -125,6 +125,8 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
     }
     sbx__jail_plan_title(s);
     sbx_err e = sbx__jail_plan_fs(s, p, r->run_dir, err, errlen);
+    if (!e && run->input->cwd && !(s->cwd = sbx__strdup(run->input->cwd)))
+        e = SBX_E_NOMEM;
     return e ? e : sbx__jail_plan_exec(s, p, argv);
 }
 

@@ -87,8 +87,10 @@ static void read_pipe(struct loop *l, int slot)
         ssize_t n = read(l->pfd[slot].fd, chunk, sizeof(chunk));
         if (n > 0) {
             struct sbx__buf *b = l->bufs[slot - P_OUT];
-            if (b)
+            if (b) {
                 sbx__buf_append(b, chunk, (size_t)n);
+                sbx__buf_flush_tap(b);
+            }
             continue;
         }
         if (n == 0 || (errno != EAGAIN && errno != EINTR))
@@ -182,12 +184,22 @@ static void init_loop(struct loop *l, struct sbx__jail_watch *w, struct sbx__buf
         close_slot(l, P_STDIN);
 }
 
+static void tap_output(void *user, int stream, const char *data, size_t len)
+{
+    const struct sbx__jail_watch *w = user;
+    w->on_output(w->on_output_user, (sbx_stream)stream, data, len);
+}
+
 sbx_err sbx__jail_supervise(struct sbx__jail_watch *w, const _Atomic int *interrupt,
                             sbx_result *out, struct sbx__buf *result)
 {
     struct sbx__buf bufs[2];
     sbx__buf_init(&bufs[0], w->max_output);
     sbx__buf_init(&bufs[1], w->max_output);
+    if (w->on_output) {
+        sbx__buf_set_tap(&bufs[0], tap_output, w, SBX_STREAM_STDOUT);
+        sbx__buf_set_tap(&bufs[1], tap_output, w, SBX_STREAM_STDERR);
+    }
     struct loop l;
     init_loop(&l, w, bufs, result);
     while (!l.is_exited || readers_open(&l)) {

@@ -14,7 +14,7 @@
 static sbx_err worker_open(struct sbx__run *run)
 {
     const sbx_run_input *input = run->input;
-    if (!input->code || input->argv || input->module || input->inherit_stdio)
+    if (!input->code || input->argv || input->module || input->inherit_stdio || input->cwd)
         return SBX_E_INVALID_ARGUMENT;
     struct sbx__js_eval_in in = {
         .code = input->code,
@@ -25,6 +25,8 @@ static sbx_err worker_open(struct sbx__run *run)
         .max_output_bytes = run->policy->max_output_bytes,
         .deadline_ns = run->deadline_ns,
         .jit = run->policy->js_jit,
+        .on_output = input->on_output,
+        .on_output_user = input->on_output_user,
     };
     run->state = sbx__js_job_create(&in);
     return run->state ? SBX_OK : SBX_E_NOMEM;
@@ -101,6 +103,8 @@ static void worker_interrupt(struct sbx__run *run)
 
 static void worker_close(struct sbx__run *run)
 {
+    if (run->state)
+        sbx__js_job_detach_output(run->state);
     sbx__js_job_release(run->state);
     run->state = NULL;
 }

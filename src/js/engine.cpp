@@ -22,6 +22,7 @@
 #include "js/text.h"
 extern "C" {
 #include "util/alloc.h"
+#include "util/json_text.h"
 }
 
 /* Longest guest-derived text in an error message; core caps messages at 512 bytes. */
@@ -160,6 +161,15 @@ static bool fail_limit(struct sm_run *run)
     else
         return false;
     return true;
+}
+
+/* A run that returned after going over its cap (past it the engine keeps allocating until the
+ * next interrupt check, account.c) still ends as the limit it hit. */
+static void fail_memory(struct sm_run *run)
+{
+    if (sbx__js_account_is_over()) /* not a refusal the guest caught: memory it did hold */
+        set_error(run->out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
+                  "guest exceeded its memory limit (memoryBytes)");
 }
 
 /* Classifies a failed step: a stop or deadline beats a memory cap, which beats the error. The
@@ -320,7 +330,7 @@ static bool on_json(const char16_t *s, uint32_t n, void *data)
 {
     json_sink *sink = static_cast<json_sink *>(data);
     const uint16_t *u = reinterpret_cast<const uint16_t *>(s);
-    size_t len = sbx__js_utf16_to_utf8(u, n, SBX_JS_LONE_ESCAPE, nullptr);
+    size_t len = sbx__js_utf16_to_utf8(u, n, nullptr);
     sink->len += len;
     if (sink->len > sink->limit) {
         sink->is_over = true;
@@ -329,7 +339,7 @@ static bool on_json(const char16_t *s, uint32_t n, void *data)
     char *dst = static_cast<char *>(sbx__mallocn(len + 1, 1));
     if (!dst)
         return false;
-    sbx__js_utf16_to_utf8(u, n, SBX_JS_LONE_ESCAPE, dst);
+    sbx__js_utf16_to_utf8(u, n, dst);
     bool ok = sbx__buf_append(sink->buf, dst, len);
     sbx__free(dst);
     return ok;
@@ -362,9 +372,12 @@ static bool encode(struct sm_run *run, JS::MutableHandleValue rval)
                  (unsigned long long)sink.len, run->out->out.limit);
         set_error(run->out, SBX_E_OUTPUT_LIMIT, SBX_LIMIT_OUTPUT, msg);
     } else if (ok) {
-        run->out->value_json = buf.is_oom ? nullptr : sbx__buf_take(&buf, nullptr);
+        size_t len = 0;
+        run->out->value_json = buf.is_oom ? nullptr : sbx__buf_take(&buf, &len);
         if (!run->out->value_json)
             set_error(run->out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
+        else /* JSON.stringify escapes lone surrogates (\ud800), which JSON parsers refuse */
+            sbx__json_text_replace_lone_surrogates(run->out->value_json, len);
     }
     sbx__buf_free(&buf);
     return ok;
@@ -491,6 +504,8 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
             sm_cleanups_begin(&run, JS::GetObjectRealmOrNull(global));
             if (!run_guest(&run, global, &phase))
                 fail_run(&run, phase);
+            else
+                fail_memory(&run);
             sm_cleanups_end(&run);
         }
         out->heap_peak_bytes = JS_GetGCParameter(cx, JSGC_BYTES) + sbx__js_account_peak_bytes();
@@ -539,6 +554,8 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
         set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, "the process is exiting");
     } else if (jit_refusal) {
         set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, jit_refusal);
+    } else if (sm_oom_refusal()) {
+        set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, sm_oom_refusal());
     } else if (cx && in->memory_bytes < MIN_MEMORY_BYTES) {
         set_error(out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
                   "memoryBytes is too small for the engine (at least 256 KiB)");

@@ -39,6 +39,10 @@ struct sbx__js_eval_in {
      * heap), so a waiter can take the result early; sbx__js_eval touches *out no more after it. */
     void (*on_done)(void *arg);
     void *on_done_arg;
+    /* sbx_run_input.on_output: a worker job (worker.c) taps its console buffers with it, which
+     * console.cpp flushes once per console call; sbx__js_eval itself does not look at it. */
+    sbx_output_fn on_output;
+    void *on_output_user;
 };
 
 struct sbx__js_eval_out {

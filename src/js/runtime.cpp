@@ -329,6 +329,7 @@ static void process_init(void)
     if (!sm_jit_claim(false))
         JS::DisableJitBackend();
     sm_set_build_id();
+    (void)sm_oom_install(); /* best effort: without it such a crash ends the process */
     is_engine_ok =
         sbx__js_account_install() && JS_Init() && pthread_key_create(&thread_key, thread_exit) == 0;
     if (is_engine_ok) {

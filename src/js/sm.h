@@ -128,6 +128,15 @@ void sm_heap_cap_end(struct sm_run *run);
  * (then run->is_oom is set). */
 bool sm_heap_cap_ok(struct sm_run *run);
 
+/* Turns the engine's unhandlable out-of-memory crash into the end of the run and the retirement
+ * of its thread (oom.cpp), before JS_Init; false where that is not possible (the crash stays). */
+bool sm_oom_install(void);
+bool sm_oom_is_contained(void);
+int sm_oom_retired_count(void);
+
+/* Why no run may start (too many retired threads: static text), or NULL. */
+const char *sm_oom_refusal(void);
+
 /* Defines `console` on the current global. */
 bool sm_console_install(JSContext *cx, JS::HandleObject global);
 

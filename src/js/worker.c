@@ -27,8 +27,9 @@
 
 struct sbx__js_job {
     pthread_mutex_t lock;
-    pthread_cond_t cond; /* signalled on done and on stop; CLOCK_MONOTONIC */
-    int refs;            /* under lock */
+    pthread_mutex_t tap_lock; /* in.on_output is called and cleared under it */
+    pthread_cond_t cond;      /* signalled on done and on stop; CLOCK_MONOTONIC */
+    int refs;                 /* under lock */
     bool is_started;
     bool is_done;
     bool is_abandoned;
@@ -185,6 +186,17 @@ static void job_done(void *arg)
     pthread_mutex_unlock(&job->lock);
 }
 
+/* The console buffers' tap: the caller's on_output until sbx__js_job_detach_output, so an
+ * abandoned engine that still prints never calls into a caller that has returned. */
+static void job_tap(void *user, int stream, const char *data, size_t len)
+{
+    struct sbx__js_job *job = user;
+    pthread_mutex_lock(&job->tap_lock);
+    if (job->in.on_output)
+        job->in.on_output(job->in.on_output_user, (sbx_stream)stream, data, len);
+    pthread_mutex_unlock(&job->tap_lock);
+}
+
 struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in)
 {
     struct sbx__js_job *job = sbx__calloc(1, sizeof(*job));
@@ -201,6 +213,12 @@ struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in)
         sbx__free(job);
         return NULL;
     }
+    if (pthread_mutex_init(&job->tap_lock, NULL) != 0) {
+        pthread_cond_destroy(&job->cond);
+        pthread_mutex_destroy(&job->lock);
+        sbx__free(job);
+        return NULL;
+    }
     job->refs = 1;
     job->in = *in;
     job->code = copy_text(in->code ? in->code : "", in->code ? in->code_len : 0);
@@ -211,6 +229,10 @@ struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in)
     job->in.on_done = job_done;
     job->in.on_done_arg = job;
     sbx__js_eval_out_init(&job->out, in->max_output_bytes);
+    if (in->on_output) {
+        sbx__buf_set_tap(&job->out.out, job_tap, job, SBX_STREAM_STDOUT);
+        sbx__buf_set_tap(&job->out.err, job_tap, job, SBX_STREAM_STDERR);
+    }
     if (!job->code || (in->context_json && !job->context)) {
         sbx__js_job_release(job);
         return NULL;
@@ -225,7 +247,15 @@ static void job_free(struct sbx__js_job *job)
     sbx__free(job->context);
     pthread_cond_destroy(&job->cond);
     pthread_mutex_destroy(&job->lock);
+    pthread_mutex_destroy(&job->tap_lock);
     sbx__free(job);
+}
+
+void sbx__js_job_detach_output(struct sbx__js_job *job)
+{
+    pthread_mutex_lock(&job->tap_lock);
+    job->in.on_output = NULL;
+    pthread_mutex_unlock(&job->tap_lock);
 }
 
 /* Drops one reference; the last one frees. Returns whether the job had been abandoned. */

@@ -41,6 +41,10 @@ int sbx__js_job_stop_reason(struct sbx__js_job *job);
 /* The job's result; complete only after sbx__js_job_wait returned true. */
 struct sbx__js_eval_out *sbx__js_job_out(struct sbx__js_job *job);
 
+/* Stops the job's calls to in->on_output; once it returns none is in progress or comes. The
+ * caller detaches before it returns to its own caller, whether the job is done or not. */
+void sbx__js_job_detach_output(struct sbx__js_job *job);
+
 /* Drops the caller's reference. A started job that is not done is abandoned: it keeps its
  * worker until the engine stops, counted against SBX_JS_MAX_ABANDONED. Accepts NULL. */
 void sbx__js_job_release(struct sbx__js_job *job);

@@ -35,6 +35,10 @@ static sbx_err create(struct sbx__run *run, sbx_result *out)
 {
     const sbx_run_input *in = run->input;
     struct wasm_run *st = run->state;
+    if (in->cwd) {
+        sbx__result_fail(out, SBX_E_INVALID_ARGUMENT, "input->cwd is for the process tier");
+        return SBX_E_INVALID_ARGUMENT;
+    }
     if (!in->module || in->module_len == 0) {
         sbx__result_fail(out, SBX_E_INVALID_ARGUMENT, "the wasm tier needs input->module");
         return SBX_E_INVALID_ARGUMENT;
@@ -45,6 +49,8 @@ static sbx_err create(struct sbx__run *run, sbx_result *out)
         .stdin_data = (const uint8_t *)in->context_json,
         .stdin_len = in->context_json ? strlen(in->context_json) : 0,
         .inherit_stdio = in->inherit_stdio,
+        .on_output = in->on_output,
+        .on_output_user = in->on_output_user,
     };
     struct wasm_load_guard guard = {.deadline_ns = run->deadline_ns,
                                     .stop = &run->interrupt_reason};

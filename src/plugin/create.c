@@ -61,6 +61,12 @@ static sbx_err make_store(struct sbx_wasm_sandbox *sb)
     return sbx__wasm_store_create(&limits, &sb->store);
 }
 
+static void tap_output(void *user, int stream, const char *data, size_t len)
+{
+    struct sbx_wasm_sandbox *sb = user;
+    sb->on_output(sb->on_output_user, (sbx_stream)stream, data, len);
+}
+
 static sbx_err make_wasi(struct sbx_wasm_sandbox *sb, const sbx_wasm_options *opt, char *err,
                          size_t errlen)
 {
@@ -71,6 +77,12 @@ static sbx_err make_wasi(struct sbx_wasm_sandbox *sb, const sbx_wasm_options *op
     sbx__buf_init(&sb->out_buf, (size_t)sb->policy->max_output_bytes);
     sbx__buf_init(&sb->err_buf, (size_t)sb->policy->max_output_bytes);
     sb->inherit_stdio = opt->inherit_stdio;
+    if (opt->on_output && !opt->inherit_stdio) {
+        sb->on_output = opt->on_output;
+        sb->on_output_user = opt->on_output_user;
+        sbx__buf_set_tap(&sb->out_buf, tap_output, sb, SBX_STREAM_STDOUT);
+        sbx__buf_set_tap(&sb->err_buf, tap_output, sb, SBX_STREAM_STDERR);
+    }
     struct sbx__wasi_config cfg = {
         .policy = sb->policy,
         .argv = argv,

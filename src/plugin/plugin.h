@@ -134,6 +134,8 @@ struct sbx_wasm_sandbox {
     struct sbx__caps caps;
     struct sbx__buf out_buf, err_buf;
     bool inherit_stdio;
+    sbx_output_fn on_output; /* options.on_output: the buffers' tap */
+    void *on_output_user;
     bool is_disposed;
     bool emit_span;           /* false when core's sbx_sandbox_run already made the span */
     atomic_int stop_reason;   /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */

@@ -74,18 +74,44 @@ bool sbx__buf_appendf(struct sbx__buf *b, const char *fmt, ...)
     return ok;
 }
 
+void sbx__buf_set_tap(struct sbx__buf *b, sbx__buf_tap_fn fn, void *user, int stream)
+{
+    b->tap = fn;
+    b->tap_user = user;
+    b->tap_stream = stream;
+    b->tapped = b->len;
+}
+
+void sbx__buf_flush_tap(struct sbx__buf *b)
+{
+    if (!b->tap || b->len <= b->tapped)
+        return;
+    size_t from = b->tapped;
+    b->tapped = b->len; /* first: a tap that appends to b must not see its chunk twice */
+    b->tap(b->tap_user, b->tap_stream, b->data + from, b->len - from);
+}
+
+/* Empties b but keeps its limit and its tap. */
+static void reset(struct sbx__buf *b)
+{
+    sbx__buf_tap_fn fn = b->tap;
+    void *user = b->tap_user;
+    int stream = b->tap_stream;
+    sbx__buf_init(b, b->limit);
+    sbx__buf_set_tap(b, fn, user, stream);
+}
+
 char *sbx__buf_take(struct sbx__buf *b, size_t *len)
 {
     char *d = b->data;
     if (len)
         *len = b->len;
-    size_t limit = b->limit;
-    sbx__buf_init(b, limit);
+    reset(b);
     return d;
 }
 
 void sbx__buf_free(struct sbx__buf *b)
 {
     sbx__free(b->data);
-    sbx__buf_init(b, b->limit);
+    reset(b);
 }

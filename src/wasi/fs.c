@@ -92,6 +92,8 @@ static uint32_t do_io(struct wasi_env *e, struct wasi_fd *f, const struct iovec 
                 sbx__buf_append(f->out, iov[i].iov_base, iov[i].iov_len);
             *done += iov[i].iov_len;
         }
+        if (f->out)
+            sbx__buf_flush_tap(f->out); /* streaming: one chunk per fd_write */
         return WASI_ESUCCESS;
     }
     if (f->filetype != FT_REG && f->filetype != FT_DIR && !(f->fdflags & FDF_NONBLOCK)) {

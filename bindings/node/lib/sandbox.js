@@ -75,21 +75,26 @@ class Sandbox {
 
   _enqueue(input, options) {
     let timeout;
+    const onOutput = options && options.onOutput;
     try {
       timeout = checkTimeout(options && options.timeout, 'options.timeout');
+      if (onOutput !== undefined && onOutput !== null && typeof onOutput !== 'function') {
+        throw new SandboxError('SANDBOX_INVALID_ARGUMENT', 'options.onOutput: must be a function');
+      }
     } catch (e) {
       return Promise.reject(e);
     }
     const signal = options && options.signal;
-    const start = () => this.#start(input, timeout, signal);
+    const start = () => this.#start(input, timeout, signal, onOutput || null);
     const p = this.#queue.then(start, start);
     this.#queue = p.then(() => undefined, () => undefined);
     return p;
   }
 
-  async #start(input, timeout, signal) {
+  async #start(input, timeout, signal, onOutput) {
     const h = this.#handle;
-    const promise = native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted));
+    const promise =
+      native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted), onOutput);
     const onAbort = () => native.sandboxAbort(h);
     if (signal && !signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
     try {

@@ -93,10 +93,34 @@ void sbx_node_define(napi_env env, napi_value obj, const struct sbx_node_fn *fns
 
 /* ---- jobs -------------------------------------------------------------------------------- */
 
+#define JOB_TAG 0x6a6f6221u /* "job!" */
+#define MSG_TAG 0x6d736721u /* "msg!" */
+
+bool sbx_node_job_post(struct job *j, int kind, const void *data, size_t len)
+{
+    struct job_msg *m = malloc(sizeof(*m) + len);
+    if (!m)
+        return false;
+    *m = (struct job_msg){.tag = MSG_TAG, .job = j, .kind = kind, .len = len};
+    memcpy(m->data, data, len);
+    if (napi_call_threadsafe_function(j->tsfn, m, napi_tsfn_blocking) != napi_ok) {
+        free(m);
+        return false;
+    }
+    return true;
+}
+
 static void job_call_js(napi_env env, napi_value cb, void *context, void *data)
 {
     (void)cb;
     (void)context;
+    if (*(const uint32_t *)data == MSG_TAG) { /* both structs start with their tag */
+        struct job_msg *m = data;
+        if (env && m->job->message)
+            m->job->message(env, m->job, m);
+        free(m);
+        return;
+    }
     struct job *j = data;
     if (env) { /* NULL when the environment is torn down: just free */
         napi_value error = NULL, value = j->complete(env, j, &error);
@@ -124,6 +148,7 @@ static void *job_thread(void *arg)
 napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep)
 {
     napi_value promise, name = sbx_node_str(env, "sbx.job");
+    j->tag = JOB_TAG;
     pthread_attr_t attr;
     pthread_t t;
     if (napi_create_promise(env, &j->deferred, &promise) != napi_ok)

@@ -8,14 +8,20 @@
 #include <node_api.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sbx.h>
+
+struct job_msg;
 
 /* One piece of work: execute on an own thread, then complete on the JS thread. */
 struct job {
+    uint32_t tag; /* set by sbx_node_job_start: tells a job from a message in the queue */
     void (*execute)(struct job *j);
     /* Returns the value to resolve with, or NULL after setting *error to reject with. */
     napi_value (*complete)(napi_env env, struct job *j, napi_value *error);
     void (*destroy)(struct job *j);
+    /* Optional: handles a message execute() posted (JS thread); the caller frees msg. */
+    void (*message)(napi_env env, struct job *j, const struct job_msg *msg);
     napi_deferred deferred;
     napi_threadsafe_function tsfn;
     napi_ref keep; /* the JS object the job works on, kept alive until completion */
@@ -23,6 +29,18 @@ struct job {
 
 /* Starts j and returns its promise, or NULL with an exception pending. */
 napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep);
+
+/* A message execute() sends to the JS thread (sbx_node_job_post): bytes for j->message. */
+struct job_msg {
+    uint32_t tag;
+    struct job *job;
+    int kind; /* the job's own meaning (a stream) */
+    size_t len;
+    char data[];
+};
+/* From execute(): queues a copy of data for j->message(env, j, msg) on the JS thread, in order
+ * and before completion. Returns false when out of memory (the message is lost). */
+bool sbx_node_job_post(struct job *j, int kind, const void *data, size_t len);
 
 /* A SandboxError (index.js's class) with the registry's code name and message. */
 napi_value sbx_node_error(napi_env env, const char *code, const char *message);

@@ -28,6 +28,7 @@ struct run_job {
     char *code, *context, *interpreter;
     char **argv;
     size_t argc;
+    napi_ref on_output; /* options.onOutput, or NULL */
     sbx_result result;
     sbx_err rc;
 };
@@ -121,6 +122,30 @@ static napi_value sandbox_create(napi_env env, napi_callback_info info)
     return ext;
 }
 
+/* sbx_output_fn, on the thread running the guest: the chunk goes to the JS thread. */
+static void post_output(void *user, sbx_stream stream, const char *data, size_t len)
+{
+    sbx_node_job_post(user, (int)stream, data, len);
+}
+
+/* On the JS thread: onOutput('stdout' | 'stderr', Buffer). What it throws is uncaught, as
+ * from an event listener. */
+static void run_message(napi_env env, struct job *base, const struct job_msg *m)
+{
+    struct run_job *j = (struct run_job *)base;
+    napi_value fn, args[2], global, ignored;
+    if (!j->on_output || napi_get_reference_value(env, j->on_output, &fn) != napi_ok)
+        return;
+    args[0] = sbx_node_str(env, m->kind == SBX_STREAM_STDERR ? "stderr" : "stdout");
+    napi_create_buffer_copy(env, m->len, m->data, NULL, &args[1]);
+    napi_get_global(env, &global);
+    if (napi_call_function(env, global, fn, 2, args, &ignored) == napi_pending_exception) {
+        napi_value err;
+        napi_get_and_clear_last_exception(env, &err);
+        napi_fatal_exception(env, err);
+    }
+}
+
 static void run_execute(struct job *base)
 {
     struct run_job *j = (struct run_job *)base;
@@ -147,6 +172,8 @@ static void run_execute(struct job *base)
         .context_json = j->context,
         .interpreter = j->interpreter,
         .argv = (const char *const *)j->argv,
+        .on_output = j->on_output ? post_output : NULL,
+        .on_output_user = j,
     };
     j->rc = sbx_sandbox_run(sb, &in, &j->result);
     pthread_mutex_lock(&s->mu);
@@ -160,6 +187,9 @@ static napi_value run_complete(napi_env env, struct job *base, napi_value *error
 {
     struct run_job *j = (struct run_job *)base;
     struct sandbox *s = j->s;
+    if (j->on_output)
+        napi_delete_reference(env, j->on_output);
+    j->on_output = NULL;
     s->is_busy = false;
     s->abort_requested = false;
     if (s->is_dispose_pending) {
@@ -237,13 +267,14 @@ static bool read_timeout(napi_env env, napi_value v, struct run_job *j)
     return with_timeout(env, v, j->s->policy, &j->own_policy);
 }
 
-/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs, isAborted)
- * -> Promise<result JSON>. isAborted: the signal fired already, so the run never starts. */
+/* sandboxRun(handle, code, contextJson, argv, interpreter, timeoutMs, isAborted, onOutput)
+ * -> Promise<result JSON>. isAborted: the signal fired already, so the run never starts.
+ * onOutput: a function or null. */
 static napi_value sandbox_run(napi_env env, napi_callback_info info)
 {
-    napi_value argv[7];
+    napi_value argv[8];
     bool is_aborted = false;
-    if (!sbx_node_args(env, info, 7, argv, NULL))
+    if (!sbx_node_args(env, info, 8, argv, NULL))
         return NULL;
     napi_get_value_bool(env, argv[6], &is_aborted);
     struct sandbox *s = get_sandbox(env, argv[0]);
@@ -254,8 +285,10 @@ static napi_value sandbox_run(napi_env env, napi_callback_info info)
     struct run_job *j = calloc(1, sizeof(*j));
     if (!j)
         return sbx_node_throw(env, SBX_E_NOMEM, "out of memory");
-    j->base =
-        (struct job){.execute = run_execute, .complete = run_complete, .destroy = run_destroy};
+    j->base = (struct job){.execute = run_execute,
+                           .complete = run_complete,
+                           .destroy = run_destroy,
+                           .message = run_message};
     j->s = s;
     if (!opt_string(env, argv[1], "code", &j->code) ||
         !opt_string(env, argv[2], "context", &j->context) || !read_argv(env, argv[3], j) ||
@@ -268,6 +301,10 @@ static napi_value sandbox_run(napi_env env, napi_callback_info info)
         sbx_policy_destroy(j->own_policy);
         j->own_policy = NULL;
     }
+    napi_valuetype t;
+    napi_typeof(env, argv[7], &t);
+    if (t == napi_function)
+        napi_create_reference(env, argv[7], 1, &j->on_output);
     s->is_busy = true;
     s->abort_requested = is_aborted;
     napi_value p = sbx_node_job_start(env, &j->base, argv[0]);

@@ -27,6 +27,17 @@ test('worker: objects round-trip; no return is null', T, async () => {
   sb.dispose();
 });
 
+// Issue 23, item 4: lone surrogates become U+FFFD and the value stays an object (it was a string).
+test('worker and process: a lone surrogate in the value is U+FFFD, the value an object', T, async () => {
+  const code = 'return {admin: false, note: "\\ud800", k: ["\\udc00x\\ud83d\\ude00"]}';
+  for (const sb of [new WorkerSandbox(), new ProcessSandbox()]) {
+    const r = await sb.run(code);
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    assert.deepEqual(r.value, { admin: false, note: '\ufffd', k: ['\ufffdx\ud83d\ude00'] }, sb.backend);
+    sb.dispose();
+  }
+});
+
 test('worker: syntax error and throw are ok:false with EXECUTION_FAILED', T, async () => {
   const sb = new WorkerSandbox();
   const syn = await sb.run('return (;');
@@ -249,4 +260,31 @@ test('process: the interpreter option runs a script under python3', T, async () 
   assert.equal(r.stdout, 'py {"a":1}\n');
   sb.dispose();
   assert.throws(() => new ProcessSandbox({ interpreter: 3 }), (e) => e.code === 'SANDBOX_INVALID_OPTIONS');
+});
+
+test('onOutput: chunks as the guest writes them, before the promise resolves', T, async () => {
+  const sb = new WorkerSandbox();
+  const got = [];
+  const t0 = Date.now();
+  const code = "console.log('a'); console.error('b');" +
+    "const t = Date.now(); while (Date.now() - t < 300) {} console.log('c'); return 1";
+  const r = await sb.run(code, null, {
+    onOutput: (stream, chunk) => got.push([stream, chunk.toString(), Date.now() - t0]),
+  });
+  const took = Date.now() - t0;
+  assert.equal(r.ok, true);
+  assert.deepEqual(got.map(([s, c]) => [s, c]), [['stdout', 'a\n'], ['stderr', 'b\n'], ['stdout', 'c\n']]);
+  assert.ok(got[0][2] < took - 150, `first chunk at ${got[0][2]} of ${took} ms`);
+  sb.dispose();
+  const jail = new ProcessSandbox();
+  const chunks = [];
+  const p = await jail.exec(['/bin/sh', '-c', 'echo x; echo y >&2'], {
+    onOutput: (stream, chunk) => chunks.push([stream, chunk]),
+  });
+  assert.equal(p.ok, true);
+  assert.equal(Buffer.concat(chunks.filter((c) => c[0] === 'stdout').map((c) => c[1])).toString(), 'x\n');
+  assert.equal(Buffer.concat(chunks.filter((c) => c[0] === 'stderr').map((c) => c[1])).toString(), 'y\n');
+  jail.dispose();
+  await assert.rejects(new WorkerSandbox().run('return 1', null, { onOutput: 5 }),
+    (e) => e.code === 'SANDBOX_INVALID_ARGUMENT');
 });

@@ -20,6 +20,15 @@ def test_eval_js_value_output_context():
     assert sbx.eval_js("var a = 1;").value is None
 
 
+def test_lone_surrogate_value_stays_an_object():
+    # Issue 23, item 4: lone surrogates become U+FFFD; the value was turned into a string.
+    code = 'return {admin: false, note: "\\ud800", k: ["\\udc00x\\ud83d\\ude00"]}'
+    for backend in ("worker", "process"):
+        r = sbx.eval_js(code, backend=backend)
+        assert r.ok, r.error
+        assert r.value == {"admin": False, "note": "\ufffd", "k": ["\ufffdx\U0001f600"]}, backend
+
+
 def test_eval_js_guest_errors_are_results_not_exceptions():
     r = sbx.eval_js('throw new Error("boom");')
     assert not r.ok and r.error.code == "SANDBOX_EXECUTION_FAILED" and "boom" in r.error.message
@@ -207,3 +216,37 @@ def test_asyncio_cancellation_aborts_the_run():
             await task
         return time.monotonic() - t0
     assert asyncio.run(main()) < 5
+
+
+def test_on_output_streams_chunks_as_written():
+    got = []
+    t0 = time.monotonic()
+
+    def tap(stream, data):
+        got.append((stream, data, time.monotonic() - t0))
+
+    code = ("console.log('a'); console.error('b');"
+            "const t = Date.now(); while (Date.now() - t < 300) {} console.log('c'); return 1")
+    r = sbx.eval_js(code, on_output=tap)
+    took = time.monotonic() - t0
+    assert r.ok and [(s, d) for s, d, _ in got] == [("stdout", b"a\n"), ("stderr", b"b\n"),
+                                                    ("stdout", b"c\n")]
+    assert got[0][2] < took - 0.2  # the first chunk came while the guest still ran
+    chunks = []
+    r = sbx.run(["/bin/sh", "-c", "echo x; echo y >&2"], on_output=lambda s, d: chunks.append((s, d)))
+    assert r.ok
+    assert b"".join(d for s, d in chunks if s == "stdout") == b"x\n"
+    assert b"".join(d for s, d in chunks if s == "stderr") == b"y\n"
+
+
+def test_on_output_error_is_raised_after_the_run():
+    def tap(stream, data):
+        raise ValueError("tap failed")
+
+    with pytest.raises(ValueError, match="tap failed"):
+        sbx.eval_js("console.log(1); return 1", on_output=tap)
+
+
+def test_run_cwd():
+    r = sbx.run(["/bin/pwd"], cwd="/usr")
+    assert r.ok and r.stdout == "/usr\n"

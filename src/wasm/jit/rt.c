@@ -29,6 +29,18 @@ _Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
     longjmp(*js->top, 1);
 }
 
+_Noreturn void sbx__jit_rt_stack_trap(struct wasm_jit_store *js, const struct wasm_instance *inst)
+{
+    struct wasm_exec *ex = js->store->exec;
+    ex->trap.kind = WASM_TRAP_STACK_EXHAUSTED;
+    ex->trap.exit_code = 0;
+    snprintf(ex->trap.message, sizeof(ex->trap.message), "%s",
+             sbx__wasm_trap_text(WASM_TRAP_STACK_EXHAUSTED));
+    ex->trap_inst = inst;
+    ex->has_trap_func = false; /* the probe serves every function of the mapping */
+    longjmp(*js->top, 1);
+}
+
 /* The trap record is complete (a host function or a nested entry filled it). */
 static _Noreturn void rethrow(struct wasm_jit_store *js)
 {

@@ -81,6 +81,10 @@ class Result(Structure):
     ]
 
 
+# sbx_output_fn: (user, stream 1 = stdout / 2 = stderr, data, len)
+OutputFn = CFUNCTYPE(None, c_void_p, c_int, POINTER(c_char), c_size_t)
+
+
 class RunInput(Structure):
     _fields_ = [
         ("code", c_char_p),
@@ -91,6 +95,9 @@ class RunInput(Structure):
         ("module", c_void_p),
         ("module_len", c_size_t),
         ("inherit_stdio", c_bool),
+        ("on_output", OutputFn),
+        ("on_output_user", c_void_p),
+        ("cwd", c_char_p),
     ]
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import json
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ._handle import Handle
 from ._lib import Result as CResult
-from ._lib import RunInput, lib
+from ._lib import OutputFn, RunInput, lib
 from .errors import SbxError, raise_for
 from .policy import Policy, PolicyLike
 from .result import Result, from_c
@@ -26,6 +26,30 @@ def _context_json(context: Any) -> bytes | None:
         return json.dumps(context).encode()
     except (TypeError, ValueError) as e:
         raise SbxError("SANDBOX_INVALID_ARGUMENT", f"context is not JSON-serialisable: {e}") from e
+
+
+OnOutput = Callable[[str, bytes], None]
+
+
+class _Tap:
+    """Adapts on_output(stream, data) to sbx_output_fn. libsbx calls it on the thread running
+    the guest (the engine's thread in the worker tier) while the run lasts; ctypes takes the
+    GIL for it. An exception it raises is kept and raised once the run has returned."""
+
+    def __init__(self, fn: OnOutput) -> None:
+        if not callable(fn):
+            raise SbxError("SANDBOX_INVALID_ARGUMENT", "on_output must be callable")
+        self.fn = fn
+        self.error: BaseException | None = None
+        self.c_fn = OutputFn(self._call)  # referenced here for as long as the run lasts
+
+    def _call(self, _user: Any, stream: int, data: Any, length: int) -> None:
+        if self.error is not None:
+            return
+        try:
+            self.fn("stderr" if stream == 2 else "stdout", ctypes.string_at(data, length))
+        except BaseException as e:  # noqa: BLE001 - re-raised after the run
+            self.error = e
 
 
 def _backend(name: str) -> int:
@@ -55,48 +79,61 @@ class Sandbox(Handle):
         raise_for(lib.sbx_sandbox_create(_backend(backend), pol._handle, ctypes.byref(handle)))
         self._handle = handle.value
 
-    def _run(self, inp: RunInput) -> Result:
+    def _run(self, inp: RunInput, on_output: OnOutput | None = None) -> Result:
+        tap = _Tap(on_output) if on_output is not None else None
+        if tap:
+            inp.on_output = tap.c_fn
         out = CResult()
         rc = self._guarded(
             lambda: lib.sbx_sandbox_run(self._handle, ctypes.byref(inp), ctypes.byref(out)))
         try:
             if rc != 0 and out.error == 0:
                 raise_for(rc)
-            return from_c(out)
+            result = from_c(out)
         finally:
             lib.sbx_result_free(ctypes.byref(out))
+        if tap and tap.error is not None:
+            raise tap.error
+        return result
 
-    def eval_js(self, code: str, context: Any = None, interpreter: str | None = None) -> Result:
-        """Runs a JavaScript function body (`context` injected); process tier: any interpreter."""
+    def eval_js(self, code: str, context: Any = None, interpreter: str | None = None,
+                on_output: OnOutput | None = None) -> Result:
+        """Runs a JavaScript function body (`context` injected); process tier: any interpreter.
+        on_output(stream, data), if given, gets each chunk of output ("stdout" or "stderr",
+        bytes) as the guest writes it, on the thread running the guest."""
         src = code.encode()
         inp = RunInput(code=src, code_len=len(src), context_json=_context_json(context),
                        interpreter=interpreter.encode() if interpreter else None)
-        return self._run(inp)
+        return self._run(inp, on_output)
 
-    def run(self, argv: Sequence[str], stdin: str | bytes | None = None) -> Result:
-        """Runs a command (process tier); stdin is its standard input (no NUL bytes)."""
+    def run(self, argv: Sequence[str], stdin: str | bytes | None = None,
+            on_output: OnOutput | None = None, cwd: str | None = None) -> Result:
+        """Runs a command (process tier); stdin is its standard input (no NUL bytes), cwd its
+        working directory in the jail, on_output as for eval_js."""
         if isinstance(argv, (str, bytes)) or not argv or not all(isinstance(a, str) for a in argv):
             raise SbxError("SANDBOX_INVALID_ARGUMENT", "argv must be a non-empty list of strings")
         data = stdin.encode() if isinstance(stdin, str) else stdin
         if data is not None and b"\0" in data:
             raise SbxError("SANDBOX_INVALID_ARGUMENT", "stdin must not contain NUL bytes")
         arr = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
-        inp = RunInput(context_json=data, argv=ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)))
-        return self._run(inp)
+        inp = RunInput(context_json=data, argv=ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)),
+                       cwd=cwd.encode() if cwd else None)
+        return self._run(inp, on_output)
 
 
 def eval_js(code: str, context: Any = None, policy: PolicyLike = None, backend: str = "worker",
-            timeout: float | None = None) -> Result:
+            timeout: float | None = None, on_output: OnOutput | None = None) -> Result:
     """Runs a JavaScript function body in a fresh sandbox of the tier and returns its Result."""
     with Sandbox(backend, policy, timeout) as sb:
-        return sb.eval_js(code, context)
+        return sb.eval_js(code, context, on_output=on_output)
 
 
 def run(argv: Sequence[str], policy: PolicyLike = None, stdin: str | bytes | None = None,
-        timeout: float | None = None) -> Result:
+        timeout: float | None = None, on_output: OnOutput | None = None,
+        cwd: str | None = None) -> Result:
     """Runs a command in the process tier's jail and returns its Result."""
     with Sandbox("process", policy, timeout) as sb:
-        return sb.run(argv, stdin)
+        return sb.run(argv, stdin, on_output=on_output, cwd=cwd)
 
 
 async def _in_thread(sb: Sandbox, fn: Any, *args: Any) -> Result:
