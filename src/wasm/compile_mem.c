@@ -84,9 +84,8 @@ static void emit_words(struct compiler *c, enum wasm_iop op, const uint32_t *w, 
 static void emit_bulk(struct compiler *c, const struct wasm_instr *in)
 {
     uint32_t w[6];
-    wasm_vtype at = c->m->mems[in->op == WASM_OP_MEMORY_INIT ? in->idx2 : in->idx].is64
-                        ? WASM_I64
-                        : WASM_I32;
+    wasm_vtype at =
+        c->m->mems[in->op == WASM_OP_MEMORY_INIT ? in->idx2 : in->idx].is64 ? WASM_I64 : WASM_I32;
     switch (in->op) {
     case WASM_OP_MEMORY_SIZE:
         w[0] = in->idx;

@@ -42,8 +42,8 @@ static struct wasm_reader reader_of(const struct wasm_module *m, const struct wa
 }
 
 /* The type an instruction pushes, popping its operands from t[*n]; 0 when it does not fit. */
-static wasm_vtype check_one(const struct wasm_module *m, const struct wasm_instr *in,
-                            wasm_vtype *t, uint32_t *n, uint32_t max_global, const char **why)
+static wasm_vtype check_one(const struct wasm_module *m, const struct wasm_instr *in, wasm_vtype *t,
+                            uint32_t *n, uint32_t max_global, const char **why)
 {
     const struct wasm_siginfo *sig = &sbx__wasm_siginfo[sbx__wasm_opinfo[in->op].sig];
     switch (in->op) {

@@ -411,6 +411,70 @@ op_call_indirect : {
     ret = ip + 5;
     goto do_call_func;
 }
+    /* Tail calls: [h][defined func][arg slot], [h][func][arg slot], [h][type][table][elem index
+     * slot][arg slot]: the callee takes this frame (do_tail_wasm), so none is pushed. */
+op_return_call:
+    callee = &codes[ip[1]];
+    cinst = inst;
+    nfp = fp + ip[2];
+    goto do_tail_wasm;
+op_return_call_func:
+    callf = inst->funcs[ip[1]];
+    nfp = fp + ip[2];
+    goto do_tail_func;
+op_return_call_indirect : {
+    struct wasm_table *t = inst->tables[ip[2]];
+    uint32_t i = U32(3);
+    if (UNLIKELY(i >= t->size))
+        TRAP(WASM_TRAP_UNDEFINED_ELEMENT);
+    callf = t->elems[i];
+    if (UNLIKELY(callf == NULL))
+        TRAP(WASM_TRAP_UNINITIALIZED_ELEMENT);
+    if (UNLIKELY(!call_indirect_ok(callf, &inst->module->types[ip[1]])))
+        TRAP(WASM_TRAP_INDIRECT_TYPE);
+    nfp = fp + ip[4];
+    goto do_tail_func;
+}
+do_tail_func:
+    if (LIKELY(callf->inst != NULL)) {
+        cinst = callf->inst;
+        callee = &cinst->module->compiled[callf->def_index];
+        goto do_tail_wasm;
+    }
+    POLL(1); /* a host function runs on the C stack as ever; its results are then returned */
+    ex->depth = (uint32_t)(frp - frames);
+    ex->sp = fp + code->frame_slots;
+    tk = sbx__wasm_call_host(ex, callf, inst, nfp);
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap_host;
+    is_metered = store->is_metered;
+    memmove(fp, nfp, sbx__wasm_results_slots(callf->type) * sizeof(uint64_t));
+    goto do_return;
+do_tail_wasm:
+    POLL(callee->entry_fuel);
+    if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=
+                 WASM_TIERUP_NATIVE) &&
+        !is_metered) { /* native code returns before the next call: the depth stays bounded */
+        switch (sbx__wasm_tier_call(ex, cinst, callee, nfp, (uint32_t)(frp - frames), &tk)) {
+        case WASM_TIER_RAN:
+            memmove(fp, nfp, callee->result_slots * sizeof(uint64_t));
+            goto do_return;
+        case WASM_TIER_TRAP:
+            goto trap_jit;
+        default:
+            break;
+        }
+    }
+    if (UNLIKELY((size_t)(stack_end - fp) < callee->frame_slots))
+        TRAP(WASM_TRAP_STACK_EXHAUSTED);
+    memmove(fp, nfp, callee->param_slots * sizeof(uint64_t));
+    for (uint64_t *z = fp + callee->param_slots, *ze = z + callee->local_slots; z < ze; z++)
+        *z = 0;
+    code = callee;
+    ip = callee->words;
+    if (cinst != inst)
+        SWITCH_INST(cinst);
+    NEXT();
 do_call_func:
     if (LIKELY(callf->inst != NULL)) {
         cinst = callf->inst;

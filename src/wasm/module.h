@@ -172,6 +172,7 @@ struct wasm_func_def {
     /* Set by the validator (validate_locals.c): local_count flags, non-zero for the declared
      * locals a call must zero; NULL when there are none. */
     uint8_t *local_zeroed;
+    bool has_tail_call;  /* set by the validator: the body has a return_call* */
     const uint8_t *code; /* instructions after the locals, up to and including the final end */
     uint32_t code_len;
     uint32_t code_offset; /* offset of code within the module binary, for messages */
@@ -250,6 +251,8 @@ struct wasm_module {
     uint32_t custom_count;
 
     char **func_names; /* from the "name" section, func_count entries (NULL if absent) */
+
+    bool has_tail_calls; /* some body has a return_call* (the compiled tier's calling convention) */
 
     /* Functions referenced outside function bodies (exports, elems, globals): ref.func in code
      * may name only these (spec 3.4.10, C.refs). func_count entries. */

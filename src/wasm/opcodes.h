@@ -145,6 +145,8 @@ enum wasm_sig {
     X(RETURN,              0x00, 0x0F, "return",              NONE,          NONE, 0, BASE) \
     X(CALL,                0x00, 0x10, "call",                FUNC,          NONE, 0, BASE) \
     X(CALL_INDIRECT,       0x00, 0x11, "call_indirect",       CALL_INDIRECT, NONE, 0, BASE) \
+    X(RETURN_CALL,         0x00, 0x12, "return_call",         FUNC,          NONE, 0, TAIL_CALL) \
+    X(RETURN_CALL_INDIRECT, 0x00, 0x13, "return_call_indirect", CALL_INDIRECT, NONE, 0, TAIL_CALL) \
     X(DROP,                0x00, 0x1A, "drop",                NONE,          NONE, 0, BASE) \
     X(SELECT,              0x00, 0x1B, "select",              NONE,          NONE, 0, BASE) \
     X(SELECT_T,            0x00, 0x1C, "select",              SELECT_T,      NONE, 0, BASE) \

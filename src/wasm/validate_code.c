@@ -372,13 +372,31 @@ static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct 
     }
 }
 
+/* A tail call (return_call*): the callee's results must be the caller's (spec 3.3.8.9); the
+ * rest of the block is unreachable. */
+static bool tail_call(struct vfunc *v, const struct wasm_functype *t)
+{
+    const struct wasm_functype *me = v->type;
+    v->def->has_tail_call = true;
+    if (t->result_count != me->result_count ||
+        memcmp(t->types + t->param_count, me->types + me->param_count,
+               me->result_count * sizeof(*me->types)) != 0)
+        return sbx__wasm_v_fail(v, "type mismatch");
+    if (!sbx__wasm_v_pop_n(v, t->types, t->param_count))
+        return false;
+    set_unreachable(v);
+    return true;
+}
+
 static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
 {
     const struct wasm_module *m = v->m;
-    if (in->op == WASM_OP_CALL) {
+    bool is_tail = in->op == WASM_OP_RETURN_CALL || in->op == WASM_OP_RETURN_CALL_INDIRECT;
+    if (in->op == WASM_OP_CALL || in->op == WASM_OP_RETURN_CALL) {
         if (in->idx >= m->func_count)
             return sbx__wasm_v_fail_idx(v, "function", in->idx);
-        return op_call(v, &m->types[m->func_type_idx[in->idx]]);
+        const struct wasm_functype *t = &m->types[m->func_type_idx[in->idx]];
+        return is_tail ? tail_call(v, t) : op_call(v, t);
     }
     wasm_vtype t = 0;
     bool is64 = false;
@@ -388,7 +406,9 @@ static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
         return sbx__wasm_v_fail(v, "type mismatch");
     if (in->idx >= m->type_count)
         return sbx__wasm_v_fail_idx(v, "type", in->idx);
-    return vpop(v, is64 ? WASM_I64 : WASM_I32) && op_call(v, &m->types[in->idx]);
+    if (!vpop(v, is64 ? WASM_I64 : WASM_I32))
+        return false;
+    return is_tail ? tail_call(v, &m->types[in->idx]) : op_call(v, &m->types[in->idx]);
 }
 
 static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
@@ -437,6 +457,8 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
         return op_branch(v, in);
     case WASM_OP_CALL:
     case WASM_OP_CALL_INDIRECT:
+    case WASM_OP_RETURN_CALL:
+    case WASM_OP_RETURN_CALL_INDIRECT:
         return op_call_any(v, in);
     case WASM_OP_DROP:
         return sbx__wasm_v_pop_any(v, &t);
@@ -572,8 +594,10 @@ bool sbx__wasm_validate_code(struct wasm_reader *r, struct wasm_module *m, bool 
     struct vfunc v = {.m = m, .r = r, .nomem = nomem};
     bool ok = true;
     r->is_in_section = true;
-    for (uint32_t i = 0; i < m->func_def_count && ok; i++)
+    for (uint32_t i = 0; i < m->func_def_count && ok; i++) {
         ok = validate_func(&v, &m->funcs[i], i);
+        m->has_tail_calls |= m->funcs[i].has_tail_call;
+    }
     sbx__wasm_lscan_free(&v.ls);
     r->p = r->base;
     r->end = r->file_end;

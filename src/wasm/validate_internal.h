@@ -54,7 +54,7 @@ struct vfunc {
     uint32_t func_idx;
     const uint8_t *at; /* the current instruction, for messages */
     const struct wasm_functype *type;
-    const struct wasm_func_def *def;
+    struct wasm_func_def *def;
     wasm_vtype *vals;
     uint32_t nvals, cap_vals;
     struct ctl *ctls;

@@ -57,11 +57,11 @@ bool sbx__wasm_v_memory(struct vfunc *v, const struct wasm_instr *in)
     case WASM_OP_MEMORY_COPY: /* d s n: n is an i64 only between two 64-bit memories */
         if (!mem_addr(v, in->idx, &at) || !mem_addr(v, in->idx2, &at2))
             return false;
-        return vpop(v, at == WASM_I64 && at2 == WASM_I64 ? WASM_I64 : WASM_I32) &&
-               vpop(v, at2) && vpop(v, at);
+        return vpop(v, at == WASM_I64 && at2 == WASM_I64 ? WASM_I64 : WASM_I32) && vpop(v, at2) &&
+               vpop(v, at);
     case WASM_OP_MEMORY_INIT: /* d s n */
-        return mem_addr(v, in->idx2, &at) && need_data_count(v, in->idx) &&
-               vpop(v, WASM_I32) && vpop(v, WASM_I32) && vpop(v, at);
+        return mem_addr(v, in->idx2, &at) && need_data_count(v, in->idx) && vpop(v, WASM_I32) &&
+               vpop(v, WASM_I32) && vpop(v, at);
     case WASM_OP_DATA_DROP:
         return need_data_count(v, in->idx);
     default:

@@ -185,6 +185,12 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
 /* emit_simd.c: the 0xFD instructions (emit_simd.h). */
 bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 
+/* emit_call.c: the calling convention of the module's functions: LLVM's tailcc (guaranteed
+ * tail calls, fastcc otherwise) in a module with return_call*, else C's; every call of one of
+ * them sets it too (sbx__jit_call_conv). */
+void sbx__jit_func_conv(struct jit_mod *jm, LLVMValueRef fn);
+void sbx__jit_call_conv(struct jit_mod *jm, LLVMValueRef call);
+
 /* emit_call.c: direct and indirect calls and the slot-ABI wrapper of a function. */
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *name);
@@ -199,6 +205,8 @@ bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx);
 void sbx__jit_branch(struct jit_func *f, uint32_t depth);
 /* Returns the top values of the stack as the function's results. */
 void sbx__jit_return(struct jit_func *f);
+/* emit_control.c: after an unconditional transfer, the rest of the block is dead code. */
+void sbx__jit_go_dead(struct jit_func *f);
 /* emit_control.c: opens the function body as the outermost block; its end returns. */
 bool sbx__jit_open_body(struct jit_func *f);
 
