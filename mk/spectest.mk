@@ -12,10 +12,11 @@ SPECTEST_SUMMARY ?=
 SPECTEST_SRC := $(wildcard tests/wasm/spectest*.c)
 SPECTEST_OBJ := $(SPECTEST_SRC:%.c=$(BUILD)/%.o)
 
-$(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $(SPECTEST_OBJ) $(BUILD)/libsbx.a $(LDLIBS)
+$(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/tests/common/file.o $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(SPECTEST_OBJ) $(BUILD)/tests/common/file.o $(BUILD)/libsbx.a $(LDLIBS)
 
 $(SPECTEST_OBJ): tests/wasm/spectest.h
+$(SPECTEST_OBJ): CPPFLAGS += -Itests/common
 
 # 3.0 scripts that need a proposal not yet in both tiers (typed function references, GC,
 # exceptions): group/name, the feature they wait for in docs/wasm.md "What is supported".

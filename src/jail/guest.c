@@ -15,13 +15,12 @@
 
 #include <sbx/policy.h>
 
+#include "core/policy.h"
+
 #include "jail/guest.h"
+#include "js_module_path.h" /* generated: SBX_BINDIR, PREFIX's (mk/js.mk) */
 #include "util/alloc.h"
 #include "util/json_text.h"
-
-#ifndef SBX_BINDIR
-#define SBX_BINDIR "/usr/local/bin"
-#endif
 
 static int open_candidate(void)
 {
@@ -142,9 +141,8 @@ sbx_err sbx__jail_guest_stage(const char *dir, const struct sbx__run *run, const
     const char *name = is_js ? "main.js" : script_name(in->interpreter);
     int rc = write_file(dir, name, in->code, in->code_len);
     if (rc == 0 && is_js) {
-        char *pj = sbx_policy_to_json(run->policy);
+        const char *pj = sbx__policy_json(run->policy); /* made once per policy */
         rc = pj ? write_file(dir, "policy.json", pj, strlen(pj)) : -ENOMEM;
-        sbx_free(pj);
     }
     if (rc) {
         snprintf(err, errlen, "staging the script: %s", strerror(-rc));

@@ -165,16 +165,15 @@ static struct {
     bool is_closed; /* the process is exiting and has shut the engine down */
 } wd = {PTHREAD_MUTEX_INITIALIZER, {}, nullptr, false, 0, false};
 
-#ifdef SBX_COVERAGE
-/* Coverage builds (issue 15): leaving by _exit skips libgcov's dump, so a process that exits with
- * a run stuck in the engine would write none of its counters (nor the host's: each shared object
- * has its own libgcov). They are written before that _exit, once no thread runs instrumented
- * code: stuck runs sit in the engine's own (uninstrumented) code or in on_throttle, which no new
- * signal enters while process_exit holds wd.lock, so it waits for every signal sent to have
- * been handled. A forked child writes none: its copies of the parent's counters may have been
- * taken mid-update. */
-extern "C" void __gcov_dump(void);
-static int throttles_sent; /* under wd.lock */
+/* Coverage builds (issue 15; the host says which build is one: sbx__js_host_counts_coverage):
+ * leaving by _exit skips libgcov's dump, so a process that exits with a run stuck in the engine
+ * would write none of its counters (nor the host's: each shared object has its own libgcov).
+ * They are written before that _exit, once no thread runs instrumented code: stuck runs sit in
+ * the engine's own (uninstrumented) code or in on_throttle, which no new signal enters while
+ * process_exit holds wd.lock, so it waits for every signal sent to have been handled. A forked
+ * child writes none: its copies of the parent's counters may have been taken mid-update. */
+extern "C" void __gcov_dump(void) __attribute__((weak)); /* the module's libgcov, when linked */
+static int throttles_sent;                               /* under wd.lock */
 static std::atomic<int> throttles_done;
 
 static void cov_throttle_sent(void)
@@ -189,23 +188,15 @@ static void cov_throttle_done(void)
 
 static void cov_dump(void)
 {
+    if (!sbx__js_host_counts_coverage())
+        return;
     for (int ms = 0; ms < 2000 && throttles_done.load() < throttles_sent; ms++)
         usleep(1000);
     usleep(1000); /* the last handler's return */
-    __gcov_dump();
+    if (__gcov_dump)
+        __gcov_dump();
     sbx__js_host_dump_counters();
 }
-#else
-static void cov_throttle_sent(void)
-{
-}
-static void cov_throttle_done(void)
-{
-}
-static void cov_dump(void)
-{
-}
-#endif
 
 bool sm_enter(void)
 {
@@ -246,9 +237,8 @@ static void process_exit(int status, void *)
     pthread_mutex_lock(&wd.lock);
     bool is_idle = !wd.inside && !is_forked;
     wd.is_closed = is_idle;
-#ifndef SBX_COVERAGE
-    pthread_mutex_unlock(&wd.lock);
-#endif /* else held: the watchdog then stays still while libgcov writes the counters (issue 15) */
+    if (!sbx__js_host_counts_coverage()) /* else held: the watchdog then stays still while */
+        pthread_mutex_unlock(&wd.lock);  /* libgcov writes the counters (issue 15) */
     if (is_idle) {
         JS_ShutDown();
         return;

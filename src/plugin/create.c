@@ -191,9 +191,8 @@ sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_po
     struct sbx_wasm_sandbox *sb = NULL;
     if (rc == SBX_OK) {
         sb = sbx__calloc(1, sizeof(*sb));
-        if (!sb || !(sb->policy = sbx__policy_clone(policy)) ||
-            pthread_mutex_init(&sb->pending_mu, NULL) != 0 ||
-            pthread_mutex_init(&sb->abort_mu, NULL) != 0) {
+        if (!sb || !(sb->policy = sbx__policy_ref(policy)) ||
+            pthread_mutex_init(&sb->pending_mu, NULL) != 0 || sbx__abort_init(&sb->abort) != 0) {
             if (sb)
                 sbx_policy_destroy(sb->policy);
             sbx__free(sb);
