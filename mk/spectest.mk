@@ -23,7 +23,7 @@ $(SPECTEST_OBJ): CPPFLAGS += -Itests/common
 SPECTEST_WAITING := core/br_if core/br_table core/elem core/exports core/func core/global \
 	core/imports core/instance core/linking core/local_tee core/ref_is_null core/ref_null \
 	core/select core/table core/unreached-invalid core/unreached-valid bulk-memory/table-sub
-SPECTEST_GROUPS  := core bulk-memory memory64 multi-memory tail-call
+SPECTEST_GROUPS  := core bulk-memory memory64 multi-memory tail-call relaxed-simd
 spectest_all3    := $(sort $(foreach g,$(SPECTEST_GROUPS),$(wildcard $(SPECTEST_DIR)/$(g)/*.json)))
 spectest_waiting := $(SPECTEST_WAITING:%=$(SPECTEST_DIR)/%.json)
 SPECTEST_CORE    := $(filter-out $(spectest_waiting),$(spectest_all3)) \

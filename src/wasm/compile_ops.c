@@ -655,6 +655,13 @@ static uint32_t simd_imms(const struct wasm_instr *in, uint8_t kind, uint32_t *i
     }
 }
 
+/* A relaxed SIMD instruction's handler: its deterministic 2.0 twin's, or its own. */
+static enum wasm_iop simd_iop(const struct wasm_instr *in)
+{
+    uint16_t as = sbx__wasm_relaxed_as(in->op);
+    return (enum wasm_iop)(IOP_SIMD_BASE_ + sbx__wasm_opinfo[as ? as : in->op].code);
+}
+
 static bool emit_simd(struct compiler *c, const struct wasm_instr *in)
 {
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
@@ -668,7 +675,7 @@ static bool emit_simd(struct compiler *c, const struct wasm_instr *in)
         es[i] = sbx__wasm_c_pop(c);
     for (uint32_t i = 0; i < n; i++)
         words[i] = sbx__wasm_c_operand(c, &es[i]);
-    enum wasm_iop op = (enum wasm_iop)(IOP_SIMD_BASE_ + info->code);
+    enum wasm_iop op = simd_iop(in);
     if (sig->result_count) {
         sbx__wasm_c_result(c, op, sig->result, words, n + ni);
         return true;

@@ -274,6 +274,7 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
 #define SET_SIMD_OFFSET(name, prefix, code, text, imm, sig, arg, feat)                             \
     op_offsets[IOP_SIMD_BASE_ + (code)] = (int32_t)((const char *)&&op_simd_##name - lbase);
         WASM_OPCODES_SIMD(SET_SIMD_OFFSET)
+        WASM_OPCODES_RELAXED_OWN(SET_SIMD_OFFSET)
 #undef SET_SIMD_OFFSET
         return WASM_TRAP_NONE;
     }
