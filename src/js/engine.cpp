@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "js/platform/platform.h"
 #include "js/text.h"
 extern "C" {
 #include "util/alloc.h"
@@ -47,8 +48,9 @@ static std::atomic<unsigned> test_deaf_ms;
 static thread_local uint32_t gc_bytes_after_gc;
 static thread_local unsigned runs_since_gc;
 
+/* The platform's ops: the standard classes and the platform's globals resolve lazily. */
 static const JSClass global_class = {
-    "global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps, nullptr, nullptr, nullptr};
+    "global", JSCLASS_GLOBAL_FLAGS, &sm_platform_global_ops, nullptr, nullptr, nullptr};
 
 static void set_error(struct sbx__js_eval_out *out, sbx_err err, sbx_limit limit, const char *msg)
 {
@@ -283,7 +285,32 @@ static JSObject *compile(JSContext *cx, const uint16_t *code, size_t n, unsigned
     return fn;
 }
 
-/* A promise or thenable result settles by draining the job queue; a rejection is thrown. */
+/* A promise still pending with no job left can never settle (no timer is left and a realm has no
+ * I/O): the run sleeps until its deadline or stop, and ends as a timeout. */
+static void wait_out(struct sm_run *run)
+{
+    struct timespec tick = {0, 1000000};
+    while ((run->in->deadline_ns || run->in->stop) && !sm_should_stop(run))
+        nanosleep(&tick, nullptr);
+    if (!sm_should_stop(run))
+        JS_ReportErrorASCII(run->cx, "the returned promise never settles");
+}
+
+/* One more task of the run's event loop while its promise is pending: the next timer or
+ * immediate (platform/), else what a GC may find: FinalizationRegistry cleanups of targets that
+ * died (a guest cannot call gc()). *more: whether anything ran or was queued. */
+static bool next_task(JSContext *cx, bool *more)
+{
+    if (!sm_platform_turn(cx, more))
+        return false;
+    if (!*more)
+        *more = sm_collect_for_cleanups(cx);
+    return true;
+}
+
+/* A promise or thenable result settles by draining the job queue and running the run's event
+ * loop (timers); a rejection is thrown, and so is a callback's uncaught exception
+ * (queueMicrotask, a timer). Any other value is the result at once: nothing queued runs. */
 static bool settle(JSContext *cx, JS::MutableHandleValue rval)
 {
     if (!rval.isObject())
@@ -299,13 +326,15 @@ static bool settle(JSContext *cx, JS::MutableHandleValue rval)
     JS::RootedObject promise(cx, JS::CallOriginalPromiseResolve(cx, rval));
     if (!promise)
         return false;
-    /* A drain that leaves the promise pending has nothing left to run but what a GC may find:
-     * FinalizationRegistry cleanups of targets that died (a guest cannot call gc()). */
-    do {
-        if (!sm_drain_jobs(cx))
+    bool more = true;
+    for (;;) {
+        if (!sm_drain_jobs(cx) || !sm_platform_check(cx))
             return false;
-    } while (JS::GetPromiseState(promise) == JS::PromiseState::Pending &&
-             sm_collect_for_cleanups(cx));
+        if (JS::GetPromiseState(promise) != JS::PromiseState::Pending || !more)
+            break;
+        if (!next_task(cx, &more))
+            return false;
+    }
     JS::RootedValue result(cx, JS::GetPromiseResult(promise));
     switch (JS::GetPromiseState(promise)) {
     case JS::PromiseState::Fulfilled:
@@ -315,7 +344,8 @@ static bool settle(JSContext *cx, JS::MutableHandleValue rval)
         JS_SetPendingException(cx, result);
         return false;
     default:
-        return false; /* never settles: only the deadline ends the run (see run_guest) */
+        wait_out(sm_current()); /* never settles: only the deadline or a stop ends the run */
+        return false;
     }
 }
 
@@ -383,24 +413,13 @@ static bool encode(struct sm_run *run, JS::MutableHandleValue rval)
     return ok;
 }
 
-/* A promise still pending with no job left can never settle (a realm has no timers or I/O):
- * the run sleeps until its deadline or stop, and ends as a timeout. */
-static void wait_out(struct sm_run *run)
-{
-    struct timespec tick = {0, 1000000};
-    while ((run->in->deadline_ns || run->in->stop) && !sm_should_stop(run))
-        nanosleep(&tick, nullptr);
-    if (!sm_should_stop(run))
-        JS_ReportErrorASCII(run->cx, "the returned promise never settles");
-}
-
 /* Runs the guest in the current (fresh) realm; on failure *phase says which step threw. */
 static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *phase)
 {
     JSContext *cx = run->cx;
     JS::RootedValue ctx(cx), rval(cx);
     *phase = PHASE_SETUP;
-    if (!sm_console_install(cx, global))
+    if (!sm_console_install(cx, global) || !sm_platform_install(cx, global))
         return false;
     *phase = PHASE_CONTEXT;
     if (!parse_context(cx, run->in, &ctx))
@@ -423,11 +442,10 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
     if (!JS::Call(cx, JS::UndefinedHandleValue, fn, args, &rval))
         return false;
     *phase = PHASE_SETTLE;
-    if (!settle(cx, &rval)) {
-        if (!JS_IsExceptionPending(cx) && !sm_should_stop(run))
-            wait_out(run);
+    /* A settle interrupted by a limit returns at once, without waiting out the deadline: a
+     * memory cap hit inside a promise job used to be reported as a timeout after it. */
+    if (!settle(cx, &rval))
         return false;
-    }
     *phase = PHASE_ENCODE;
     return encode(run, &rval);
 }

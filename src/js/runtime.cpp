@@ -5,6 +5,7 @@
 #include "js/sm.h" /* first: see there */
 
 #include "js/module.h"
+#include "js/platform/platform.h"
 
 #include <js/ContextOptions.h>
 #include <js/GCAPI.h>
@@ -221,6 +222,7 @@ static void thread_exit(void *arg)
         return; /* the engine is gone with the process */
     JS::SetJobQueue(t->cx, nullptr);
     js_delete(t->jobs);
+    sm_platform_thread_end(); /* its stencils go before their runtime (platform.cpp) */
     JS_DestroyContext(t->cx);
     sbx__js_account_detach();
     free(t);

@@ -41,7 +41,8 @@ using ::sbx__js_realloc;
 extern "C" uint64_t sbx__now_ns(void); /* core/backend.h, which is C only */
 
 /* The global's reserved slot that caches the console inspector of its realm. */
-#define SM_SLOT_INSPECT 0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
+#define SM_SLOT_INSPECT  0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
+#define SM_SLOT_PLATFORM 1 /* the realm's platform state (js/platform/platform.cpp) */
 
 /* One pool thread's engine state: its JSContext lives as long as the thread. */
 struct sm_thread;
