@@ -320,7 +320,7 @@ static bool op_return_call_indirect(struct jit_func *f, const struct wasm_instr 
     sbx__jit_call_conv(jm, call);
     tail_return(f, call, t);
     L(PositionBuilderAtEnd)(f->b, slow_bb);
-    call_slow(f, fn, t, args, slow);
+    sbx__jit_call_runtime(f, fn, t, args, slow);
     for (uint32_t i = 0; i < t->result_count; i++)
         sbx__jit_push(f, slow[i]);
     sbx__jit_return(f);
