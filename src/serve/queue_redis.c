@@ -6,6 +6,7 @@
  * complete change nothing. The scripts (queue_redis_lua.c) make every change atomic; this file
  * turns the ops of queue.h into them. Bounds: queueMax(Bytes) on enqueue, resultsMax(Bytes) and
  * the TTL on results, eventsMaxBytes and a MAXLEN on each run's events. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,25 +472,62 @@ static void rq_stats(struct serve_queue *base, struct serve_q_stats *out)
     struct rq_conn *c = rq_get(&q->pool);
     if (!c)
         return;
-    const char *p = q->prefix;
-    redisAppendCommand(c->c, "MGET %sn:queued %sn:qbytes %sn:running %sn:rbytes %sn:takeovers", p,
-                       p, p, p, p);
-    redisAppendCommand(c->c, "ZCARD %sdone", p);
+    static const char *const names[] = {"queued",    "qbytes", "running", "rbytes",
+                                        "takeovers", "claims", "retries", "failed"};
+    uint64_t *slots[] = {&out->queued,    &out->queued_bytes, &out->running, &out->result_bytes,
+                         &out->takeovers, &out->claims,       &out->retries, &out->failed};
+    enum { N = sizeof(names) / sizeof(names[0]) };
+    char keys[N][48];
+    const char *argv[N + 1] = {"MGET"};
+    for (int i = 0; i < N; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "%sn:%s", q->prefix, names[i]);
+        argv[i + 1] = keys[i];
+    }
+    redisAppendCommandArgv(c->c, N + 1, argv, NULL);
+    redisAppendCommand(c->c, "ZCARD %sdone", q->prefix);
     redisReply *m = NULL, *z = NULL;
     if (redisGetReply(c->c, (void **)&m) == REDIS_OK &&
         redisGetReply(c->c, (void **)&z) == REDIS_OK && m->type == REDIS_REPLY_ARRAY &&
-        m->elements == 5) {
-        out->queued = reply_u64(m->element[0]);
-        out->queued_bytes = reply_u64(m->element[1]);
-        out->running = reply_u64(m->element[2]);
-        out->result_bytes = reply_u64(m->element[3]);
-        out->takeovers = reply_u64(m->element[4]);
+        m->elements == N) {
+        for (int i = 0; i < N; i++)
+            *slots[i] = reply_u64(m->element[i]);
         out->results = reply_u64(z);
         out->is_healthy = true;
     }
     freeReplyObject(m);
     freeReplyObject(z);
     rq_put(&q->pool, c);
+}
+
+/* Runs completed per node (from Redis: every node's), and this node's own claims. */
+static void rq_metrics(struct serve_queue *base, FILE *out)
+{
+    struct rq *q = (struct rq *)base;
+    fprintf(out,
+            "# HELP sbx_serve_queue_node_claims_total Claims this node made (every attempt).\n"
+            "# TYPE sbx_serve_queue_node_claims_total counter\n"
+            "sbx_serve_queue_node_claims_total{node=\"%s\"} %llu\n"
+            "# HELP sbx_serve_queue_node_stale_total Results of this node refused by the fence "
+            "(its claim had been taken over).\n"
+            "# TYPE sbx_serve_queue_node_stale_total counter\n"
+            "sbx_serve_queue_node_stale_total{node=\"%s\"} %llu\n",
+            q->node, (unsigned long long)__atomic_load_n(&q->claims_n, __ATOMIC_RELAXED), q->node,
+            (unsigned long long)__atomic_load_n(&q->stale_n, __ATOMIC_RELAXED));
+    struct rq_conn *c = rq_get(&q->pool);
+    redisReply *r = c ? redisCommand(c->c, "HGETALL %sn:nodes", q->prefix) : NULL;
+    rq_put(&q->pool, c);
+    if (r && r->type == REDIS_REPLY_ARRAY) {
+        fprintf(out, "# HELP sbx_serve_queue_runs_completed_total Runs completed, by the worker "
+                     "node that ran them (every node's, from Redis).\n"
+                     "# TYPE sbx_serve_queue_runs_completed_total counter\n");
+        for (size_t i = 0; i + 1 < r->elements; i += 2) {
+            if (strpbrk(rq_str(r, i), "\"\\\n"))
+                continue; /* not a name this code makes */
+            fprintf(out, "sbx_serve_queue_runs_completed_total{node=\"%s\"} %s\n", rq_str(r, i),
+                    rq_str(r, i + 1));
+        }
+    }
+    freeReplyObject(r);
 }
 
 static void rq_destroy(struct serve_queue *base)
@@ -521,6 +559,7 @@ static const struct serve_queue_ops redis_ops = {
     .unsubscribe = rq_unsubscribe,
     .close = rq_close,
     .stats = rq_stats,
+    .metrics = rq_metrics,
     .destroy = rq_destroy,
 };
 
@@ -542,6 +581,10 @@ enum serve_q_rc serve_queue_redis_create(const char *url, const char *node,
         q->base.cfg.max_attempts = 1;
     rq_pool_init(&q->pool, &addr);
     snprintf(q->node, sizeof(q->node), "%s", node && *node ? node : "node");
+    for (char *ch = q->node; *ch; ch++) { /* a consumer name and a metrics label */
+        if (!isalnum((unsigned char)*ch) && !strchr("._:-", *ch))
+            *ch = '_';
+    }
     snprintf(q->prefix, sizeof(q->prefix), "sbx:");
     /* sbx_err_name(SBX_E_RUNNER_DIED) once serve's error code is on main */
     snprintf(q->failed_code, sizeof(q->failed_code), "SANDBOX_RUNNER_DIED");

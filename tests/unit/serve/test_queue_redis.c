@@ -315,6 +315,9 @@ START_TEST(frozen_claimant_is_taken_over_and_fenced)
     struct serve_q_stats s;
     serve_queue_stats(api, &s);
     ck_assert_uint_eq(s.takeovers, 1);
+    ck_assert_uint_eq(s.claims, 2);
+    ck_assert_uint_eq(s.retries, 1);
+    ck_assert_uint_eq(s.failed, 0);
     ck_assert_uint_eq(s.running, 0);
     child_end(&ch);
     serve_queue_destroy(api);
@@ -356,6 +359,8 @@ START_TEST(killed_claimants_use_up_the_attempts_then_the_run_fails)
     serve_queue_stats(api, &s);
     ck_assert_uint_eq(s.running, 0);
     ck_assert_uint_eq(s.takeovers, 2);
+    ck_assert_uint_eq(s.claims, 2);
+    ck_assert_uint_eq(s.failed, 1);
     serve_queue_destroy(api);
     serve_queue_destroy(w);
     test_redis_destroy(&R);
@@ -848,6 +853,22 @@ START_TEST(many_nodes_many_threads_each_job_once)
     ck_assert_uint_eq(st.running, 0);
     ck_assert_uint_eq(st.takeovers, 0);
     ck_assert_uint_eq(st.results, STRESS_JOBS);
+    /* Per-node counts, from any node: the three workers' sum is every run. */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    s.api[0]->ops->metrics(s.api[0], f);
+    fclose(f);
+    long sum = 0;
+    for (int i = 1; i <= 3; i++) {
+        char want[96];
+        snprintf(want, sizeof(want), "sbx_serve_queue_runs_completed_total{node=\"w%d\"} ", i);
+        const char *at = strstr(text, want);
+        ck_assert_msg(at, "%s", text);
+        sum += atol(at + strlen(want));
+    }
+    ck_assert_int_eq(sum, STRESS_JOBS);
+    free(text);
     redisReply *r = test_redis_command(&R, "XLEN sbx:jobs:jail"); /* every entry deleted */
     ck_assert(r && r->type == REDIS_REPLY_INTEGER && r->integer == 0);
     freeReplyObject(r);
