@@ -23,7 +23,7 @@ CXXFLAGS     += -std=c++17 $(OPT) -fPIC -fvisibility=hidden -pthread -fno-except
 JS_MODULE     := $(BUILD)/lib/sbx/libsbx-js.so
 # clang's sanitizer runtimes live in the executable (fuzz tree): the module leaves those open.
 JS_MODULE_NO_UNDEF ?= -Wl,--no-undefined
-JS_MODULE_C   := src/js/account.c src/js/module.c
+JS_MODULE_C   := src/js/account.c src/js/module.c src/js/tz.c
 JS_MODULE_OBJ := $(JS_CXX_OBJ) $(JS_MODULE_C:%.c=$(BUILD)/%.o) $(BUILD)/src/js/text.o \
                  $(BUILD)/src/util/buf.o $(BUILD)/src/util/json_text.o $(BUILD)/src/util/utf8.o
 LIB_SRC       := $(filter-out $(JS_MODULE_C),$(LIB_SRC))

@@ -13,6 +13,7 @@
 #include <js/Initialization.h>
 #include <js/Promise.h>
 #include <js/Realm.h>
+#include <js/Stack.h>
 #include <js/MemoryCallbacks.h>
 #include <errno.h>
 #include <pthread.h>
@@ -377,6 +378,7 @@ static JSContext *new_context(Jobs **jobs)
     }
     JS::ContextOptionsRef(cx).setWasm(false).setAsmJS(false);
     JS_SetNativeStackQuota(cx, stack_bytes());
+    js::SetStackFormat(cx, js::StackFormat::V8);
     JS_SetGCParameter(cx, JSGC_INCREMENTAL_GC_ENABLED, 0);
     /* Snippets are short: a nursery that may grow to the default 16 MiB per thread would be RSS
      * that no run needs (bench-worker's RSS flatness). */

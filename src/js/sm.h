@@ -138,6 +138,35 @@ int sm_oom_retired_count(void);
 /* Why no run may start (too many retired threads: static text), or NULL. */
 const char *sm_oom_refusal(void);
 
+/* The file name of a run's body in stacks and messages. */
+#define SM_BODY_FILE "code"
+
+/* Frames of file `from` are reported as file `to`, line_offset lines higher (the async form's
+ * header). */
+struct sm_source_map {
+    const char *from;
+    const char *to;
+    unsigned line_offset;
+};
+
+/* Appends a one-line description of thrown value exc to msg (cap bytes, NUL-terminated):
+ * "Name: message (line L, column C)" for errors (with the file when it is not the body's), the
+ * value as console.log shows it after "uncaught " otherwise, positioned by thrown_at (the stack
+ * captured at the throw, or null). *stack gets the guest's stack text (sbx__free it) or NULL.
+ * false when a guest getter or toString stopped the run. map may be NULL. */
+bool sm_describe(JSContext *cx, JS::HandleValue exc, JS::HandleObject thrown_at,
+                 const struct sm_source_map *map, char *msg, size_t cap, char **stack);
+bool sm_is_error_object(JSContext *cx, JS::HandleValue v);
+
+/* Appends String(obj[name]) to msg (at most 400 bytes of it); false when a getter or toString
+ * stopped the run. */
+bool sm_append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char *msg, size_t cap);
+
+/* Gives the run its time zone and locale (zone.cpp), waiting while runs under another zone are
+ * running; false when the run must stop first. sm_zone_leave after a true. */
+bool sm_zone_enter(struct sm_run *run);
+void sm_zone_leave(struct sm_run *run);
+
 /* Defines `console` on the current global. */
 bool sm_console_install(JSContext *cx, JS::HandleObject global);
 

@@ -57,6 +57,8 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
                      : sb->run_deadline_ns - now < timeout_ns ? sb->run_deadline_ns - now
                                                               : timeout_ns;
     sb->deadline_ns = now + timeout_ns;
+    if (timeout_ns == 0) /* the run's time ran out before this call (loading, instantiating) */
+        stop(sb, SBX_E_TIMEOUT);
     sb->watchdog.on_timeout = on_timeout;
     sb->watchdog.user = sb;
     sb->throttle.stop_reason = &sb->stop_reason;
