@@ -123,7 +123,9 @@ static bool claim_from(const redisReply *r, struct serve_claim *out, int *lane)
     return true;
 }
 
-static redisReply *claim_script(struct rq *q, struct rq_conn *c, unsigned lanes)
+/* The claim script in mode (claim, start, requeue) for lanes (a mask) and entry. */
+static redisReply *claim_script(struct rq *q, struct rq_conn *c, const char *mode, unsigned lanes,
+                                const char *entry)
 {
     char vis[24], att[24], ttl[24], rmax[24], rbmax[24], evb[24], evn[24], nl[24];
     const struct serve_queue_config *cfg = &q->base.cfg;
@@ -134,15 +136,15 @@ static redisReply *claim_script(struct rq *q, struct rq_conn *c, unsigned lanes)
     num(rbmax, sizeof(rbmax), cfg->results_max_bytes);
     num(evb, sizeof(evb), cfg->events_max_bytes);
     num(evn, sizeof(evn), EVENTS_MAX);
-    const char *argv[11 + RQ_LANES] = {q->prefix, q->node,        vis, att, ttl, rmax,
-                                       rbmax,     q->failed_code, evb, evn, nl};
-    int n = 11;
+    const char *argv[13 + RQ_LANES] = {q->prefix,      q->node, vis, att,  ttl,   rmax, rbmax,
+                                       q->failed_code, evb,     evn, mode, entry, nl};
+    int n = 13;
     for (int l = 0; l < RQ_LANES; l++) {
         if (lanes & (1u << l))
             argv[n++] = lane_names[l];
     }
-    num(nl, sizeof(nl), (uint64_t)(n - 11));
-    size_t lens[11 + RQ_LANES];
+    num(nl, sizeof(nl), (uint64_t)(n - 13));
+    size_t lens[13 + RQ_LANES];
     for (int i = 0; i < n; i++)
         lens[i] = strlen(argv[i]);
     return rq_eval(&q->pool, c, RQ_CLAIM, n, argv, lens);
@@ -164,19 +166,22 @@ static bool block_fd(struct rq *q, int fd, bool is_add)
     return is_open;
 }
 
-/* Waits in XREAD BLOCK for an entry after the ids of an {empty, id...} reply, at most ms. A
- * wake-up is only a hint: the caller claims again (the entry may go to another worker). */
-static void wait_entry(struct rq *q, struct rq_conn *c, const redisReply *empty, unsigned lanes,
-                       unsigned ms)
+static void set_timeout(redisContext *c, unsigned long long ms)
 {
-    const char *argv[4 + 2 * RQ_LANES];
+    struct timeval tv = {.tv_sec = (time_t)(ms / 1000), .tv_usec = (long)(ms % 1000) * 1000};
+    redisSetTimeout(c, tv);
+}
+
+/* Waits in XREADGROUP BLOCK for a new entry of the lanes, at most ms: Redis hands each new entry
+ * to one blocked consumer (no herd of claimers woken per entry). NULL: none came (or an error). */
+static redisReply *read_blocking(struct rq *q, struct rq_conn *c, unsigned lanes, unsigned ms)
+{
+    const char *argv[9 + 2 * RQ_LANES] = {"XREADGROUP", "GROUP", RQ_GROUP, q->node,  "COUNT",
+                                          "1",          "BLOCK", NULL,     "STREAMS"};
     char block[16], names[RQ_LANES][64];
     snprintf(block, sizeof(block), "%u", ms);
-    int n = 0, k = 0;
-    argv[n++] = "XREAD";
-    argv[n++] = "BLOCK";
-    argv[n++] = block;
-    argv[n++] = "STREAMS";
+    argv[7] = block;
+    int n = 9, k = 0;
     for (int l = 0; l < RQ_LANES; l++) {
         if (lanes & (1u << l)) {
             snprintf(names[k], sizeof(names[k]), "%sjobs:%s", q->prefix, lane_names[l]);
@@ -184,18 +189,22 @@ static void wait_entry(struct rq *q, struct rq_conn *c, const redisReply *empty,
         }
     }
     for (int i = 0; i < k; i++)
-        argv[n++] = *rq_str(empty, (size_t)i + 1) ? rq_str(empty, (size_t)i + 1) : "$";
-    struct timeval tv = {.tv_sec = (ms + (unsigned)q->pool.timeout_ms) / 1000,
-                         .tv_usec = (long)((ms + (unsigned)q->pool.timeout_ms) % 1000) * 1000};
-    redisSetTimeout(c->c, tv);
+        argv[n++] = ">";
+    set_timeout(c->c, (unsigned long long)ms + (unsigned long long)q->pool.timeout_ms);
+    redisReply *r = NULL;
     if (block_fd(q, c->c->fd, true)) {
-        freeReplyObject(redisCommandArgv(c->c, n, argv, NULL));
+        r = redisCommandArgv(c->c, n, argv, NULL);
         block_fd(q, c->c->fd, false);
     }
-    tv = (struct timeval){.tv_sec = q->pool.timeout_ms / 1000,
-                          .tv_usec = (q->pool.timeout_ms % 1000) * 1000};
     if (!c->c->err)
-        redisSetTimeout(c->c, tv);
+        set_timeout(c->c, (unsigned long long)q->pool.timeout_ms);
+    if (r && r->type != REDIS_REPLY_ARRAY) {
+        if (r->type == REDIS_REPLY_ERROR)
+            script_error(q, "XREADGROUP", r);
+        freeReplyObject(r);
+        r = NULL;
+    }
+    return r;
 }
 
 static bool is_closed(struct rq *q)
@@ -213,24 +222,68 @@ static unsigned sweep_ms(const struct rq *q)
     return v < 50 ? 50 : v > 1000 ? 1000 : (unsigned)v;
 }
 
-/* One claim attempt on c: OK (out filled), EMPTY (waited a little), or UNAVAILABLE/again. */
+static int lane_index(const struct rq *q, const char *stream)
+{
+    size_t pl = strlen(q->prefix);
+    return strncmp(stream, q->prefix, pl) == 0 && strcmp(stream + pl, "jobs:js") == 0;
+}
+
+static bool older(const char *a, const char *b)
+{
+    unsigned long long am = 0, as = 0, bm = 0, bs = 0;
+    sscanf(a, "%llu-%llu", &am, &as);
+    sscanf(b, "%llu-%llu", &bm, &bs);
+    return am != bm ? am < bm : as < bs;
+}
+
+/* Starts the oldest entry of an XREADGROUP reply and gives the others back (a read of two
+ * lanes may bring one of each); returns the start's reply (a claim, or again). */
+static redisReply *start_read(struct rq *q, struct rq_conn *c, const redisReply *read)
+{
+    int best = -1;
+    const char *ids[RQ_LANES] = {NULL};
+    for (size_t i = 0; i < read->elements && i < RQ_LANES; i++) {
+        const redisReply *s = read->element[i];
+        if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 ||
+            s->element[1]->type != REDIS_REPLY_ARRAY || s->element[1]->elements == 0 ||
+            s->element[1]->element[0]->type != REDIS_REPLY_ARRAY ||
+            s->element[1]->element[0]->elements < 1)
+            continue;
+        int lane = lane_index(q, s->element[0]->str);
+        ids[lane] = s->element[1]->element[0]->element[0]->str;
+        if (best < 0 || older(ids[lane], ids[best]))
+            best = lane;
+    }
+    for (int l = 0; l < RQ_LANES; l++) {
+        if (ids[l] && l != best)
+            freeReplyObject(claim_script(q, c, "requeue", 1u << l, ids[l]));
+    }
+    return best >= 0 ? claim_script(q, c, "start", 1u << best, ids[best]) : NULL;
+}
+
+/* One claim attempt on c: OK (out filled), EMPTY (nothing, after waiting up to a sweep period),
+ * UNAVAILABLE, NOMEM. */
 static enum serve_q_rc claim_once(struct rq *q, struct rq_conn *c, unsigned lanes,
                                   uint64_t deadline, struct serve_claim *out, int *lane)
 {
-    redisReply *r = claim_script(q, c, lanes);
+    redisReply *r = claim_script(q, c, "claim", lanes, "");
+    uint64_t now = rq_now_ms();
+    if (!strcmp(rq_str(r, 0), "empty") && now < deadline) {
+        uint64_t left = deadline - now;
+        unsigned ms = left < sweep_ms(q) ? (unsigned)left : sweep_ms(q);
+        redisReply *read = read_blocking(q, c, lanes, ms);
+        freeReplyObject(r);
+        r = read && !c->c->err ? start_read(q, c, read) : NULL;
+        freeReplyObject(read);
+        if (!r)
+            return c->c->err ? SERVE_Q_UNAVAILABLE : SERVE_Q_EMPTY;
+    }
     const char *what = rq_str(r, 0);
     enum serve_q_rc rc = SERVE_Q_EMPTY;
-    if (!strcmp(what, "claim")) {
+    if (!strcmp(what, "claim"))
         rc = claim_from(r, out, lane) ? SERVE_Q_OK : SERVE_Q_NOMEM;
-    } else if (!strcmp(what, "empty")) {
-        uint64_t now = rq_now_ms();
-        if (now < deadline) {
-            uint64_t left = deadline - now;
-            wait_entry(q, c, r, lanes, left < sweep_ms(q) ? (unsigned)left : sweep_ms(q));
-        }
-    } else if (strcmp(what, "again") != 0) {
+    else if (strcmp(what, "again") != 0 && strcmp(what, "empty") != 0)
         rc = script_error(q, "claim", r);
-    }
     freeReplyObject(r);
     return rc;
 }
@@ -243,7 +296,7 @@ static enum serve_q_rc rq_claim(struct serve_queue *base, const char *consumer, 
     struct rq *q = (struct rq *)base;
     memset(out, 0, sizeof(*out));
     uint64_t deadline = rq_now_ms() + (timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
-    unsigned lanes = (1u << RQ_LANES) - 1;
+    unsigned lanes = 1u << lane_of(0); /* the lanes in use: one until serve's lanes land */
     for (;;) {
         if (is_closed(q))
             return SERVE_Q_CLOSED;

@@ -96,7 +96,9 @@ static const char enqueue_lua[] = PRELUDE
     "local qb = tonumber(redis.call('GET', p .. 'n:qbytes') or '0')\n"
     "if q >= tonumber(ARGV[8]) or qb + #payload > tonumber(ARGV[9]) then return {'full'} end\n"
     "local s = p .. 'jobs:' .. lane\n"
-    "redis.pcall('XGROUP', 'CREATE', s, 'workers', '0', 'MKSTREAM')\n"
+    "if redis.call('EXISTS', s) == 0 then\n"
+    "  redis.call('XGROUP', 'CREATE', s, 'workers', '0', 'MKSTREAM')\n"
+    "end\n"
     "local entry = redis.call('XADD', s, '*', 'id', id)\n"
     "redis.call('HSET', rk, 'status', 'queued', 'key', key, 'flags', flags, 'attempt', 0,\n"
     "  'entry', entry, 'lane', lane, 'payload', payload, 'seq', 0, 'evbytes', 0, 'idem', ik)\n"
@@ -106,19 +108,23 @@ static const char enqueue_lua[] = PRELUDE
     "return {'ok', id}\n";
 
 /* ARGV: p me visibilityMs maxAttempts ttl resultsMax resultsMaxBytes failCode eventsMaxBytes
- * eventsMax nlanes lane...: takes a claim whose holder stopped heartbeating (XAUTOCLAIM, the PEL
- * swept one entry at a time from a cursor per lane), else the oldest new entry of the lanes
- * (XREADGROUP), and starts it: attempt + 1, the fence. A run out of attempts, or cancelled
- * while its worker was lost, ends here instead. Replies {claim, id, key, flags, payload,
- * attempt, entry, lane}, {again} (an entry was dropped: call again), or {empty, lastid...}
- * (block in XREAD after those ids). */
+ * eventsMax mode entry nlanes lane...
+ * mode claim: takes a claim whose holder stopped heartbeating (XAUTOCLAIM, the PEL swept one
+ * entry at a time from a cursor per lane), else the oldest new entry of the lanes (XREADGROUP),
+ * and starts it: attempt + 1, the fence. A run out of attempts, or cancelled while its worker
+ * was lost, ends here instead. mode start: starts entry, which this consumer's blocking
+ * XREADGROUP got (if it still holds it). mode requeue: gives entry back unstarted (a blocking
+ * read of two lanes got one of each: the younger goes to the stream's end again).
+ * Replies {claim, id, key, flags, payload, attempt, entry, lane}, {again} (an entry was dropped
+ * or given back: call again), or {empty} (block in XREADGROUP). */
 static const char claim_lua[] = PRELUDE
     "local me, vis, maxatt = ARGV[2], ARGV[3], tonumber(ARGV[4])\n"
     "local ttl, rmax, rbmax, code = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]),\n"
     "  ARGV[8]\n"
     "local evmax, evcount = tonumber(ARGV[9]), tonumber(ARGV[10])\n"
+    "local mode, given = ARGV[11], ARGV[12]\n"
     "local lanes = {}\n"
-    "for i = 12, 11 + tonumber(ARGV[11]) do lanes[#lanes + 1] = ARGV[i] end\n"
+    "for i = 14, 13 + tonumber(ARGV[13]) do lanes[#lanes + 1] = ARGV[i] end\n"
     "local function field(flat, name)\n"
     "  for i = 1, #flat, 2 do if flat[i] == name then return flat[i + 1] end end\n"
     "end\n"
@@ -171,16 +177,31 @@ static const char claim_lua[] = PRELUDE
     "  if tonumber(st[5]) % 2 == 1 then event(rk, id, att, 1, 'running', evmax, evcount) end\n"
     "  return {'claim', id, st[6], st[5], st[7], tostring(att), entry[1], lane}\n"
     "end\n"
+    "if mode ~= 'claim' then\n"
+    "  local s = p .. 'jobs:' .. lanes[1]\n"
+    "  local mine = redis.call('XPENDING', s, 'workers', given, given, 1, me)[1]\n"
+    "  local e = redis.call('XRANGE', s, given, given)[1]\n"
+    "  if not mine then return {'again'} end\n"
+    "  if e and mode == 'start' then return start(lanes[1], e, false) or {'again'} end\n"
+    "  redis.call('XACK', s, 'workers', given)\n"
+    "  redis.call('XDEL', s, given)\n"
+    "  local rk = e and p .. 'run:' .. field(e[2], 'id')\n"
+    "  if rk and redis.call('HGET', rk, 'status') == 'queued' then\n"
+    "    redis.call('HSET', rk, 'entry', redis.call('XADD', s, '*', 'id', field(e[2], 'id')))\n"
+    "  end\n"
+    "  return {'again'}\n"
+    "end\n"
     "for _, lane in ipairs(lanes) do\n"
     "  local s = p .. 'jobs:' .. lane\n"
-    "  redis.pcall('XGROUP', 'CREATE', s, 'workers', '0', 'MKSTREAM')\n"
     "  local ck = p .. 'cursor:' .. lane\n"
-    "  local r = redis.call('XAUTOCLAIM', s, 'workers', me, vis,\n"
-    "    redis.call('GET', ck) or '0-0', 'COUNT', 1)\n"
-    "  redis.call('SET', ck, r[1])\n"
-    "  local e = r[2][1]\n"
-    "  if e and e[2] then\n"
-    "    return start(lane, e, true) or {'again'}\n"
+    "  local cur = redis.call('GET', ck) or '0-0'\n"
+    "  local r = redis.pcall('XAUTOCLAIM', s, 'workers', me, vis, cur, 'COUNT', 1)\n"
+    "  if r.err then\n" /* no stream or no group yet (or lost): made, from its start */
+    "    redis.call('XGROUP', 'CREATE', s, 'workers', '0', 'MKSTREAM')\n"
+    "  else\n"
+    "    if r[1] ~= cur then redis.call('SET', ck, r[1]) end\n"
+    "    local e = r[2][1]\n"
+    "    if e and e[2] then return start(lane, e, true) or {'again'} end\n"
     "  end\n"
     "end\n"
     "local best, bestlane = nil, lanes[1]\n"
@@ -201,12 +222,7 @@ static const char claim_lua[] = PRELUDE
     "    return start(bestlane, r[1][2][1], false) or {'again'}\n"
     "  end\n"
     "end\n"
-    "local out = {'empty'}\n"
-    "for _, lane in ipairs(lanes) do\n"
-    "  out[#out + 1] = field(redis.call('XINFO', 'STREAM', p .. 'jobs:' .. lane),\n"
-    "    'last-generated-id')\n"
-    "end\n"
-    "return out\n";
+    "return {'empty'}\n";
 
 /* ARGV: p id attempt me lane entry. Resets the entry's idle time (XCLAIM JUSTID, to itself)
  * only while this attempt owns the run: a heartbeat never steals a claim back. */
