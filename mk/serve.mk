@@ -7,3 +7,5 @@ SERVE_MOD_OBJ := $(SERVE_SRC:%.c=$(BUILD)/%.o)
 SERVE_UNIT_BIN := $(filter $(BUILD)/tests/unit/serve/%,$(UNIT_BIN))
 $(SERVE_UNIT_BIN): $(SERVE_MOD_OBJ)
 $(SERVE_UNIT_BIN): TEST_COMMON_OBJ += $(SERVE_MOD_OBJ)
+# The Redis queue (queue_redis*.c, #25): hiredis.
+$(SERVE_UNIT_BIN): private LDLIBS += $(shell pkg-config --libs hiredis 2>/dev/null)

@@ -451,6 +451,8 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
             in->on_done(in->on_done_arg);
         return;
     }
+    /* Scripts compiled once per process (script.cpp): retired ones leave this thread's cache. */
+    sm_scripts_sweep();
     set_gc_cap(&run, in->memory_bytes);
     sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
     {

@@ -224,6 +224,7 @@ static void thread_exit(void *arg)
     JS::SetJobQueue(t->cx, nullptr);
     js_delete(t->jobs);
     sm_platform_thread_end(); /* its stencils go before their runtime (platform.cpp) */
+    sm_scripts_thread_end();
     JS_DestroyContext(t->cx);
     sbx__js_account_detach();
     free(t);

@@ -35,6 +35,7 @@ using ::sbx__js_realloc;
 #define free    sbx__js_free
 
 #include <jsapi.h>
+#include <js/experimental/JSStencil.h> /* JS::Stencil */
 
 #include "js/engine.h"
 
@@ -163,6 +164,28 @@ bool sm_is_error_object(JSContext *cx, JS::HandleValue v);
 /* Appends String(obj[name]) to msg (at most 400 bytes of it); false when a getter or toString
  * stopped the run. */
 bool sm_append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char *msg, size_t cap);
+
+/* A script compiled once per process and run in any realm (script.cpp): created and released
+ * by any thread; each thread decodes its own stencil from the first compile's encoding. */
+struct sm_script;
+
+/* Copies name (its file name in stacks and messages) and source (UTF-8); NULL on NOMEM. */
+struct sm_script *sm_script_new(const char *name, const char *source, size_t len);
+
+/* Drops the creator's reference: threads drop their cached copies at their next sweep. */
+void sm_script_release(struct sm_script *s);
+const char *sm_script_name(const struct sm_script *s);
+
+/* This thread's stencil of s, compiled or decoded now if need be; NULL with an exception (a
+ * SyntaxError, out of memory) pending. Call outside a run's memory account: it stays cached. */
+JS::Stencil *sm_script_stencil(JSContext *cx, struct sm_script *s);
+
+/* Instantiates s in the current realm and runs it; false with an exception pending. */
+bool sm_script_run(JSContext *cx, struct sm_script *s, JS::MutableHandleValue rval);
+
+/* Drops this thread's cached stencils of retired scripts (each run), or all (thread end). */
+void sm_scripts_sweep(void);
+void sm_scripts_thread_end(void);
 
 /* Gives the run its time zone and locale (zone.cpp), waiting while runs under another zone are
  * running; false when the run must stop first. sm_zone_leave after a true. */

@@ -153,6 +153,17 @@ bool sm_builtins_add_property(JSContext *cx, JS::HandleObject global, JS::Handle
     return !classes[i].makes_iterators || install(cx, global, BI_ITERATOR, nullptr);
 }
 
+bool sm_builtins_realm_begin(JSContext *cx, JS::HandleObject global)
+{
+    /* The engine calls an addProperty hook only after a stack check. A class it makes while
+     * reporting "too much recursion" (InternalError, and Error its prototype) is defined on the
+     * global past the stack limit: with the hook there, that definition fails and the report is
+     * lost (a parser overflow, eval('['.repeat(1e5)), ended the run with no exception at all). */
+    (void)global;
+    JS::RootedObject proto(cx);
+    return JS_GetClassPrototype(cx, JSProto_InternalError, &proto);
+}
+
 /* The global names of the additions: Iterator. */
 static bool is_iterator_name(jsid id)
 {

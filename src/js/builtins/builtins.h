@@ -18,6 +18,10 @@ bool sm_builtins_may_resolve(jsid id);
 bool sm_builtins_enumerate(JSContext *cx, JS::HandleObject global, JS::MutableHandleIdVector props,
                            bool enumerable_only);
 
+/* Run by each fresh realm before guest code: makes the error classes the engine needs to report
+ * a stack overflow (see builtins.cpp). */
+bool sm_builtins_realm_begin(JSContext *cx, JS::HandleObject global);
+
 /* Defines the natives iterator.js uses (pristine: a guest cannot reach or replace them). */
 bool sm_builtins_natives(JSContext *cx, JS::HandleObject natives);
 

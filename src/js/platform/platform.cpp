@@ -439,7 +439,7 @@ bool sm_platform_install(JSContext *cx, JS::HandleObject global)
 {
     sm_platform_clock_start();
     JS::RootedValue v(cx);
-    if (!JS_GetProperty(cx, global, "console", &v))
+    if (!sm_builtins_realm_begin(cx, global) || !JS_GetProperty(cx, global, "console", &v))
         return false;
     if (!v.isObject())
         return true;
