@@ -63,6 +63,12 @@ TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
 TEST_SUITES += wasm/regress=sh,tests/wasm/regress.sh
 TEST_SUITES += wasm/regress-compiled=env,SPECTEST_TIER=compiled,sh,tests/wasm/regress.sh
 
+# Regenerates tests/wasm/regress3/json/ from its .wast scripts (needs node and npm: the 3.0
+# text encoder is wasm-tools' in @bytecodealliance/jco). The outputs are committed.
+.PHONY: regress3-json
+regress3-json:
+	cd tests/wasm/regress3 && npm install --no-audit --no-fund --no-package-lock && rm -rf json && node wast3json.mjs
+
 .PHONY: spectest
 spectest: $(BUILD)/sbx-spectest
 ifeq ($(SPECTEST_FILES),)

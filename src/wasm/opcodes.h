@@ -673,8 +673,7 @@ enum wasm_sig {
     WASM_OPCODES_MVP(X)                                                                            \
     WASM_OPCODES_FC(X)                                                                             \
     WASM_OPCODES_SIMD(X)                                                                           \
-    WASM_OPCODES_RELAXED_ALIAS(X) WASM_OPCODES_RELAXED_OWN(X) WASM_OPCODES_30(X)                   \
-        WASM_OPCODES_GC(X)
+    WASM_OPCODES_RELAXED_ALIAS(X) WASM_OPCODES_RELAXED_OWN(X) WASM_OPCODES_30(X) WASM_OPCODES_GC(X)
 
 /* An opcode's dense id: (space << 8) | (code & 0xFF), space 0 = one byte, 1 = 0xFC, 2 = 0xFD
  * below 0x100, 3 = 0xFD from 0x100 (relaxed SIMD), 4 = 0xFB (GC). Every prefixed code of 3.0

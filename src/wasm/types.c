@@ -146,8 +146,7 @@ static bool field_sub(wasm_vtype a, uint8_t amut, wasm_vtype b, uint8_t bmut)
 {
     if (amut != bmut)
         return false;
-    if (a == WASM_PACKED_I8 || a == WASM_PACKED_I16 || b == WASM_PACKED_I8 ||
-        b == WASM_PACKED_I16)
+    if (a == WASM_PACKED_I8 || a == WASM_PACKED_I16 || b == WASM_PACKED_I8 || b == WASM_PACKED_I16)
         return a == b;
     return sbx__wasm_ctype_sub(a, b) && (!amut || sbx__wasm_ctype_sub(b, a));
 }
@@ -569,8 +568,8 @@ static bool canon_group(struct canon *c, uint32_t start, uint32_t n)
         if (sup->is_final)
             return sbx__wasm_rd_invalid(c->r, NULL, "sub type %u has final super type %u", i, s);
         if (!comp_sub(m->rtts[i], sup))
-            return sbx__wasm_rd_invalid(c->r, NULL, "sub type %u does not match super type %u",
-                                        i, s);
+            return sbx__wasm_rd_invalid(c->r, NULL, "sub type %u does not match super type %u", i,
+                                        s);
     }
     return true;
 }

@@ -28,7 +28,7 @@ struct wasm_rtt {
     uint32_t id;  /* the canonical heap type */
     uint8_t kind; /* enum wasm_comp_kind */
     bool is_final;
-    uint16_t depth; /* declared supertypes above it */
+    uint16_t depth;                       /* declared supertypes above it */
     const struct wasm_rtt *const *supers; /* depth + 1 entries: root first, itself last */
     uint32_t param_count, result_count;   /* function types */
     uint32_t field_count;                 /* struct: fields, array: 1 */
