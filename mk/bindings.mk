@@ -48,10 +48,14 @@ test-node: bindings
 test-python: $(BIND_WASM) $(BIND_DIR)/libsbx.so.0
 	$(BIND_ENV) sh bindings/python/tests/run.sh
 
-# `make bench-node`: WorkerSandbox.run against a worker_threads Worker per run and against
-# spawning `sbx eval` (bench/node/bench.js; BENCH_NODE_RUNS=N).
-BENCH_NODE_RUNS ?= 200
+# `make bench-node`: WorkerSandbox.run against Node's own ways to run code apart (node:vm fresh
+# contexts, a pooled worker_threads Worker, a Worker per run; isolated-vm when SBX_BENCH_IVM names
+# an install) and spawning `sbx eval`, interleaved in one process (bench/node/bench.js; wall and
+# CPU per run, load before and after). BENCH_NODE_RUNS runs of each in BENCH_NODE_ROUNDS rounds.
+BENCH_NODE_RUNS ?= 2000
+BENCH_NODE_ROUNDS ?= 8
 BENCH_TARGETS += bench-node
 .PHONY: bench-node
 bench-node: bindings $(BUILD)/sbx
-	SBX_NODE_ADDON=$(abspath $(NODE_ADDON)) SBX=$(abspath $(BUILD)/sbx) node bench/node/bench.js $(BENCH_NODE_RUNS)
+	@uptime
+	SBX_NODE_ADDON=$(abspath $(NODE_ADDON)) SBX=$(abspath $(BUILD)/sbx) node bench/node/bench.js $(BENCH_NODE_RUNS) $(BENCH_NODE_ROUNDS)

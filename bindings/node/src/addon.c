@@ -135,22 +135,107 @@ static void job_call_js(napi_env env, napi_value cb, void *context, void *data)
     j->destroy(j);
 }
 
-static void *job_thread(void *arg)
+/* Job threads are kept for the next job (a thread start per run was ~1/4 of a trivial run's
+ * cost through the binding): an idle one takes the job, else a new one starts. Every job still
+ * has a thread of its own while it runs (a wasm guest's host call blocks its thread on the JS
+ * thread). At most IDLE_MAX wait; more end after their job. */
+#define IDLE_MAX 8
+
+struct job_thread {
+    struct job_thread *next; /* in the idle list */
+    pthread_cond_t cond;     /* with threads.lock: a job was assigned */
+    struct job *job;         /* under threads.lock */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct job_thread *idle;
+    size_t idle_count;
+} threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A forked child has none of the parent's threads: it must not hand jobs to them. */
+static void threads_after_fork(void)
 {
-    struct job *j = arg;
+    pthread_mutex_init(&threads.lock, NULL);
+    threads.idle = NULL;
+    threads.idle_count = 0;
+}
+
+static void job_run(struct job *j)
+{
     napi_threadsafe_function tsfn = j->tsfn; /* j is freed on the JS thread once queued */
     j->execute(j);
     napi_call_threadsafe_function(tsfn, j, napi_tsfn_blocking);
     napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+}
+
+static void *job_thread(void *arg)
+{
+    struct job_thread *t = arg;
+    struct job *j = t->job;
+    for (;;) {
+        job_run(j);
+        pthread_mutex_lock(&threads.lock);
+        if (threads.idle_count >= IDLE_MAX) {
+            pthread_mutex_unlock(&threads.lock);
+            break;
+        }
+        t->job = NULL;
+        t->next = threads.idle;
+        threads.idle = t;
+        threads.idle_count++;
+        while (!t->job)
+            pthread_cond_wait(&t->cond, &threads.lock);
+        j = t->job;
+        pthread_mutex_unlock(&threads.lock);
+    }
+    pthread_cond_destroy(&t->cond);
+    free(t);
     return NULL;
+}
+
+static void threads_init(void)
+{
+    pthread_atfork(NULL, NULL, threads_after_fork);
+}
+
+/* Gives j to an idle job thread or a new one; false when no thread could start. */
+static bool job_thread_start(struct job *j)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, threads_init);
+    pthread_mutex_lock(&threads.lock);
+    struct job_thread *t = threads.idle;
+    if (t) {
+        threads.idle = t->next;
+        threads.idle_count--;
+        t->job = j;
+        pthread_cond_signal(&t->cond);
+    }
+    pthread_mutex_unlock(&threads.lock);
+    if (t)
+        return true;
+    if (!(t = calloc(1, sizeof(*t))))
+        return false;
+    t->job = j;
+    pthread_cond_init(&t->cond, NULL);
+    pthread_attr_t attr;
+    pthread_t id;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&id, &attr, job_thread, t);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return true;
+    pthread_cond_destroy(&t->cond);
+    free(t);
+    return false;
 }
 
 napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep)
 {
     napi_value promise, name = sbx_node_str(env, "sbx.job");
     j->tag = JOB_TAG;
-    pthread_attr_t attr;
-    pthread_t t;
     if (napi_create_promise(env, &j->deferred, &promise) != napi_ok)
         goto fail;
     if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, job_call_js,
@@ -158,11 +243,7 @@ napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep)
         goto fail_promise;
     if (keep)
         napi_create_reference(env, keep, 1, &j->keep);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, job_thread, j);
-    pthread_attr_destroy(&attr);
-    if (rc == 0)
+    if (job_thread_start(j))
         return promise;
     napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
     if (j->keep)
