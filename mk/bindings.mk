@@ -23,7 +23,7 @@ $(NODE_ADDON): $(NODE_SRC) bindings/node/src/addon.h $(BUILD)/libsbx.so $(BIND_D
 	@mkdir -p $(@D)
 	$(CC) -std=c17 -D_GNU_SOURCE $(OPT) -fPIC -fvisibility=hidden -pthread $(WARN) $(SANFLAGS) \
 		-Iinclude -I$(dir $(NODE_INCLUDE)) -shared -o $@ $(NODE_SRC) -L$(BUILD) -lsbx \
-		-Wl,-rpath,$(abspath $(BIND_DIR))
+		-Wl,-rpath,$(abspath $(BIND_DIR)) -Wl,-z,nodelete
 
 $(BIND_DIR)/plugin.wasm: BIND_MODEL := -mexec-model=reactor
 $(BIND_DIR)/%.wasm: bindings/testdata/%.c
