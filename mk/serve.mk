@@ -1,17 +1,31 @@
-# mk/serve.mk: `sbx serve` (src/serve/): an HTTP execution service linked into the sbx binary
-# (libmicrohttpd + jansson), its unit tests (tests/unit/serve/, linked with the serve objects),
-# its service tests (tests/serve/) and `make bench-serve`.
+# mk/serve.mk: `sbx serve` (src/serve/). The service lives in a module, lib/sbx/libsbx-serve.so
+# (libmicrohttpd, libcurl, libcrypto, jansson), loaded by `sbx serve` only (src/serve/loader.c
+# is all of it inside sbx: those libraries would cost every sbx process ~5 ms to load). The
+# module calls libsbx's public API in the sbx executable, which exports its sbx_* symbols.
+# Unit tests of serve's parts link its objects with libsbx.a; service tests in tests/serve/.
 
-SERVE_PKGS   := libmicrohttpd
-SERVE_SRC    := $(wildcard src/serve/*.c)
-SERVE_OBJ    := $(SERVE_SRC:%.c=$(BUILD)/%.o)
-SERVE_LIBS   := $(shell pkg-config --libs $(SERVE_PKGS) 2>/dev/null)
-CFLAGS_serve := $(shell pkg-config --cflags $(SERVE_PKGS) 2>/dev/null)
-CLI_OBJ      += $(SERVE_OBJ)
-$(BUILD)/sbx: LDLIBS += $(SERVE_LIBS)
+SERVE_PKGS    := libmicrohttpd libcurl libcrypto
+SERVE_LIBS    := $(shell pkg-config --libs $(SERVE_PKGS) jansson 2>/dev/null)
+CFLAGS_serve  := $(shell pkg-config --cflags $(SERVE_PKGS) 2>/dev/null)
+SERVE_MODULE  := $(BUILD)/lib/sbx/libsbx-serve.so
+SERVE_LOADER  := $(BUILD)/src/serve/loader.o
+SERVE_MOD_SRC := $(filter-out src/serve/loader.c,$(wildcard src/serve/*.c))
+SERVE_MOD_OBJ := $(SERVE_MOD_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ       += $(SERVE_LOADER)
+
+$(SERVE_LOADER): CPPFLAGS += -DSBX_SERVE_MODULE_BUILD='"$(abspath $(SERVE_MODULE))"' \
+                             -DSBX_SERVE_MODULE_INSTALL='"$(PREFIX)/lib/sbx/libsbx-serve.so"'
+$(BUILD)/sbx: LDFLAGS += -Wl,--export-dynamic-symbol=sbx_*
+$(BUILD)/sbx: | $(SERVE_MODULE)
+all: $(SERVE_MODULE)
+
+$(SERVE_MODULE): $(SERVE_MOD_OBJ) src/serve/module.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,--version-script=src/serve/module.map $(LDFLAGS) -o $@ $(SERVE_MOD_OBJ) \
+		$(SERVE_LIBS) -lm
 
 # Unit tests of serve's parts link its objects ahead of libsbx.a (TEST_COMMON_OBJ's place).
 SERVE_UNIT_BIN := $(filter $(BUILD)/tests/unit/serve/%,$(UNIT_BIN))
-$(SERVE_UNIT_BIN): $(SERVE_OBJ)
-$(SERVE_UNIT_BIN): TEST_COMMON_OBJ += $(SERVE_OBJ)
+$(SERVE_UNIT_BIN): $(SERVE_MOD_OBJ)
+$(SERVE_UNIT_BIN): TEST_COMMON_OBJ += $(SERVE_MOD_OBJ)
 $(SERVE_UNIT_BIN): LDLIBS += $(SERVE_LIBS)

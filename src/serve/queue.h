@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 /* Run ids: 26 characters of Crockford base32 (128 random bits), plus NUL. */
-#define SERVE_ID_LEN 26
-#define SERVE_ID_MAX (SERVE_ID_LEN + 1)
+#define SERVE_ID_LEN       26
+#define SERVE_ID_MAX       (SERVE_ID_LEN + 1)
 #define SERVE_KEY_NAME_MAX 64 /* an API key's name, NUL included */
 
 /* What every call returns. */
@@ -39,12 +39,12 @@ enum serve_q_status {
 
 /* What enqueue stores. The payload is opaque to the queue (the runner's request JSON). */
 struct serve_job {
-    char id[SERVE_ID_MAX];               /* proposed by the caller (serve_id_new) */
-    char key_name[SERVE_KEY_NAME_MAX];   /* the API key that submitted it ("" = anonymous) */
-    const char *idempotency_key;         /* NULL, or a client's Idempotency-Key (#25) */
+    char id[SERVE_ID_MAX];             /* proposed by the caller (serve_id_new) */
+    char key_name[SERVE_KEY_NAME_MAX]; /* the API key that submitted it ("" = anonymous) */
+    const char *idempotency_key;       /* NULL, or a client's Idempotency-Key (#25) */
     const char *payload;
     size_t payload_len;
-    uint32_t flags;                      /* SERVE_JOB_* */
+    uint32_t flags; /* SERVE_JOB_* */
 };
 
 /* A claimed job. Owned by the claimant; release with serve_queue_claim_free(). */
@@ -94,14 +94,14 @@ struct serve_q_stats {
 
 /* Bounds and timings of a queue; every field has a finite default (serve_queue_config_init). */
 struct serve_queue_config {
-    uint64_t queue_max;          /* jobs waiting (config "queueMax", 10000) */
-    uint64_t queue_max_bytes;    /* their payload bytes ("queueMaxBytes", 256 MiB) */
-    uint64_t result_ttl_ms;      /* how long a done run's result is kept ("resultTtlSeconds") */
-    uint64_t results_max;        /* retained results; the oldest goes first ("resultsMax") */
-    uint64_t results_max_bytes;  /* their bytes ("resultsMaxBytes") */
-    uint64_t events_max_bytes;   /* event bytes kept per running run, beyond: dropped */
-    uint64_t visibility_ms;      /* a claim not heartbeated for this long may be taken over */
-    uint32_t max_attempts;       /* claims per job before it fails (embedded: 1) */
+    uint64_t queue_max;         /* jobs waiting (config "queueMax", 10000) */
+    uint64_t queue_max_bytes;   /* their payload bytes ("queueMaxBytes", 256 MiB) */
+    uint64_t result_ttl_ms;     /* how long a done run's result is kept ("resultTtlSeconds") */
+    uint64_t results_max;       /* retained results; the oldest goes first ("resultsMax") */
+    uint64_t results_max_bytes; /* their bytes ("resultsMaxBytes") */
+    uint64_t events_max_bytes;  /* event bytes kept per running run, beyond: dropped */
+    uint64_t visibility_ms;     /* a claim not heartbeated for this long may be taken over */
+    uint32_t max_attempts;      /* claims per job before it fails (embedded: 1) */
 };
 
 struct serve_queue;
@@ -118,8 +118,7 @@ struct serve_queue_ops {
      * consumer, waiting up to timeout_ms (0: do not wait). on_cancel (may be NULL) is called
      * if the run is cancelled while claimed. OK, EMPTY, CLOSED, UNAVAILABLE, NOMEM. */
     enum serve_q_rc (*claim)(struct serve_queue *q, const char *consumer, int timeout_ms,
-                             serve_cancel_fn on_cancel, void *cancel_user,
-                             struct serve_claim *out);
+                             serve_cancel_fn on_cancel, void *cancel_user, struct serve_claim *out);
     /* Keeps the claim alive for another visibility period. OK, STALE (stop: another consumer
      * owns the run now), CANCELLED (abort the run, then complete it), UNAVAILABLE. */
     enum serve_q_rc (*heartbeat)(struct serve_queue *q, const struct serve_claim *c);
@@ -136,10 +135,11 @@ struct serve_queue_ops {
      * claimant completes it. *found gets the status the run had. OK, NOT_FOUND. */
     enum serve_q_rc (*cancel)(struct serve_queue *q, const char *id, const char *aborted_json,
                               enum serve_q_status *found);
-    /* Reads a run's status and, when done, a malloc'd copy of its result (free()); NULL
-     * otherwise. OK, NOT_FOUND, UNAVAILABLE, NOMEM. */
+    /* Reads a run's status, the key that submitted it (key_name may be NULL) and, when done,
+     * a malloc'd copy of its result (free()); NULL otherwise. OK, NOT_FOUND, UNAVAILABLE,
+     * NOMEM. */
     enum serve_q_rc (*get)(struct serve_queue *q, const char *id, enum serve_q_status *status,
-                           char **result_json, size_t *len);
+                           char key_name[SERVE_KEY_NAME_MAX], char **result_json, size_t *len);
     /* Delivers the run's retained events with seq > after_seq, then new ones as they come,
      * until the result event. A run done already gives its result event alone (its output is
      * in the result). result_only: only the result event (a waiting request). OK, NOT_FOUND. */
@@ -180,9 +180,8 @@ const char *serve_q_rc_name(enum serve_q_rc rc);
 const char *serve_q_status_name(enum serve_q_status st);
 
 /* Thin calls through the vtable, so callers read as plain functions. */
-static inline enum serve_q_rc serve_queue_enqueue(struct serve_queue *q,
-                                                  const struct serve_job *job,
-                                                  char id_out[SERVE_ID_MAX])
+static inline enum serve_q_rc
+serve_queue_enqueue(struct serve_queue *q, const struct serve_job *job, char id_out[SERVE_ID_MAX])
 {
     return q->ops->enqueue(q, job, id_out);
 }
@@ -217,10 +216,11 @@ static inline enum serve_q_rc serve_queue_cancel(struct serve_queue *q, const ch
     return q->ops->cancel(q, id, aborted_json, found);
 }
 static inline enum serve_q_rc serve_queue_get(struct serve_queue *q, const char *id,
-                                              enum serve_q_status *status, char **result_json,
+                                              enum serve_q_status *status,
+                                              char key_name[SERVE_KEY_NAME_MAX], char **result_json,
                                               size_t *len)
 {
-    return q->ops->get(q, id, status, result_json, len);
+    return q->ops->get(q, id, status, key_name, result_json, len);
 }
 static inline enum serve_q_rc serve_queue_subscribe(struct serve_queue *q, const char *id,
                                                     uint64_t after_seq, bool result_only,

@@ -198,17 +198,17 @@ static void evict(struct memq *q)
 {
     uint64_t now = now_ms();
     const struct serve_queue_config *c = &q->base.cfg;
-    while (q->done.head && (q->done.head->done_ms + c->result_ttl_ms <= now ||
-                            q->done.count > c->results_max ||
-                            q->result_bytes > c->results_max_bytes))
+    while (q->done.head &&
+           (q->done.head->done_ms + c->result_ttl_ms <= now || q->done.count > c->results_max ||
+            q->result_bytes > c->results_max_bytes))
         drop_done(q, q->done.head);
 }
 
 static void deliver(struct run *r, enum serve_ev_kind kind, const char *data, size_t len,
                     uint64_t seq)
 {
-    struct serve_event ev = {.seq = seq, .attempt = r->attempt, .kind = kind, .data = data,
-                             .len = len};
+    struct serve_event ev = {
+        .seq = seq, .attempt = r->attempt, .kind = kind, .data = data, .len = len};
     for (struct serve_sub *s = r->subs; s; s = s->next) {
         if (kind == SERVE_EV_RESULT || !s->is_result_only)
             s->fn(s->user, &ev);
@@ -455,7 +455,8 @@ static enum serve_q_rc mem_cancel(struct serve_queue *base, const char *id,
 }
 
 static enum serve_q_rc mem_get(struct serve_queue *base, const char *id,
-                               enum serve_q_status *status, char **result_json, size_t *len)
+                               enum serve_q_status *status, char key_name[SERVE_KEY_NAME_MAX],
+                               char **result_json, size_t *len)
 {
     struct memq *q = (struct memq *)base;
     *result_json = NULL;
@@ -466,6 +467,8 @@ static enum serve_q_rc mem_get(struct serve_queue *base, const char *id,
     enum serve_q_rc rc = r ? SERVE_Q_OK : SERVE_Q_NOT_FOUND;
     if (r) {
         *status = r->status;
+        if (key_name)
+            memcpy(key_name, r->key_name, SERVE_KEY_NAME_MAX);
         if (r->status == SERVE_Q_DONE) {
             *result_json = dup_bytes(r->result, r->result_len);
             *len = r->result_len;
@@ -489,14 +492,20 @@ static enum serve_q_rc mem_subscribe(struct serve_queue *base, const char *id, u
     evict(q);
     struct run *r = find(q, id);
     if (r && r->status == SERVE_Q_DONE) {
-        struct serve_event ev = {.seq = r->seq, .attempt = r->attempt, .kind = SERVE_EV_RESULT,
-                                 .data = r->result, .len = r->result_len};
+        struct serve_event ev = {.seq = r->seq,
+                                 .attempt = r->attempt,
+                                 .kind = SERVE_EV_RESULT,
+                                 .data = r->result,
+                                 .len = r->result_len};
         fn(user, &ev);
     } else if (r) {
         for (size_t i = 0; !result_only && i < r->event_count; i++) {
             const struct ev *e = &r->events[i];
-            struct serve_event ev = {.seq = e->seq, .attempt = e->attempt, .kind = e->kind,
-                                     .data = e->data, .len = e->len};
+            struct serve_event ev = {.seq = e->seq,
+                                     .attempt = e->attempt,
+                                     .kind = e->kind,
+                                     .data = e->data,
+                                     .len = e->len};
             if (e->seq > after_seq)
                 fn(user, &ev);
         }

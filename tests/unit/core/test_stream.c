@@ -48,8 +48,8 @@ static void on_chunk(void *user, sbx_stream stream, const char *data, size_t len
 
 /* Runs in (with the tap added) and checks the chunks equal the captured output. Returns the
  * run's duration in ms. */
-static double run_tapped(sbx_backend tier, const char *policy, sbx_run_input *in,
-                         struct chunks *c, sbx_result *r)
+static double run_tapped(sbx_backend tier, const char *policy, sbx_run_input *in, struct chunks *c,
+                         sbx_result *r)
 {
     memset(c, 0, sizeof(*c));
     pthread_mutex_init(&c->lock, NULL);
@@ -252,8 +252,7 @@ START_TEST(process_cwd_missing_fails_clearly)
                   r.error_message);
     sbx_result_free(&r);
     in.cwd = "relative";
-    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_PROCESS, NULL, &in, &r),
-                     SBX_E_INVALID_ARGUMENT);
+    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_PROCESS, NULL, &in, &r), SBX_E_INVALID_ARGUMENT);
     sbx_result_free(&r);
 }
 END_TEST
@@ -262,8 +261,7 @@ START_TEST(cwd_is_process_only)
 {
     sbx_run_input in = {.code = "return 1", .code_len = 8, .cwd = "/tmp"};
     sbx_result r;
-    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WORKER, NULL, &in, &r),
-                     SBX_E_INVALID_ARGUMENT);
+    ck_assert_int_eq(sbx_test_run_once(SBX_BACKEND_WORKER, NULL, &in, &r), SBX_E_INVALID_ARGUMENT);
     sbx_result_free(&r);
     size_t len;
     uint8_t *mod = wb_fixture_print_exit("x", 1, 0, &len);

@@ -38,8 +38,10 @@ START_TEST(fifo_claim_complete_get)
     enum serve_q_status st;
     char *res;
     size_t len;
-    ck_assert_int_eq(serve_queue_get(q, a, &st, &res, &len), SERVE_Q_OK);
+    char owner[SERVE_KEY_NAME_MAX] = "";
+    ck_assert_int_eq(serve_queue_get(q, a, &st, owner, &res, &len), SERVE_Q_OK);
     ck_assert_int_eq(st, SERVE_Q_QUEUED);
+    ck_assert_str_eq(owner, "k");
     ck_assert_ptr_null(res);
     struct serve_claim c;
     ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_OK);
@@ -47,11 +49,11 @@ START_TEST(fifo_claim_complete_get)
     ck_assert_str_eq(c.payload, "first");
     ck_assert_str_eq(c.key_name, "k");
     ck_assert_uint_eq(c.attempt, 1);
-    serve_queue_get(q, a, &st, &res, &len);
+    serve_queue_get(q, a, &st, NULL, &res, &len);
     ck_assert_int_eq(st, SERVE_Q_RUNNING);
     ck_assert_int_eq(serve_queue_heartbeat(q, &c), SERVE_Q_OK);
     ck_assert_int_eq(serve_queue_complete(q, &c, "{\"ok\":true}", 11), SERVE_Q_OK);
-    ck_assert_int_eq(serve_queue_get(q, a, &st, &res, &len), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_get(q, a, &st, NULL, &res, &len), SERVE_Q_OK);
     ck_assert_int_eq(st, SERVE_Q_DONE);
     ck_assert_str_eq(res, "{\"ok\":true}");
     ck_assert_uint_eq(len, 11);
@@ -69,7 +71,7 @@ START_TEST(fifo_claim_complete_get)
     ck_assert_int_eq(serve_queue_complete(q, &c, "{}", 2), SERVE_Q_OK);
     serve_queue_claim_free(&c);
     ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_EMPTY);
-    ck_assert_int_eq(serve_queue_get(q, "0000000000000000000000000Z", &st, &res, &len),
+    ck_assert_int_eq(serve_queue_get(q, "0000000000000000000000000Z", &st, NULL, &res, &len),
                      SERVE_Q_NOT_FOUND);
     serve_queue_destroy(q);
 }
@@ -168,7 +170,7 @@ START_TEST(cancel_queued_and_running)
     enum serve_q_status st;
     char *res;
     size_t len;
-    serve_queue_get(q, b, &st, &res, &len);
+    serve_queue_get(q, b, &st, NULL, &res, &len);
     ck_assert_int_eq(st, SERVE_Q_DONE);
     ck_assert_str_eq(res, "{\"aborted\":1}");
     free(res);
@@ -182,15 +184,15 @@ START_TEST(cancel_queued_and_running)
     serve_queue_cancel(q, a, "{}", &found); /* a second cancel does not call again */
     ck_assert_int_eq(cancels, 1);
     ck_assert_int_eq(serve_queue_complete(q, &c, "{\"x\":2}", 7), SERVE_Q_OK);
-    serve_queue_get(q, a, &st, &res, &len);
+    serve_queue_get(q, a, &st, NULL, &res, &len);
     ck_assert_str_eq(res, "{\"x\":2}"); /* the claimant's result, not the cancel's */
     free(res);
     serve_queue_cancel(q, a, "{}", &found);
     ck_assert_int_eq(found, SERVE_Q_DONE);
+    serve_queue_claim_free(&c);
     ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_EMPTY);
     ck_assert_int_eq(serve_queue_cancel(q, "0000000000000000000000000Z", "{}", &found),
                      SERVE_Q_NOT_FOUND);
-    serve_queue_claim_free(&c);
     serve_queue_destroy(q);
 }
 END_TEST
@@ -250,9 +252,9 @@ START_TEST(events_replay_live_and_end_with_result)
     serve_queue_unsubscribe(q, s1);
     serve_queue_complete(q, &c, "R", 1);
     ck_assert_int_eq(quiet.count, 0);
-    ck_assert_int_eq(serve_queue_subscribe(q, "0000000000000000000000000Z", 0, false, record,
-                                           &quiet, &s1),
-                     SERVE_Q_NOT_FOUND);
+    ck_assert_int_eq(
+        serve_queue_subscribe(q, "0000000000000000000000000Z", 0, false, record, &quiet, &s1),
+        SERVE_Q_NOT_FOUND);
     serve_queue_claim_free(&c);
     serve_queue_destroy(q);
 }
@@ -309,19 +311,19 @@ START_TEST(retention_by_count_bytes_and_time)
     run_to_done(q, "1", a);
     run_to_done(q, "2", b);
     run_to_done(q, "3", c); /* three results, two kept: the oldest goes */
-    ck_assert_int_eq(serve_queue_get(q, a, &st, &res, &len), SERVE_Q_NOT_FOUND);
-    ck_assert_int_eq(serve_queue_get(q, b, &st, &res, &len), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_get(q, a, &st, NULL, &res, &len), SERVE_Q_NOT_FOUND);
+    ck_assert_int_eq(serve_queue_get(q, b, &st, NULL, &res, &len), SERVE_Q_OK);
     free(res);
     run_to_done(q, "123456789", d); /* 1 + 9 = 10 bytes fit, with b's it would be 11 */
-    ck_assert_int_eq(serve_queue_get(q, b, &st, &res, &len), SERVE_Q_NOT_FOUND);
-    ck_assert_int_eq(serve_queue_get(q, c, &st, &res, &len), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_get(q, b, &st, NULL, &res, &len), SERVE_Q_NOT_FOUND);
+    ck_assert_int_eq(serve_queue_get(q, c, &st, NULL, &res, &len), SERVE_Q_OK);
     free(res);
     struct serve_q_stats s;
     serve_queue_stats(q, &s);
     ck_assert_uint_eq(s.results, 2);
     ck_assert_uint_eq(s.result_bytes, 10);
     usleep(150 * 1000);
-    ck_assert_int_eq(serve_queue_get(q, d, &st, &res, &len), SERVE_Q_NOT_FOUND);
+    ck_assert_int_eq(serve_queue_get(q, d, &st, NULL, &res, &len), SERVE_Q_NOT_FOUND);
     serve_queue_stats(q, &s);
     ck_assert_uint_eq(s.results, 0);
     serve_queue_destroy(q);
