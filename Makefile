@@ -108,6 +108,8 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(DEPS_STAMP)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= $(JOBS)
 # T='unit.js.% js/%' runs only the suites whose names match those make patterns.
+# (not exported: the suites' own scripts use T for their timeout)
+unexport T
 TEST_ALL = format=make,-s,format-check $(TEST_SUITES)
 TEST_RUN = $(if $(T),$(foreach s,$(TEST_ALL),$(if $(filter $(T),$(firstword $(subst =, ,$(s)))),$(s))),$(TEST_ALL))
 .PHONY: test-build

@@ -82,8 +82,8 @@ static int host_h(struct wasm_call *call, void *user, const wasm_value *args, wa
 static bool resolve(void *user, const struct wasm_import *imp, struct wasm_extern *out)
 {
     struct side *s = user;
-    static const uint8_t types[] = {WASM_I32, WASM_I32, WASM_I32};
-    static const struct wasm_functype h_type = {2, 1, (uint8_t *)types};
+    static const wasm_vtype types[] = {WASM_I32, WASM_I32, WASM_I32};
+    static const struct wasm_functype h_type = {2, 1, (wasm_vtype *)types};
     (void)imp; /* the generator imports env.h only */
     s->host = sbx__wasm_func_new_host(s->store, &h_type, host_h, NULL);
     out->kind = WASM_EXTERN_FUNC;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wasm/opcodes.h"
 #include "wasmgen_impl.h"
 
 uint8_t gen_u8(struct gen *g)
@@ -207,10 +208,10 @@ static void emit_types(struct gen *g, struct buf *out, struct buf *s)
 
 static void emit_const(struct buf *s, uint8_t t, uint64_t bits)
 {
-    static const uint8_t op[] = {[WGEN_I32 - WGEN_F64] = 0x41,
-                                 [WGEN_I64 - WGEN_F64] = 0x42,
-                                 [WGEN_F32 - WGEN_F64] = 0x43,
-                                 [0] = 0x44};
+    static const uint8_t op[] = {[WGEN_I32 - WGEN_F64] = WASM_OP_I32_CONST,
+                                 [WGEN_I64 - WGEN_F64] = WASM_OP_I64_CONST,
+                                 [WGEN_F32 - WGEN_F64] = WASM_OP_F32_CONST,
+                                 [0] = WASM_OP_F64_CONST};
     buf_byte(s, op[t - WGEN_F64]);
     if (t == WGEN_I32)
         buf_sleb(s, (int32_t)(uint32_t)bits);
@@ -251,7 +252,7 @@ static void emit_entities(struct gen *g, struct buf *out, struct buf *s)
         buf_byte(s, g->global_type[i]);
         buf_byte(s, g->global_is_mut[i]);
         emit_const(s, g->global_type[i], i > 1 ? gen_bits(g, g->global_type[i]) : 0);
-        buf_byte(s, 0x0b);
+        buf_byte(s, WASM_OP_END);
     }
     buf_section(out, 6, s);
 }
@@ -294,9 +295,10 @@ static void emit_data(struct gen *g, struct buf *out, struct buf *s)
 {
     uint32_t active = g->mem_pages ? gen_pick(g, 24) : 0;
     buf_uleb(s, 2);
-    buf_bytes(s, "\x00\x41", 2);
+    buf_byte(s, 0x00); /* active, memory 0 */
+    buf_byte(s, WASM_OP_I32_CONST);
     buf_sleb(s, gen_pick(g, 64));
-    buf_byte(s, 0x0b);
+    buf_byte(s, WASM_OP_END);
     buf_uleb(s, active);
     for (uint32_t i = 0; i < active; i++)
         buf_byte(s, gen_u8(g));

@@ -5,94 +5,82 @@
  * (a NaN's payload and sign are nondeterministic in the spec, so the tiers may differ there). */
 #include <string.h>
 
+#include "wasm/opcodes.h"
 #include "wasmgen_impl.h"
 
-enum { CANON_TOP = 1 }; /* canonicalise the top operand's NaNs first */
-
-/* Numeric instructions in runs of one shape: opcodes first..last take in0 (and in1) to out. */
-struct numrun {
-    uint8_t prefix, first, last, in0, in1, out, flags;
-};
-
-#define I WGEN_I32
-#define L WGEN_I64
-#define F WGEN_F32
-#define D WGEN_F64
-static const struct numrun numruns[] = {
-    {0, 0x45, 0x45, I, 0, I, 0},
-    {0, 0x46, 0x4f, I, I, I, 0},
-    {0, 0x50, 0x50, L, 0, I, 0},
-    {0, 0x51, 0x5a, L, L, I, 0},
-    {0, 0x5b, 0x60, F, F, I, 0},
-    {0, 0x61, 0x66, D, D, I, 0},
-    {0, 0x67, 0x69, I, 0, I, 0},
-    {0, 0x6a, 0x78, I, I, I, 0},
-    {0, 0x79, 0x7b, L, 0, L, 0},
-    {0, 0x7c, 0x8a, L, L, L, 0},
-    {0, 0x8b, 0x91, F, 0, F, 0},
-    {0, 0x92, 0x97, F, F, F, 0},
-    {0, 0x98, 0x98, F, F, F, CANON_TOP},
-    {0, 0x99, 0x9f, D, 0, D, 0},
-    {0, 0xa0, 0xa5, D, D, D, 0},
-    {0, 0xa6, 0xa6, D, D, D, CANON_TOP},
-    {0, 0xa7, 0xa7, L, 0, I, 0},
-    {0, 0xa8, 0xa9, F, 0, I, 0},
-    {0, 0xaa, 0xab, D, 0, I, 0},
-    {0, 0xac, 0xad, I, 0, L, 0},
-    {0, 0xae, 0xaf, F, 0, L, 0},
-    {0, 0xb0, 0xb1, D, 0, L, 0},
-    {0, 0xb2, 0xb3, I, 0, F, 0},
-    {0, 0xb4, 0xb5, L, 0, F, 0},
-    {0, 0xb6, 0xb6, D, 0, F, 0},
-    {0, 0xb7, 0xb8, I, 0, D, 0},
-    {0, 0xb9, 0xba, L, 0, D, 0},
-    {0, 0xbb, 0xbb, F, 0, D, 0},
-    {0, 0xbc, 0xbc, F, 0, I, CANON_TOP},
-    {0, 0xbd, 0xbd, D, 0, L, CANON_TOP},
-    {0, 0xbe, 0xbe, I, 0, F, 0},
-    {0, 0xbf, 0xbf, L, 0, D, 0},
-    {0, 0xc0, 0xc1, I, 0, I, 0},
-    {0, 0xc2, 0xc4, L, 0, L, 0},
-    {0xfc, 0, 1, F, 0, I, 0},
-    {0xfc, 2, 3, D, 0, I, 0},
-    {0xfc, 4, 5, F, 0, L, 0},
-    {0xfc, 6, 7, D, 0, L, 0},
-};
-
-/* Loads and stores: opcode, value type, natural alignment (log2). */
-struct memop {
-    uint8_t op, type, align;
-};
-static const struct memop loads[] = {
-    {0x28, I, 2}, {0x29, L, 3}, {0x2a, F, 2}, {0x2b, D, 3}, {0x2c, I, 0},
-    {0x2d, I, 0}, {0x2e, I, 1}, {0x2f, I, 1}, {0x30, L, 0}, {0x31, L, 0},
-    {0x32, L, 1}, {0x33, L, 1}, {0x34, L, 2}, {0x35, L, 2},
-};
-static const struct memop stores[] = {
-    {0x36, I, 2}, {0x37, L, 3}, {0x38, F, 2}, {0x39, D, 3}, {0x3a, I, 0},
-    {0x3b, I, 1}, {0x3c, L, 0}, {0x3d, L, 1}, {0x3e, L, 2},
-};
-#undef I
-#undef L
-#undef F
-#undef D
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static void op(struct gen *g, uint8_t byte)
+/* The instructions the generator draws from opcodes.h, collected once: numeric ones (no
+ * immediate, a fixed signature of one or two scalar operands and one result) and the scalar
+ * loads and stores of WebAssembly 2.0. */
+struct table_ops {
+    uint16_t numeric[256], loads[32], stores[32];
+    uint32_t numeric_count, load_count, store_count;
+};
+
+static bool is_scalar(uint8_t t)
 {
-    buf_byte(g->code, byte);
+    return t == WGEN_I32 || t == WGEN_I64 || t == WGEN_F32 || t == WGEN_F64;
 }
 
-static void op_idx(struct gen *g, uint8_t byte, uint32_t idx)
+static void collect(struct table_ops *t, uint16_t id)
 {
-    buf_byte(g->code, byte);
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[id];
+    const struct wasm_siginfo *sig = &sbx__wasm_siginfo[info->sig];
+    if (!info->text || info->feature != WASM_FEAT_BASE || info->sig == WASM_SIG_NONE)
+        return;
+    if (info->imm == WASM_IMM_NONE && sig->result_count == 1 && sig->param_count >= 1 &&
+        is_scalar(sig->params[0]) && (sig->param_count == 1 || is_scalar(sig->params[1])) &&
+        sig->param_count <= 2 && t->numeric_count < COUNT(t->numeric))
+        t->numeric[t->numeric_count++] = id;
+    if (info->imm == WASM_IMM_MEMARG && sig->result_count == 1 && t->load_count < COUNT(t->loads))
+        t->loads[t->load_count++] = id;
+    if (info->imm == WASM_IMM_MEMARG && sig->result_count == 0 && t->store_count < COUNT(t->stores))
+        t->stores[t->store_count++] = id;
+}
+
+static const struct table_ops *table_ops(void)
+{
+    static struct table_ops t;
+    static bool is_done;
+    if (!is_done) { /* the fuzzer is single-threaded */
+        for (uint16_t id = 0; id < WASM_OP_SPACE; id++)
+            collect(&t, id);
+        is_done = true;
+    }
+    return &t;
+}
+
+/* The operand of a value type: what a float's NaN payload may leak through (its bits, its
+ * sign) is made canonical first, as the spec leaves it nondeterministic. */
+static bool needs_canonical_top(uint16_t op)
+{
+    return op == WASM_OP_F32_COPYSIGN || op == WASM_OP_F64_COPYSIGN ||
+           op == WASM_OP_I32_REINTERPRET_F32 || op == WASM_OP_I64_REINTERPRET_F64;
+}
+
+/* Writes an instruction's opcode (its prefix and LEB code for prefixed ones). */
+static void op(struct gen *g, uint16_t id)
+{
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[id];
+    if (info->prefix) {
+        buf_byte(g->code, info->prefix);
+        buf_uleb(g->code, info->code);
+    } else {
+        buf_byte(g->code, (uint8_t)id);
+    }
+}
+
+static void op_idx(struct gen *g, uint16_t id, uint32_t idx)
+{
+    op(g, id);
     buf_uleb(g->code, idx);
 }
 
-static void op_fc(struct gen *g, uint32_t sub)
+/* An immediate byte (a memory or table index, a type). */
+static void imm(struct gen *g, uint8_t byte)
 {
-    buf_byte(g->code, 0xfc);
-    buf_uleb(g->code, sub);
+    buf_byte(g->code, byte);
 }
 
 static void push(struct gen *g, uint8_t t)
@@ -118,7 +106,8 @@ static bool top_is(struct gen *g, const uint8_t *types, uint32_t n)
 
 static void emit_const(struct gen *g, uint8_t t, uint64_t bits)
 {
-    static const uint8_t ops[] = {0x44, 0x43, 0x42, 0x41}; /* by t - WGEN_F64 */
+    static const uint16_t ops[] = {WASM_OP_F64_CONST, WASM_OP_F32_CONST, WASM_OP_I64_CONST,
+                                   WASM_OP_I32_CONST}; /* by t - WGEN_F64 */
     op(g, ops[t - WGEN_F64]);
     if (t == WGEN_I32)
         buf_sleb(g->code, (int32_t)(uint32_t)bits);
@@ -126,7 +115,7 @@ static void emit_const(struct gen *g, uint8_t t, uint64_t bits)
         buf_sleb(g->code, (int64_t)bits);
     else
         for (int i = 0; i < (t == WGEN_F32 ? 4 : 8); i++)
-            op(g, (uint8_t)(bits >> (8 * i)));
+            imm(g, (uint8_t)(bits >> (8 * i)));
 }
 
 /* Returns a local of type t chosen by the input, or -1; a param in half the cases where one
@@ -160,18 +149,19 @@ static void gen_value(struct gen *g, uint8_t t)
     uint32_t c = gen_pick(g, 8);
     if (t == WGEN_FUNCREF) {
         if (c < 3) {
-            op(g, 0xd0);
-            op(g, WGEN_FUNCREF);
+            op(g, WASM_OP_REF_NULL);
+            imm(g, WGEN_FUNCREF);
         } else if (c < 6) {
-            op_idx(g, 0xd2, 1 + gen_pick(g, g->func_count - 1)); /* exported, so declared */
+            op_idx(g, WASM_OP_REF_FUNC,
+                   1 + gen_pick(g, g->func_count - 1)); /* exported, so declared */
         } else {
             emit_const(g, WGEN_I32, gen_pick(g, g->table_min + 1));
-            op_idx(g, 0x25, 0);
+            op_idx(g, WASM_OP_TABLE_GET, 0);
         }
     } else if (c < 4 && pick_local(g, t) >= 0) {
-        op_idx(g, 0x20, (uint32_t)pick_local(g, t));
+        op_idx(g, WASM_OP_LOCAL_GET, (uint32_t)pick_local(g, t));
     } else if (c == 3 && pick_global(g, t, false) >= 0) {
-        op_idx(g, 0x23, (uint32_t)pick_global(g, t, false));
+        op_idx(g, WASM_OP_GLOBAL_GET, (uint32_t)pick_global(g, t, false));
     } else {
         emit_const(g, t, gen_bits(g, t));
     }
@@ -197,12 +187,12 @@ static void ensure1(struct gen *g, uint8_t t)
 static void canonicalise(struct gen *g, uint8_t t)
 {
     uint32_t s = t == WGEN_F32 ? g->scratch_f32 : g->scratch_f64;
-    op_idx(g, 0x22, s);
+    op_idx(g, WASM_OP_LOCAL_TEE, s);
     emit_const(g, t, t == WGEN_F32 ? 0x7fc00000 : 0x7ff8000000000000ull);
-    op_idx(g, 0x20, s);
-    op_idx(g, 0x20, s);
-    op(g, t == WGEN_F32 ? 0x5b : 0x61);
-    op(g, 0x1b);
+    op_idx(g, WASM_OP_LOCAL_GET, s);
+    op_idx(g, WASM_OP_LOCAL_GET, s);
+    op(g, t == WGEN_F32 ? WASM_OP_F32_EQ : WASM_OP_F64_EQ);
+    op(g, WASM_OP_SELECT);
 }
 
 /* Discards the top value: mostly mixes it into the sink (global 1: g1 = rotl(g1, 7) ^ v, v as
@@ -211,111 +201,104 @@ static void discard(struct gen *g)
 {
     uint8_t t = g->stack[--g->sp];
     if (!gen_pick(g, 4)) {
-        op(g, 0x1a);
+        op(g, WASM_OP_DROP);
         return;
     }
     if (t == WGEN_F32 || t == WGEN_F64)
         canonicalise(g, t);
     if (t == WGEN_FUNCREF)
-        op(g, 0xd1); /* ref.is_null */
+        op(g, WASM_OP_REF_IS_NULL);
     if (t == WGEN_F32 || t == WGEN_F64)
-        op(g, t == WGEN_F32 ? 0xbc : 0xbd); /* reinterpret */
+        op(g, t == WGEN_F32 ? WASM_OP_I32_REINTERPRET_F32 : WASM_OP_I64_REINTERPRET_F64);
     if (t != WGEN_I64 && t != WGEN_F64)
-        op(g, 0xad); /* i64.extend_i32_u */
-    op_idx(g, 0x23, 1);
+        op(g, WASM_OP_I64_EXTEND_I32_U);
+    op_idx(g, WASM_OP_GLOBAL_GET, 1);
     emit_const(g, WGEN_I64, 7);
-    op(g, 0x89); /* i64.rotl */
-    op(g, 0x85); /* i64.xor */
-    op_idx(g, 0x24, 1);
+    op(g, WASM_OP_I64_ROTL);
+    op(g, WASM_OP_I64_XOR);
+    op_idx(g, WASM_OP_GLOBAL_SET, 1);
 }
 
-/* The numeric instruction number n (in table order): its run, and n becomes its offset in it. */
-static const struct numrun *numop(uint32_t *n)
+static bool is_div(uint16_t op)
 {
-    uint32_t k = 0;
-    for (; *n > (uint32_t)(numruns[k].last - numruns[k].first); k++)
-        *n -= numruns[k].last - numruns[k].first + 1u;
-    return &numruns[k];
+    return (op >= WASM_OP_I32_DIV_S && op <= WASM_OP_I32_REM_U) ||
+           (op >= WASM_OP_I64_DIV_S && op <= WASM_OP_I64_REM_U);
 }
 
-static uint32_t numop_count(void)
+/* The saturating form of a trapping truncation, or 0 when op is none. */
+static uint16_t saturating(uint16_t op)
 {
-    uint32_t total = 0;
-    for (uint32_t k = 0; k < COUNT(numruns); k++)
-        total += numruns[k].last - numruns[k].first + 1u;
-    return total;
+    if (op >= WASM_OP_I32_TRUNC_F32_S && op <= WASM_OP_I32_TRUNC_F64_U)
+        return (uint16_t)(WASM_OP_I32_TRUNC_SAT_F32_S + (op - WASM_OP_I32_TRUNC_F32_S));
+    if (op >= WASM_OP_I64_TRUNC_F32_S && op <= WASM_OP_I64_TRUNC_F64_U)
+        return (uint16_t)(WASM_OP_I64_TRUNC_SAT_F32_S + (op - WASM_OP_I64_TRUNC_F32_S));
+    return 0;
 }
 
 /* A trap ends the call and so hides every value it would have computed: three times in four,
  * a divisor gets its low bit set and a trapping truncation becomes the saturating one. Returns
  * true when it emitted the instruction itself. */
-static bool avoid_trap(struct gen *g, const struct numrun *r, uint32_t off)
+static bool avoid_trap(struct gen *g, uint16_t id, const struct wasm_siginfo *sig)
 {
-    uint8_t code = (uint8_t)(r->first + off);
-    bool is_div = !r->prefix && ((code >= 0x6d && code <= 0x70) || (code >= 0x7f && code <= 0x82));
-    bool is_trunc =
-        !r->prefix && ((code >= 0xa8 && code <= 0xab) || (code >= 0xae && code <= 0xb1));
-    if ((!is_div && !is_trunc) || !gen_pick(g, 4))
+    uint16_t sat = saturating(id);
+    if ((!is_div(id) && !sat) || !gen_pick(g, 4))
         return false;
-    if (is_div) {
-        emit_const(g, r->in1, 1);
-        op(g, r->in1 == WGEN_I32 ? 0x72 : 0x84); /* or */
+    if (is_div(id)) {
+        emit_const(g, sig->params[1], 1);
+        op(g, sig->params[1] == WGEN_I32 ? WASM_OP_I32_OR : WASM_OP_I64_OR);
         return false;
     }
-    op_fc(g, code <= 0xab ? code - 0xa8u : code - 0xaeu + 4);
+    op(g, sat);
     g->sp--;
-    push(g, r->out);
+    push(g, sig->result);
     return true;
+}
+
+static bool fits_top(struct gen *g, const struct wasm_siginfo *sig)
+{
+    return top_is(g, sig->params, sig->param_count);
 }
 
 /* Mostly an instruction that takes the values on top of the stack (so expressions nest and
  * computed values meet each other), else any, with fresh operands. */
 static void gen_numeric(struct gen *g)
 {
-    uint32_t total = numop_count(), off = gen_pick(g, total), fits[256], fit_count = 0;
-    const struct numrun *r = numop(&off);
-    for (uint32_t m = 0; m < total && fit_count < COUNT(fits); m++) {
-        uint32_t moff = m;
-        const struct numrun *c = numop(&moff);
-        uint8_t in[2] = {c->in0, c->in1};
-        if (top_is(g, in, c->in1 ? 2 : 1))
-            fits[fit_count++] = m;
-    }
-    if (fit_count && gen_pick(g, 4)) {
-        off = fits[gen_pick(g, fit_count)];
-        r = numop(&off);
-    }
-    uint8_t in[2] = {r->in0, r->in1};
-    uint32_t arity = r->in1 ? 2 : 1;
-    ensure(g, in, arity);
-    if (r->flags & CANON_TOP)
-        canonicalise(g, in[arity - 1]);
-    if (avoid_trap(g, r, off))
+    const struct table_ops *t = table_ops();
+    uint16_t id = t->numeric[gen_pick(g, t->numeric_count)], fits[256];
+    uint32_t fit_count = 0;
+    for (uint32_t m = 0; m < t->numeric_count; m++)
+        if (fits_top(g, &sbx__wasm_siginfo[sbx__wasm_opinfo[t->numeric[m]].sig]))
+            fits[fit_count++] = t->numeric[m];
+    if (fit_count && gen_pick(g, 4))
+        id = fits[gen_pick(g, fit_count)];
+    const struct wasm_siginfo *sig = &sbx__wasm_siginfo[sbx__wasm_opinfo[id].sig];
+    uint32_t arity = sig->param_count;
+    ensure(g, sig->params, arity);
+    if (needs_canonical_top(id))
+        canonicalise(g, sig->params[arity - 1]);
+    if (avoid_trap(g, id, sig))
         return;
-    if (r->prefix)
-        op_fc(g, r->first + off);
-    else
-        op(g, (uint8_t)(r->first + off));
+    op(g, id);
     g->sp -= arity;
-    push(g, r->out);
+    push(g, sig->result);
 }
 
 /* The termination budget (global 0): at 0 the function returns zeros, else one unit goes. */
 static void gen_budget_check(struct gen *g)
 {
     const struct wgen_sig *f = &g->ctrl[0].sig;
-    op_idx(g, 0x23, 0);
-    op(g, 0x45);
-    op(g, 0x04);
-    op(g, 0x40);
+    op_idx(g, WASM_OP_GLOBAL_GET, 0);
+    op(g, WASM_OP_I32_EQZ);
+    op(g, WASM_OP_IF);
+    imm(g, 0x40);
     for (uint32_t i = 0; i < f->result_count; i++)
         emit_const(g, f->results[i], 0);
-    op(g, 0x0f);
-    op(g, 0x0b);
-    op_idx(g, 0x23, 0);
+    op(g, WASM_OP_RETURN);
+    op(g, WASM_OP_END);
+    op_idx(g, WASM_OP_GLOBAL_GET, 0);
     emit_const(g, WGEN_I32, 1);
-    op(g, 0x6b);
-    op_idx(g, 0x24, 0);
+    op(g, WASM_OP_I32_SUB);
+    op_idx(g, WASM_OP_GLOBAL_SET, 0);
 }
 
 /* The types a branch to frame f carries: a loop's params, else its results. */
@@ -339,7 +322,7 @@ static void fit_stack(struct gen *g, const uint8_t *types, uint32_t n)
     if (avail(g) == n && top_is(g, types, n))
         return;
     if (top(g)->kind != 0x03 && top_is(g, types, n) && gen_pick(g, 2)) {
-        op_idx(g, 0x0c, 0);
+        op_idx(g, WASM_OP_BR, 0);
         set_unreachable(g);
     }
     if (!top_is(g, types, n) || avail(g) != n) {
@@ -357,14 +340,14 @@ static void close_frame(struct gen *g)
     bool is_same = f->sig.param_count == f->sig.result_count &&
                    !memcmp(f->sig.params, f->sig.results, f->sig.param_count);
     if (f->kind == 0x04 && !f->in_else && !(is_same && gen_pick(g, 2))) {
-        op(g, 0x05);
+        op(g, WASM_OP_ELSE);
         f->in_else = true;
         g->sp = f->height;
         for (uint32_t i = 0; i < f->sig.param_count; i++)
             push(g, f->sig.params[i]);
         return;
     }
-    op(g, 0x0b);
+    op(g, WASM_OP_END);
     g->sp = f->height;
     for (uint32_t i = 0; i < f->sig.result_count; i++)
         push(g, f->sig.results[i]);
@@ -406,7 +389,7 @@ static void open_frame(struct gen *g, uint8_t kind)
     }
     op(g, kind);
     if (!sig.param_count && sig.result_count <= 1)
-        op(g, sig.result_count ? sig.results[0] : 0x40);
+        imm(g, sig.result_count ? sig.results[0] : 0x40);
     else
         buf_sleb(g->code, type);
     struct frame *f = &g->ctrl[g->ctrl_count++];
@@ -424,8 +407,8 @@ static void gen_rare_condition(struct gen *g)
 {
     gen_value(g, WGEN_I32);
     emit_const(g, WGEN_I32, 7);
-    op(g, 0x71);
-    op(g, 0x45);
+    op(g, WASM_OP_I32_AND);
+    op(g, WASM_OP_I32_EQZ);
 }
 
 /* An unconditional branch makes the rest of its frame dead code: only inside an if's arm,
@@ -448,7 +431,7 @@ static void gen_branch(struct gen *g, uint8_t kind)
     ensure(g, types, n);
     if (kind == 0x0d) { /* br_if keeps the label's values */
         gen_rare_condition(g);
-        op_idx(g, 0x0d, d);
+        op_idx(g, WASM_OP_BR_IF, d);
         g->sp--;
         return;
     }
@@ -460,12 +443,12 @@ static void gen_branch(struct gen *g, uint8_t kind)
                 targets[count++] = i;
         }
         gen_value(g, WGEN_I32);
-        op_idx(g, 0x0e, count);
+        op_idx(g, WASM_OP_BR_TABLE, count);
         for (uint32_t i = 0; i < count; i++)
             buf_uleb(g->code, targets[i]);
         buf_uleb(g->code, d);
     } else {
-        op_idx(g, 0x0c, d);
+        op_idx(g, WASM_OP_BR, d);
     }
     set_unreachable(g);
 }
@@ -483,10 +466,10 @@ static void gen_call(struct gen *g, bool is_indirect)
             gen_value(g, WGEN_I32);
             g->sp--;
         }
-        op_idx(g, 0x11, type);
-        op(g, 0x00);
+        op_idx(g, WASM_OP_CALL_INDIRECT, type);
+        imm(g, 0x00);
     } else {
-        op_idx(g, 0x10, f);
+        op_idx(g, WASM_OP_CALL, f);
     }
     g->sp -= t->param_count;
     for (uint32_t i = 0; i < t->result_count; i++)
@@ -508,7 +491,7 @@ static void gen_addr(struct gen *g)
         gen_value(g, WGEN_I32);
         g->sp--;
         emit_const(g, WGEN_I32, 0x3ff);
-        op(g, 0x71);
+        op(g, WASM_OP_I32_AND);
     }
     push(g, WGEN_I32);
 }
@@ -522,36 +505,41 @@ static void gen_memarg(struct gen *g, uint8_t align)
 
 static void gen_load(struct gen *g)
 {
-    const struct memop *m = &loads[gen_pick(g, COUNT(loads))];
+    const struct table_ops *t = table_ops();
+    uint16_t id = t->loads[gen_pick(g, t->load_count)];
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[id];
     gen_addr(g);
-    op(g, m->op);
-    gen_memarg(g, m->align);
+    op(g, id);
+    gen_memarg(g, info->arg);
     g->sp--;
-    push(g, m->type);
+    push(g, sbx__wasm_siginfo[info->sig].result);
 }
 
 /* A value of the store's type already on top is stored (through its scratch local, as the
  * address goes below it), else a fresh one. */
 static void gen_store(struct gen *g)
 {
-    const struct memop *m = &stores[gen_pick(g, COUNT(stores))];
-    uint32_t scratch = g->local_count - 4 + (uint32_t)(WGEN_I32 - m->type);
-    bool is_kept = top_is(g, &m->type, 1);
+    const struct table_ops *t = table_ops();
+    uint16_t id = t->stores[gen_pick(g, t->store_count)];
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[id];
+    uint8_t type = sbx__wasm_siginfo[info->sig].params[1];
+    uint32_t scratch = g->local_count - 4 + (uint32_t)(WGEN_I32 - type);
+    bool is_kept = top_is(g, &type, 1);
     if (is_kept) {
-        op_idx(g, 0x21, scratch);
+        op_idx(g, WASM_OP_LOCAL_SET, scratch);
         g->sp--;
     }
     gen_addr(g);
     if (is_kept) {
-        op_idx(g, 0x20, scratch);
-        push(g, m->type);
+        op_idx(g, WASM_OP_LOCAL_GET, scratch);
+        push(g, type);
     } else {
-        gen_value(g, m->type);
+        gen_value(g, type);
     }
-    if (m->type == WGEN_F32 || m->type == WGEN_F64)
-        canonicalise(g, m->type);
-    op(g, m->op);
-    gen_memarg(g, m->align);
+    if (type == WGEN_F32 || type == WGEN_F64)
+        canonicalise(g, type);
+    op(g, id);
+    gen_memarg(g, info->arg);
     g->sp -= 2;
 }
 
@@ -566,28 +554,28 @@ static void gen_bulk_args(struct gen *g, uint32_t max_len)
 
 static void gen_memory_misc(struct gen *g)
 {
-    static const uint8_t subs[] = {11, 10, 8, 9};
+    static const uint16_t bulk[] = {WASM_OP_MEMORY_FILL, WASM_OP_MEMORY_COPY, WASM_OP_MEMORY_INIT};
     uint32_t c = gen_pick(g, 6);
     if (c == 0) {
-        op(g, 0x3f);
-        op(g, 0x00);
+        op(g, WASM_OP_MEMORY_SIZE);
+        imm(g, 0x00);
         push(g, WGEN_I32);
     } else if (c == 1) {
         emit_const(g, WGEN_I32, gen_pick(g, 8) ? gen_pick(g, 3) : gen_bits(g, WGEN_I32));
-        op(g, 0x40);
-        op(g, 0x00);
+        op(g, WASM_OP_MEMORY_GROW);
+        imm(g, 0x00);
         push(g, WGEN_I32);
     } else if (c == 5) {
-        op_fc(g, 9);
-        buf_uleb(g->code, gen_pick(g, 2));
+        op_idx(g, WASM_OP_DATA_DROP, gen_pick(g, 2));
     } else {
+        uint16_t id = bulk[c - 2];
         gen_bulk_args(g, 300);
-        op_fc(g, subs[c - 2]);
-        if (subs[c - 2] == 8)
-            op(g, 1); /* the passive segment */
-        op(g, 0x00);
-        if (subs[c - 2] == 10)
-            op(g, 0x00);
+        op(g, id);
+        if (id == WASM_OP_MEMORY_INIT)
+            imm(g, 1); /* the passive segment */
+        imm(g, 0x00);
+        if (id == WASM_OP_MEMORY_COPY)
+            imm(g, 0x00);
     }
 }
 
@@ -595,20 +583,18 @@ static void gen_table_misc(struct gen *g)
 {
     uint32_t c = gen_pick(g, 9);
     if (c == 0) {
-        op_fc(g, 16);
-        op(g, 0);
+        op_idx(g, WASM_OP_TABLE_SIZE, 0);
         push(g, WGEN_I32);
     } else if (c == 1) { /* table.set */
         emit_const(g, WGEN_I32, gen_pick(g, g->table_min + 2));
         push(g, WGEN_I32);
         gen_value(g, WGEN_FUNCREF);
-        op_idx(g, 0x26, 0);
+        op_idx(g, WASM_OP_TABLE_SET, 0);
         g->sp -= 2;
     } else if (c == 2) { /* table.grow */
         gen_value(g, WGEN_FUNCREF);
         emit_const(g, WGEN_I32, gen_pick(g, 4));
-        op_fc(g, 15);
-        op(g, 0);
+        op_idx(g, WASM_OP_TABLE_GROW, 0);
         g->sp--;
         push(g, WGEN_I32);
     } else if (c == 3) { /* table.fill */
@@ -616,21 +602,19 @@ static void gen_table_misc(struct gen *g)
         push(g, WGEN_I32);
         gen_value(g, WGEN_FUNCREF);
         emit_const(g, WGEN_I32, gen_pick(g, 5));
-        op_fc(g, 17);
-        op(g, 0);
+        op_idx(g, WASM_OP_TABLE_FILL, 0);
         g->sp -= 2;
     } else if (c == 4 || c == 5) { /* table.copy, table.init of the passive segment */
         for (int i = 0; i < 3; i++)
             emit_const(g, WGEN_I32, gen_pick(g, g->table_min + 2));
-        op_fc(g, c == 4 ? 14 : 12);
-        op(g, c == 4 ? 0 : 1);
-        op(g, 0);
+        op(g, c == 4 ? WASM_OP_TABLE_COPY : WASM_OP_TABLE_INIT);
+        imm(g, c == 4 ? 0 : 1);
+        imm(g, 0);
     } else if (c == 6) {
-        op_fc(g, 13);
-        op(g, (uint8_t)gen_pick(g, 2));
+        op_idx(g, WASM_OP_ELEM_DROP, gen_pick(g, 2));
     } else { /* ref.is_null of a table element or a fresh reference */
         ensure1(g, WGEN_FUNCREF);
-        op(g, 0xd1);
+        op(g, WASM_OP_REF_IS_NULL);
         g->sp--;
         push(g, WGEN_I32);
     }
@@ -641,7 +625,7 @@ static void gen_local_set(struct gen *g)
     uint32_t l = gen_pick(g, g->local_count);
     ensure1(g, g->local_type[l]);
     bool is_tee = gen_pick(g, 2);
-    op_idx(g, is_tee ? 0x22 : 0x21, l);
+    op_idx(g, is_tee ? WASM_OP_LOCAL_TEE : WASM_OP_LOCAL_SET, l);
     if (!is_tee)
         g->sp--;
 }
@@ -654,7 +638,7 @@ static void gen_global_set(struct gen *g)
     if (idx < 0)
         return;
     ensure1(g, t);
-    op_idx(g, 0x24, (uint32_t)idx);
+    op_idx(g, WASM_OP_GLOBAL_SET, (uint32_t)idx);
     g->sp--;
 }
 
@@ -664,10 +648,10 @@ static void gen_select(struct gen *g)
     uint8_t in[3] = {t, t, WGEN_I32};
     ensure(g, in, 3);
     if (gen_pick(g, 2)) {
-        op(g, 0x1b);
+        op(g, WASM_OP_SELECT);
     } else {
-        op_idx(g, 0x1c, 1);
-        op(g, t);
+        op_idx(g, WASM_OP_SELECT_T, 1);
+        imm(g, t);
     }
     g->sp -= 2;
 }
@@ -686,7 +670,7 @@ static void gen_return(struct gen *g)
         while (avail(g))
             discard(g);
     ensure(g, g->ctrl[0].sig.results, g->ctrl[0].sig.result_count);
-    op(g, 0x0f);
+    op(g, WASM_OP_RETURN);
     set_unreachable(g);
 }
 
@@ -694,17 +678,17 @@ static void gen_return(struct gen *g)
 static void gen_unreachable(struct gen *g)
 {
     if (gen_pick(g, 16) || !is_conditional(g)) {
-        op(g, 0x01);
+        op(g, WASM_OP_NOP);
         return;
     }
-    op(g, 0x00);
+    op(g, WASM_OP_UNREACHABLE);
     set_unreachable(g);
 }
 
 static void gen_local_get(struct gen *g)
 {
     uint32_t l = gen_pick(g, g->local_count);
-    op_idx(g, 0x20, l);
+    op_idx(g, WASM_OP_LOCAL_GET, l);
     push(g, g->local_type[l]);
 }
 

@@ -14,7 +14,7 @@ static const char WASI_MODULE[] = "wasi_snapshot_preview1";
 
 static const struct {
     const char *name;
-    uint8_t type;
+    wasm_vtype type;
 } valtypes[] = {{"i32", WASM_I32}, {"i64", WASM_I64}, {"f32", WASM_F32}, {"f64", WASM_F64}};
 
 static const char *skip_space(const char *s)
@@ -25,7 +25,7 @@ static const char *skip_space(const char *s)
 }
 
 /* Parses one value type at *s into *out; advances *s. */
-static bool parse_valtype(const char **s, uint8_t *out)
+static bool parse_valtype(const char **s, wasm_vtype *out)
 {
     for (size_t i = 0; i < sizeof(valtypes) / sizeof(valtypes[0]); i++) {
         if (strncmp(*s, valtypes[i].name, 3) == 0) {
@@ -39,7 +39,7 @@ static bool parse_valtype(const char **s, uint8_t *out)
 
 /* Parses "(t, t ...)" (commas or blanks between) or a bare "t" into types; returns the count
  * or -1. */
-static int parse_list(const char **s, uint8_t *types)
+static int parse_list(const char **s, wasm_vtype *types)
 {
     const char *p = skip_space(*s);
     int n = 0;
@@ -73,7 +73,7 @@ static int parse_list(const char **s, uint8_t *types)
 
 bool sbx__plugin_parse_signature(const char *sig, struct wasm_functype *out)
 {
-    uint8_t params[MAX_SIG_VALUES], results[MAX_SIG_VALUES];
+    wasm_vtype params[MAX_SIG_VALUES], results[MAX_SIG_VALUES];
     memset(out, 0, sizeof(*out));
     if (!sig)
         return false;
@@ -88,11 +88,11 @@ bool sbx__plugin_parse_signature(const char *sig, struct wasm_functype *out)
     int nr = parse_list(&p, results);
     if (nr < 0 || *skip_space(p) != '\0')
         return false;
-    out->types = sbx__mallocn((size_t)np + (size_t)nr + 1, 1);
+    out->types = sbx__mallocn((size_t)np + (size_t)nr + 1, sizeof(*out->types));
     if (!out->types)
         return false;
-    memcpy(out->types, params, (size_t)np);
-    memcpy(out->types + np, results, (size_t)nr);
+    memcpy(out->types, params, (size_t)np * sizeof(*params));
+    memcpy(out->types + np, results, (size_t)nr * sizeof(*results));
     out->param_count = (uint32_t)np;
     out->result_count = (uint32_t)nr;
     return true;
@@ -220,7 +220,7 @@ static int call_denied(struct wasm_call *call, void *user, const wasm_value *arg
     snprintf(label, sizeof(label), "cap:%s", s->name);
     sbx__plugin_denied(s->sb, label);
     for (uint32_t i = 0; i < s->type->result_count; i++) {
-        uint8_t t = s->type->types[s->type->param_count + i];
+        wasm_vtype t = s->type->types[s->type->param_count + i];
         memset(&results[i], 0, sizeof(results[i]));
         if (t == WASM_I32)
             results[i].i32 = (uint32_t)SBX_WASM_DENIED;

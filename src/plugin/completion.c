@@ -18,14 +18,14 @@ struct sbx_wasm_completion {
     pthread_cond_t cond;
     int refs;
     enum completion_state state;
-    const uint8_t *result_types; /* the function type's, valid while WAITING */
+    const wasm_vtype *result_types; /* the function type's, valid while WAITING */
     uint32_t result_count;
     wasm_value results[16];
     struct wasm_memory *mem; /* the caller's memory 0, valid while WAITING */
     char message[200];
 };
 
-void sbx__plugin_to_public(uint8_t type, wasm_value v, sbx_wasm_value *out)
+void sbx__plugin_to_public(wasm_vtype type, wasm_value v, sbx_wasm_value *out)
 {
     memset(out, 0, sizeof(*out));
     switch (type) {
@@ -48,7 +48,7 @@ void sbx__plugin_to_public(uint8_t type, wasm_value v, sbx_wasm_value *out)
     }
 }
 
-bool sbx__plugin_from_public(uint8_t type, const sbx_wasm_value *v, wasm_value *out)
+bool sbx__plugin_from_public(wasm_vtype type, const sbx_wasm_value *v, wasm_value *out)
 {
     memset(out, 0, sizeof(*out));
     switch (type) {

@@ -13,7 +13,7 @@
 #define SIG_MAX 16
 
 static const struct {
-    uint8_t wasm;
+    wasm_vtype wasm;
     sbx_wasm_valtype pub;
     const char *name;
 } valtypes[] = {{WASM_I32, SBX_WASM_I32, "i32"},
@@ -21,7 +21,7 @@ static const struct {
                 {WASM_F32, SBX_WASM_F32, "f32"},
                 {WASM_F64, SBX_WASM_F64, "f64"}};
 
-static int find_type(uint8_t t)
+static int find_type(wasm_vtype t)
 {
     for (size_t i = 0; i < sizeof(valtypes) / sizeof(valtypes[0]); i++)
         if (valtypes[i].wasm == t)
@@ -30,7 +30,7 @@ static int find_type(uint8_t t)
 }
 
 /* Appends "(t, t)" for n types to buf at *o; false if a type has no public form. */
-static bool put_list(char *buf, size_t cap, size_t *o, const uint8_t *types, uint32_t n,
+static bool put_list(char *buf, size_t cap, size_t *o, const wasm_vtype *types, uint32_t n,
                      sbx_wasm_valtype *out)
 {
     *o += (size_t)snprintf(buf + *o, cap - *o, "(");

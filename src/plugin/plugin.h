@@ -120,8 +120,8 @@ int sbx__plugin_call_host(struct sbx__cap_func *f, struct wasm_call *call, const
 /* Wakes the call blocked on a completion, if any (abort, timeout). Any thread. */
 void sbx__plugin_wake_pending(struct sbx_wasm_sandbox *sb);
 /* Converts between the engine's raw values and the public typed ones. */
-void sbx__plugin_to_public(uint8_t type, wasm_value v, sbx_wasm_value *out);
-bool sbx__plugin_from_public(uint8_t type, const sbx_wasm_value *v, wasm_value *out);
+void sbx__plugin_to_public(wasm_vtype type, wasm_value v, sbx_wasm_value *out);
+bool sbx__plugin_from_public(wasm_vtype type, const sbx_wasm_value *v, wasm_value *out);
 
 /* ---- sandbox.c ------------------------------------------------------------------------------- */
 

@@ -290,7 +290,7 @@ sbx_err sbx_wasm_sandbox_call(sbx_wasm_sandbox *sb, const char *name, const sbx_
     return rc;
 }
 
-static bool public_type(uint8_t t, sbx_wasm_valtype *out)
+static bool public_type(wasm_vtype t, sbx_wasm_valtype *out)
 {
     switch (t) {
     case WASM_I32:

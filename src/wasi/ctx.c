@@ -169,7 +169,7 @@ bool sbx__wasi_resolve(struct sbx__wasi *w, struct wasm_store *store, const stru
     const struct wasi_row *row = find_row(m, imp);
     if (!row)
         return false;
-    uint8_t types[16];
+    wasm_vtype types[16];
     uint32_t np = (uint32_t)strlen(row->params);
     for (uint32_t i = 0; i < np; i++)
         types[i] = row->params[i] == 'I' ? WASM_I64 : WASM_I32;

@@ -124,7 +124,7 @@ struct wasm_osr {
     uint32_t nloops;
     uint32_t nlocals;
     uint32_t *local_slot;
-    uint8_t *local_type;
+    wasm_vtype *local_type;
     uint32_t buf_slots; /* the entry's slots: locals, the widest loop's params, the results */
 };
 
@@ -190,18 +190,48 @@ enum wasm_trap_kind sbx__wasm_call_host(struct wasm_exec *ex, struct wasm_func *
 /* Returns true if two function types are structurally equal. */
 bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_functype *b);
 
-/* interp_osr.c: at a back-edge of frame fp (code of inst) to the header at word pos, with
- * the store tiered up: runs the rest of the function natively when that loop has an entry,
- * its results then at fp[0...]. depth counts the frame records in use, this frame's return
- * included (the native code's calls back into the interpreter take the next). Returns false
- * (nothing run, *tk untouched) when it cannot; else *tk is the trap kind, its record filled. */
+/* interp_tier.c: what the dispatch loop hands over on its slow paths. */
+enum wasm_tier_step {
+    WASM_TIER_STAY, /* nothing run natively: go on interpreting */
+    WASM_TIER_RAN,  /* the call, or the rest of the frame (OSR), ran natively; results in place */
+    WASM_TIER_TRAP, /* a trap, its record complete ("in <func>" facts included) */
+};
+
+/* Per run of the dispatch loop: the last frame whose loop had no OSR entry, so that its
+ * back-edges stop offering it. */
+struct wasm_tier_frame {
+    const uint64_t *osr_off_fp;
+    const struct wasm_code *osr_off_code;
+};
+
+/* A wasm call of callee (in cinst, its frame at nfp) once the store may have native code;
+ * depth counts the frame records in use. */
+enum wasm_tier_step sbx__wasm_tier_call(struct wasm_exec *ex, struct wasm_instance *cinst,
+                                        const struct wasm_code *callee, uint64_t *nfp,
+                                        uint32_t depth, enum wasm_trap_kind *tk);
+/* A loop back-edge of frame fp (code of inst) to header whose poll is due (interrupted,
+ * metered: fuel is charged, or the store has tiered up): traps, moves the frame to its
+ * function's native OSR entry (RAN: its results at fp[0...]), or stays. depth counts the
+ * frame records in use, this frame's return included. */
+enum wasm_tier_step sbx__wasm_tier_backedge(struct wasm_exec *ex, struct wasm_tier_frame *tf,
+                                            struct wasm_instance *inst,
+                                            const struct wasm_code *code, uint64_t *fp,
+                                            const wasm_word *header, uint32_t fuel, uint32_t depth,
+                                            enum wasm_trap_kind *tk);
+/* Charges fuel units and reports an interrupt: a call's poll. */
+enum wasm_trap_kind sbx__wasm_tier_poll(struct wasm_store *store, uint32_t fuel);
+/* At a back-edge of frame fp (code of inst) to the header at word pos, with the store tiered
+ * up: runs the rest of the function natively when that loop has an entry, its results then
+ * at fp[0...]. depth counts the frame records in use, this frame's return included (the
+ * native code's calls back into the interpreter take the next). Returns false (nothing run,
+ * *tk untouched) when it cannot; else *tk is the trap kind, its record filled. */
 bool sbx__wasm_osr_run(struct wasm_exec *ex, struct wasm_instance *inst,
                        const struct wasm_code *code, uint64_t *fp, uint32_t pos, uint32_t depth,
                        enum wasm_trap_kind *tk);
 void sbx__wasm_osr_free(struct wasm_osr *osr);
 
 /* Returns the slots a value of type t takes (2 for v128, else 1). */
-static inline uint32_t sbx__wasm_type_slots(uint8_t t)
+static inline uint32_t sbx__wasm_type_slots(wasm_vtype t)
 {
     return t == WASM_V128 ? 2u : 1u;
 }

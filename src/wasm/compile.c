@@ -9,7 +9,6 @@
 #include "wasm/compile.h"
 #include "wasm/compile_impl.h"
 #include "wasm/decode.h"
-#include "wasm/leb.h"
 #include "wasm/opcodes.h"
 
 #define MAX_WORDS (1u << 28)
@@ -115,23 +114,6 @@ void sbx__wasm_c_unemit(struct compiler *c)
     c->last_dst = c->last_cmp = 0;
 }
 
-uint32_t sbx__wasm_c_u32(struct compiler *c)
-{
-    uint32_t v = 0;
-    if (sbx__wasm_leb_u32(&c->p, c->end, &v) != WASM_LEB_OK)
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed code");
-    return v;
-}
-
-static uint8_t read_u8(struct compiler *c)
-{
-    if (c->p >= c->end) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed code");
-        return 0x0B;
-    }
-    return *c->p++;
-}
-
 bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t need, size_t size)
 {
     if (need <= *cap)
@@ -149,7 +131,7 @@ bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t ne
     return true;
 }
 
-struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type)
+struct centry *sbx__wasm_c_push(struct compiler *c, wasm_vtype type)
 {
     if (!sbx__wasm_c_grow(c, (void **)&c->st, &c->stcap, c->sp + 1, sizeof(*c->st)))
         c->sp--; /* keep going on the last entry; the failure is reported */
@@ -191,7 +173,7 @@ static void emit_const(struct compiler *c, uint32_t dst, uint64_t k)
     sbx__wasm_c_emit(c, (uint32_t)(k >> 32));
 }
 
-static void emit_mov(struct compiler *c, uint8_t type, uint32_t dst, uint32_t src)
+static void emit_mov(struct compiler *c, wasm_vtype type, uint32_t dst, uint32_t src)
 {
     if (dst == src)
         return;
@@ -248,8 +230,8 @@ static void flush_local(struct compiler *c, uint32_t lslot)
             flush_entry(c, &c->st[i]);
 }
 
-void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
-                        uint32_t n)
+void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, wasm_vtype type,
+                        const uint32_t *opnds, uint32_t n)
 {
     sbx__wasm_c_op(c, op);
     struct centry *e = sbx__wasm_c_push(c, type);
@@ -310,22 +292,22 @@ static void set_local(struct compiler *c, uint32_t x)
     sbx__wasm_c_copy(c, &e, ls);
 }
 
-static void do_local(struct compiler *c, uint8_t op)
+static void do_local(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t x = sbx__wasm_c_u32(c);
+    uint32_t x = in->idx;
     if (c->is_dead)
         return;
     if (x >= c->local_count) {
         sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown local");
         return;
     }
-    if (op != 0x20) {
+    if (in->op != WASM_OP_LOCAL_GET) {
         if (c->sp == 0) {
             sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "operand stack underflow");
             return;
         }
         set_local(c, x);
-        if (op == 0x21)
+        if (in->op == WASM_OP_LOCAL_SET)
             return;
     }
     struct centry *e = sbx__wasm_c_push(c, c->local_type[x]);
@@ -333,13 +315,8 @@ static void do_local(struct compiler *c, uint8_t op)
     e->local = c->local_slot[x];
 }
 
-static void do_select(struct compiler *c, uint8_t op)
+static void do_select(struct compiler *c)
 {
-    if (op == 0x1C) {
-        uint32_t n = sbx__wasm_c_u32(c);
-        for (uint32_t i = 0; i < n && !c->has_failed; i++)
-            read_u8(c);
-    }
     if (c->is_dead)
         return;
     struct centry cond = sbx__wasm_c_pop(c), b = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
@@ -352,138 +329,87 @@ static void do_select(struct compiler *c, uint8_t op)
 
 /* --- the driver ------------------------------------------------------------------------- */
 
-/* Skips an instruction's immediates in dead code (after br, return, unreachable). */
-void sbx__wasm_c_skip_imm(struct compiler *c, uint8_t op)
+/* Translates one control, local or stack instruction; false when in is none of them. */
+static bool step_structural(struct compiler *c, const struct wasm_instr *in, bool *is_final)
 {
-    unsigned prefix = op == 0xFC || op == 0xFD ? op : 0;
-    unsigned code = prefix ? sbx__wasm_c_u32(c) : op;
-    if (code > 0xFF) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
-        return;
-    }
-    const struct wasm_opinfo *info = &sbx__wasm_opinfo[WASM_OP_ID(prefix, code)];
-    int64_t s;
-    switch (info->imm) {
-    case WASM_IMM_I32:
-    case WASM_IMM_I64:
-        sbx__wasm_leb_s64(&c->p, c->end, &s);
-        break;
-    case WASM_IMM_F32:
-        c->p += c->end - c->p >= 4 ? 4 : 0;
-        break;
-    case WASM_IMM_F64:
-        c->p += c->end - c->p >= 8 ? 8 : 0;
-        break;
-    case WASM_IMM_V128:
-    case WASM_IMM_SHUFFLE:
-        c->p += c->end - c->p >= 16 ? 16 : 0;
-        break;
-    case WASM_IMM_MEMIDX:
-    case WASM_IMM_REFTYPE:
-    case WASM_IMM_LANE:
-        read_u8(c);
-        break;
-    case WASM_IMM_MEM_MEM:
-        read_u8(c);
-        read_u8(c);
-        break;
-    case WASM_IMM_DATA_MEM:
-        sbx__wasm_c_u32(c);
-        read_u8(c);
-        break;
-    case WASM_IMM_MEMARG_LANE:
-        sbx__wasm_c_u32(c);
-        sbx__wasm_c_u32(c);
-        read_u8(c);
-        break;
-    case WASM_IMM_MEMARG:
-    case WASM_IMM_ELEM_TABLE:
-    case WASM_IMM_TABLE_TABLE:
-        sbx__wasm_c_u32(c);
-        sbx__wasm_c_u32(c);
-        break;
-    case WASM_IMM_NONE:
-        break;
-    default:
-        sbx__wasm_c_u32(c);
-        break;
-    }
-}
-
-/* Returns true at the function's final end. */
-static bool step(struct compiler *c)
-{
-    uint8_t op = read_u8(c);
-    if (!c->is_dead)
-        c->fuel++;
-    switch (op) {
-    case 0x00:
+    switch (in->op) {
+    case WASM_OP_UNREACHABLE:
         if (!c->is_dead) {
             sbx__wasm_c_op(c, IOP_unreachable);
             c->is_dead = true;
         }
-        return false;
-    case 0x01:
-        return false;
-    case 0x02:
-        sbx__wasm_c_block(c, B_BLOCK);
-        return false;
-    case 0x03:
-        sbx__wasm_c_block(c, B_LOOP);
-        return false;
-    case 0x04:
-        sbx__wasm_c_block(c, B_IF);
-        return false;
-    case 0x05:
+        return true;
+    case WASM_OP_NOP:
+        return true;
+    case WASM_OP_BLOCK:
+        sbx__wasm_c_block(c, B_BLOCK, in);
+        return true;
+    case WASM_OP_LOOP:
+        sbx__wasm_c_block(c, B_LOOP, in);
+        return true;
+    case WASM_OP_IF:
+        sbx__wasm_c_block(c, B_IF, in);
+        return true;
+    case WASM_OP_ELSE:
         sbx__wasm_c_else(c);
-        return false;
-    case 0x0B:
-        return sbx__wasm_c_end(c);
-    case 0x0C:
-        sbx__wasm_c_br(c);
-        return false;
-    case 0x0D:
-        sbx__wasm_c_br_if(c);
-        return false;
-    case 0x0E:
-        sbx__wasm_c_br_table(c);
-        return false;
-    case 0x0F:
+        return true;
+    case WASM_OP_END:
+        *is_final = sbx__wasm_c_end(c);
+        return true;
+    case WASM_OP_BR:
+        sbx__wasm_c_br(c, in);
+        return true;
+    case WASM_OP_BR_IF:
+        sbx__wasm_c_br_if(c, in);
+        return true;
+    case WASM_OP_BR_TABLE:
+        sbx__wasm_c_br_table(c, in);
+        return true;
+    case WASM_OP_RETURN:
         if (!c->is_dead) {
             sbx__wasm_c_return(c);
             c->is_dead = true;
         }
-        return false;
-    case 0x10:
-        sbx__wasm_c_call(c);
-        return false;
-    case 0x11:
-        sbx__wasm_c_call_indirect(c);
-        return false;
-    case 0x1A:
+        return true;
+    case WASM_OP_CALL:
+        sbx__wasm_c_call(c, in);
+        return true;
+    case WASM_OP_CALL_INDIRECT:
+        sbx__wasm_c_call_indirect(c, in);
+        return true;
+    case WASM_OP_DROP:
         if (!c->is_dead)
             sbx__wasm_c_pop(c);
-        return false;
-    case 0x1B:
-    case 0x1C:
-        do_select(c, op);
-        return false;
-    case 0x20:
-    case 0x21:
-    case 0x22:
-        do_local(c, op);
-        return false;
+        return true;
+    case WASM_OP_SELECT:
+    case WASM_OP_SELECT_T:
+        do_select(c);
+        return true;
+    case WASM_OP_LOCAL_GET:
+    case WASM_OP_LOCAL_SET:
+    case WASM_OP_LOCAL_TEE:
+        do_local(c, in);
+        return true;
     default:
-        break;
+        return false;
     }
-    if (c->is_dead)
-        sbx__wasm_c_skip_imm(c, op);
-    else if (op == 0xFC)
-        sbx__wasm_c_prefixed(c, sbx__wasm_c_u32(c));
-    else if (op == 0xFD)
-        sbx__wasm_c_simd(c, sbx__wasm_c_u32(c));
-    else if (!sbx__wasm_c_simple(c, op) && !sbx__wasm_c_variable(c, op))
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
+}
+
+/* Returns true at the function's final end. Dead code (after br, return, unreachable) is
+ * read, its immediates included, and dropped, but for the nesting it keeps. */
+static bool step(struct compiler *c)
+{
+    struct wasm_instr in;
+    if (!sbx__wasm_read_instr(&c->r, &in)) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed code");
+        return false;
+    }
+    if (!c->is_dead)
+        c->fuel++;
+    bool is_final = false;
+    if (step_structural(c, &in, &is_final) || c->is_dead)
+        return is_final;
+    sbx__wasm_c_ops(c, &in);
     return false;
 }
 
@@ -493,15 +419,16 @@ static bool setup_locals(struct compiler *c, const struct wasm_func_def *fd)
     const struct wasm_functype *ft = c->ft;
     c->local_count = ft->param_count + fd->local_count;
     c->local_slot = sbx__mallocn((size_t)c->local_count + 1, sizeof(uint32_t));
-    c->local_type = sbx__mallocn((size_t)c->local_count + 1, 1);
+    c->local_type = sbx__mallocn((size_t)c->local_count + 1, sizeof(*c->local_type));
     c->local_written = sbx__calloc((size_t)c->local_count + 1, 1);
     c->local_zeroed = sbx__calloc((size_t)c->local_count + 1, 1);
     if (!c->local_slot || !c->local_type || !c->local_written || !c->local_zeroed)
         return false;
-    for (uint32_t i = 0; i < c->local_count; i++)
-        c->local_type[i] =
-            i < ft->param_count ? ft->types[i] : fd->local_types[i - ft->param_count];
-    sbx__wasm_c_scan_locals(c, c->local_zeroed);
+    for (uint32_t i = 0; i < ft->param_count; i++)
+        c->local_type[i] = ft->types[i];
+    sbx__wasm_local_types(fd, c->local_type + ft->param_count);
+    for (uint32_t i = ft->param_count; i < c->local_count; i++)
+        c->local_zeroed[i] = fd->local_zeroed ? fd->local_zeroed[i - ft->param_count] : 1;
     uint32_t slot = 0;
     for (int pass = 0; pass < 3; pass++) {
         if (pass == 2)
@@ -531,7 +458,7 @@ static void open_func_block(struct compiler *c)
     b->base_slot = c->frame_base;
 }
 
-static uint32_t types_slots(const uint8_t *types, uint32_t n)
+static uint32_t types_slots(const wasm_vtype *types, uint32_t n)
 {
     uint32_t s = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -567,8 +494,10 @@ static void compile_func(struct compiler *c, uint32_t def, struct wasm_code *out
 {
     const struct wasm_func_def *fd = &c->m->funcs[def];
     c->ft = &c->m->types[fd->type_index];
-    c->p = fd->code;
-    c->end = fd->code + fd->code_len;
+    c->r = (struct wasm_reader){.base = c->m->bytes,
+                                .file_end = c->m->bytes + c->m->len,
+                                .p = fd->code,
+                                .end = fd->code + fd->code_len};
     c->stcap = c->blcap = 16;
     c->st = sbx__calloc(c->stcap, sizeof(*c->st));
     c->bl = sbx__calloc(c->blcap, sizeof(*c->bl));

@@ -3,32 +3,29 @@
  * in the unresolved words; a branch to a loop header polls (interrupt, fuel). */
 #include "util/alloc.h"
 #include "wasm/compile_impl.h"
-#include "wasm/leb.h"
 
 /* Inverse of each fused compare (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u). */
 static const uint8_t cmp_inverse[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
 
 /* --- blocks and branches ---------------------------------------------------------------- */
 
-static void read_blocktype(struct compiler *c, struct cblock *b, uint8_t *single)
+static void block_type(struct compiler *c, const struct wasm_instr *in, struct cblock *b,
+                       wasm_vtype *single)
 {
-    int64_t v = 0;
-    if (sbx__wasm_leb_s33(&c->p, c->end, &v) != WASM_LEB_OK)
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed block type");
     b->nparams = b->nresults = 0;
     b->ptypes = b->rtypes = single;
-    if (v == -64)
+    if (in->bt_kind == WASM_BT_EMPTY)
         return;
-    if (v < 0) {
-        *single = (uint8_t)(v & 0x7F);
+    if (in->bt_kind == WASM_BT_VALTYPE) {
+        *single = in->valtype;
         b->nresults = 1;
         return;
     }
-    if ((uint64_t)v >= c->m->type_count) {
+    if (in->idx >= c->m->type_count) {
         sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown type");
         return;
     }
-    const struct wasm_functype *ft = &c->m->types[v];
+    const struct wasm_functype *ft = &c->m->types[in->idx];
     b->nparams = ft->param_count;
     b->nresults = ft->result_count;
     b->ptypes = ft->types;
@@ -218,11 +215,11 @@ static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t ki
     b->is_single = false;
 }
 
-void sbx__wasm_c_block(struct compiler *c, uint8_t kind)
+void sbx__wasm_c_block(struct compiler *c, uint8_t kind, const struct wasm_instr *in)
 {
     struct cblock tmpl;
-    uint8_t single = 0;
-    read_blocktype(c, &tmpl, &single);
+    wasm_vtype single = 0;
+    block_type(c, in, &tmpl, &single);
     c->loop_seq += kind == B_LOOP; /* numbered as the compiled tier numbers them */
     if (c->is_dead) {
         c->skip_depth++;
@@ -253,7 +250,7 @@ void sbx__wasm_c_block(struct compiler *c, uint8_t kind)
 }
 
 /* Resets the stack to the block's base plus the given types, all in their slots. */
-static void reset_stack(struct compiler *c, const struct cblock *b, const uint8_t *types,
+static void reset_stack(struct compiler *c, const struct cblock *b, const wasm_vtype *types,
                         uint32_t n)
 {
     c->sp = b->height;
@@ -310,12 +307,11 @@ bool sbx__wasm_c_end(struct compiler *c)
     return false;
 }
 
-void sbx__wasm_c_br(struct compiler *c)
+void sbx__wasm_c_br(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t depth = sbx__wasm_c_u32(c);
     if (c->is_dead)
         return;
-    emit_br(c, label(c, depth));
+    emit_br(c, label(c, in->idx));
     c->is_dead = true;
 }
 
@@ -343,13 +339,12 @@ static bool fuse_add_branch(struct compiler *c, const struct ccond *cd, struct c
     return true;
 }
 
-void sbx__wasm_c_br_if(struct compiler *c)
+void sbx__wasm_c_br_if(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t depth = sbx__wasm_c_u32(c);
     if (c->is_dead)
         return;
     struct ccond cd = pop_cond(c);
-    struct cblock *b = label(c, depth);
+    struct cblock *b = label(c, in->idx);
     if (b->kind == B_LOOP && !needs_moves(c, b) && fuse_add_branch(c, &cd, b))
         return;
     if (b->kind != B_FUNC && !needs_moves(c, b)) {
@@ -378,32 +373,30 @@ static void br_table_targets(struct compiler *c, const uint32_t *depths, uint32_
     }
 }
 
-void sbx__wasm_c_br_table(struct compiler *c)
+void sbx__wasm_c_br_table(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t n = sbx__wasm_c_u32(c);
-    if ((size_t)n > (size_t)(c->end - c->p)) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed br_table");
+    uint32_t n = in->count;
+    if (c->is_dead)
         return;
-    }
     uint32_t *depths = sbx__mallocn((size_t)n + 1, sizeof(uint32_t));
     if (!depths) {
         sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
         return;
     }
+    const uint8_t *cursor = NULL;
+    for (uint32_t i = 0; i < n; i++)
+        depths[i] = sbx__wasm_br_label(in, &cursor);
+    depths[n] = in->idx;
+    struct centry e = sbx__wasm_c_pop(c);
+    uint32_t idx = sbx__wasm_c_operand(c, &e);
+    sbx__wasm_c_op(c, IOP_br_table);
+    sbx__wasm_c_emit(c, idx);
+    sbx__wasm_c_emit(c, n);
+    uint32_t tpos = c->wlen;
     for (uint32_t i = 0; i <= n; i++)
-        depths[i] = sbx__wasm_c_u32(c);
-    if (!c->is_dead && !c->has_failed) {
-        struct centry e = sbx__wasm_c_pop(c);
-        uint32_t idx = sbx__wasm_c_operand(c, &e);
-        sbx__wasm_c_op(c, IOP_br_table);
-        sbx__wasm_c_emit(c, idx);
-        sbx__wasm_c_emit(c, n);
-        uint32_t tpos = c->wlen;
-        for (uint32_t i = 0; i <= n; i++)
-            sbx__wasm_c_emit(c, 0);
-        br_table_targets(c, depths, n, tpos);
-        c->is_dead = true;
-    }
+        sbx__wasm_c_emit(c, 0);
+    br_table_targets(c, depths, n, tpos);
+    c->is_dead = true;
     sbx__free(depths);
 }
 
@@ -430,9 +423,9 @@ static void push_results(struct compiler *c, const struct wasm_functype *ft)
         sbx__wasm_c_push(c, ft->types[ft->param_count + i]);
 }
 
-void sbx__wasm_c_call(struct compiler *c)
+void sbx__wasm_c_call(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t fidx = sbx__wasm_c_u32(c);
+    uint32_t fidx = in->idx;
     if (c->is_dead)
         return;
     if (fidx >= c->m->func_count) {
@@ -448,10 +441,9 @@ void sbx__wasm_c_call(struct compiler *c)
     push_results(c, ft);
 }
 
-void sbx__wasm_c_call_indirect(struct compiler *c)
+void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t tidx = sbx__wasm_c_u32(c);
-    uint32_t table = sbx__wasm_c_u32(c);
+    uint32_t tidx = in->idx, table = in->idx2;
     if (c->is_dead)
         return;
     if (tidx >= c->m->type_count) {

@@ -11,13 +11,14 @@
 #include <sbx/error.h>
 
 #include "wasm/code.h"
+#include "wasm/decode.h"
 
 enum { K_SLOT = 0, K_LOCAL, K_CONST };
 enum { B_FUNC = 0, B_BLOCK, B_LOOP, B_IF, B_ELSE };
 enum { C_NZ = 0, C_Z, C_CMP };
 
 struct centry {
-    uint8_t type;
+    wasm_vtype type;
     uint8_t kind;   /* K_* */
     uint32_t slot;  /* canonical slot */
     uint32_t local; /* K_LOCAL: the local's slot */
@@ -29,13 +30,13 @@ struct cblock {
     uint32_t height;    /* operand entries below the block's params */
     uint32_t base_slot; /* canonical slot of the first param / result */
     uint32_t nparams, nresults;
-    const uint8_t *ptypes, *rtypes;
-    uint32_t loop_pos;   /* B_LOOP: the header's word index */
-    uint32_t fixups;     /* chain of forward-branch words to patch at end, +1; 0 = none */
-    uint32_t else_fix;   /* B_IF: the false-jump's word, +1; 0 = none */
-    uint32_t outer_fuel; /* B_LOOP: the enclosing region's count */
-    uint8_t single_type; /* storage for a one-valtype block type */
-    bool is_single;      /* ptypes / rtypes point at single_type */
+    const wasm_vtype *ptypes, *rtypes;
+    uint32_t loop_pos;      /* B_LOOP: the header's word index */
+    uint32_t fixups;        /* chain of forward-branch words to patch at end, +1; 0 = none */
+    uint32_t else_fix;      /* B_IF: the false-jump's word, +1; 0 = none */
+    uint32_t outer_fuel;    /* B_LOOP: the enclosing region's count */
+    wasm_vtype single_type; /* storage for a one-valtype block type */
+    bool is_single;         /* ptypes / rtypes point at single_type */
 };
 
 /* A branch condition: slot != 0, slot == 0, or a fused i32 compare of a and b (b an
@@ -51,11 +52,11 @@ struct compiler {
     const struct wasm_module *m;
     const struct wasm_functype *ft;
     const int32_t *ops;
-    const uint8_t *p, *end;
+    struct wasm_reader r; /* the body; instructions are read only through the decoder */
     uint32_t *local_slot;
-    uint8_t *local_type;
+    wasm_vtype *local_type;
     uint8_t *local_written; /* per local: some instruction so far sets it */
-    uint8_t *local_zeroed;  /* per local: zeroed at entry (compile_locals.c) */
+    uint8_t *local_zeroed;  /* per local: zeroed at entry (the validator's local_zeroed) */
     uint32_t local_count;
     uint32_t frame_base; /* slots of params + locals: where the operand stack starts */
     uint32_t zero_slot;  /* a local slot that always holds 0 (base of constant addresses) */
@@ -98,14 +99,13 @@ void sbx__wasm_c_emit(struct compiler *c, uint32_t word);
 void sbx__wasm_c_op(struct compiler *c, enum wasm_iop op);
 /* Takes back the last instruction (to fuse it into the next); the one before becomes last. */
 void sbx__wasm_c_unemit(struct compiler *c);
-uint32_t sbx__wasm_c_u32(struct compiler *c);
-struct centry *sbx__wasm_c_push(struct compiler *c, uint8_t type);
+struct centry *sbx__wasm_c_push(struct compiler *c, wasm_vtype type);
 struct centry sbx__wasm_c_pop(struct compiler *c);
 uint32_t sbx__wasm_c_operand(struct compiler *c, const struct centry *e);
 void sbx__wasm_c_flush_top(struct compiler *c, uint32_t n);
 /* Emits the op with [dst] first, then the given operand words; pushes the result. */
-void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *opnds,
-                        uint32_t n);
+void sbx__wasm_c_result(struct compiler *c, enum wasm_iop op, wasm_vtype type,
+                        const uint32_t *opnds, uint32_t n);
 
 /* Makes room for need elements in *arr (capacity *cap, doubling); false on NOMEM. */
 bool sbx__wasm_c_grow(struct compiler *c, void **arr, uint32_t *cap, uint32_t need, size_t size);
@@ -114,35 +114,24 @@ void sbx__wasm_c_copy(struct compiler *c, const struct centry *e, uint32_t dst);
 /* Marks a branch target here: nothing before it may be fused with what follows. */
 void sbx__wasm_c_label(struct compiler *c);
 
-/* Skips the immediates of the instruction whose opcode byte was just read. */
-void sbx__wasm_c_skip_imm(struct compiler *c, uint8_t op);
-
-/* compile_locals.c: sets zeroed[x] for each declared local that must be zero at entry. Reads
- * the body from c->p and leaves c->p where it was. */
-void sbx__wasm_c_scan_locals(struct compiler *c, uint8_t *zeroed);
-
 /* compile_osr.c: records loop b (just opened) when it can be left for native code; moves the
  * records into out->osr (NULL when none), freeing them. */
 void sbx__wasm_c_osr_loop(struct compiler *c, const struct cblock *b);
 void sbx__wasm_c_osr_finish(struct compiler *c, struct wasm_code *out);
 
-/* compile_control.c: each handles one instruction, immediates included. */
-void sbx__wasm_c_block(struct compiler *c, uint8_t kind);
+/* compile_control.c: each handles one decoded instruction, in dead code too (nesting). */
+void sbx__wasm_c_block(struct compiler *c, uint8_t kind, const struct wasm_instr *in);
 void sbx__wasm_c_else(struct compiler *c);
 bool sbx__wasm_c_end(struct compiler *c); /* true at the function's final end */
-void sbx__wasm_c_br(struct compiler *c);
-void sbx__wasm_c_br_if(struct compiler *c);
-void sbx__wasm_c_br_table(struct compiler *c);
+void sbx__wasm_c_br(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_br_if(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_br_table(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_return(struct compiler *c);
-void sbx__wasm_c_call(struct compiler *c);
-void sbx__wasm_c_call_indirect(struct compiler *c);
+void sbx__wasm_c_call(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in);
 
-/* compile_ops.c: opcodes without control flow. Returns false if op is not one of them. */
-bool sbx__wasm_c_simple(struct compiler *c, uint8_t op);
-bool sbx__wasm_c_prefixed(struct compiler *c, uint32_t op);
-bool sbx__wasm_c_variable(struct compiler *c, uint8_t op);
-
-/* One 0xFD (SIMD) instruction; code is the sub-opcode. */
-bool sbx__wasm_c_simd(struct compiler *c, uint32_t code);
+/* compile_ops.c: live instructions without control flow. Returns false (and fails the
+ * translation) when the instruction is not one it knows. */
+bool sbx__wasm_c_ops(struct compiler *c, const struct wasm_instr *in);
 
 #endif

@@ -4,110 +4,105 @@
 #include <string.h>
 
 #include "wasm/compile_impl.h"
-#include "wasm/leb.h"
 #include "wasm/opcodes.h"
 
 enum { S_NONE = 0, S_UN, S_BIN, S_RETYPE, S_LOAD, S_STORE };
 
+/* An instruction the interpreter has a handler for: its stack effect comes from its opcodes.h
+ * signature (tout is filled from it), this row says which handler. */
 struct simple_op {
     uint16_t iop;
     uint16_t iop_imm; /* 0 = no immediate form */
     uint8_t kind;     /* S_* */
-    uint8_t tin, tout;
+    wasm_vtype tout;
 };
-
-#define I32 WASM_I32
-#define I64 WASM_I64
-#define F32 WASM_F32
-#define F64 WASM_F64
 
 /* clang-format off */
-#define UN(code, op, ti, to)   [code] = {IOP_##op, 0, S_UN, ti, to}
-#define IBIN(code, op, ti, to) [code] = {IOP_##op, IOP_##op##_i, S_BIN, ti, to}
-#define FBIN(code, op, ti, to) [code] = {IOP_##op, 0, S_BIN, ti, to}
-#define FBINI(code, op, ti)    [code] = {IOP_##op, IOP_##op##_i, S_BIN, ti, ti}
-#define RETYPE(code, ti, to)   [code] = {0, 0, S_RETYPE, ti, to}
-#define LD(code, op, to)       [code] = {IOP_##op, 0, S_LOAD, I32, to}
-#define ST(code, op, ti)       [code] = {IOP_##op, 0, S_STORE, ti, 0}
+#define UN(name, op)     [WASM_OP_##name] = {IOP_##op, 0, S_UN, 0}
+#define IBIN(name, op)   [WASM_OP_##name] = {IOP_##op, IOP_##op##_i, S_BIN, 0}
+#define FBIN(name, op)   [WASM_OP_##name] = {IOP_##op, 0, S_BIN, 0}
+#define RETYPE(name)     [WASM_OP_##name] = {0, 0, S_RETYPE, 0}
+#define LD(name, op)     [WASM_OP_##name] = {IOP_##op, 0, S_LOAD, 0}
+#define ST(name, op)     [WASM_OP_##name] = {IOP_##op, 0, S_STORE, 0}
 
-static const struct simple_op simple_ops[256] = {
-    LD(0x28, i32_load, I32), LD(0x29, i64_load, I64), LD(0x2A, i32_load, F32),
-    LD(0x2B, i64_load, F64), LD(0x2C, i32_load8_s, I32), LD(0x2D, i32_load8_u, I32),
-    LD(0x2E, i32_load16_s, I32), LD(0x2F, i32_load16_u, I32), LD(0x30, i64_load8_s, I64),
-    LD(0x31, i64_load8_u, I64), LD(0x32, i64_load16_s, I64), LD(0x33, i64_load16_u, I64),
-    LD(0x34, i64_load32_s, I64), LD(0x35, i64_load32_u, I64),
-    ST(0x36, i32_store, I32), ST(0x37, i64_store, I64), ST(0x38, i32_store, F32),
-    ST(0x39, i64_store, F64), ST(0x3A, i32_store8, I32), ST(0x3B, i32_store16, I32),
-    ST(0x3C, i32_store8, I64), ST(0x3D, i32_store16, I64), ST(0x3E, i64_store32, I64),
+/* Indexed by opcode id: the one-byte space and 0xFC's (WASM_OP_ID). */
+#define SIMPLE_SPACE 0x200u
+static const struct simple_op simple_ops[SIMPLE_SPACE] = {
+    LD(I32_LOAD, i32_load), LD(I64_LOAD, i64_load), LD(F32_LOAD, i32_load),
+    LD(F64_LOAD, i64_load), LD(I32_LOAD8_S, i32_load8_s), LD(I32_LOAD8_U, i32_load8_u),
+    LD(I32_LOAD16_S, i32_load16_s), LD(I32_LOAD16_U, i32_load16_u),
+    LD(I64_LOAD8_S, i64_load8_s), LD(I64_LOAD8_U, i64_load8_u),
+    LD(I64_LOAD16_S, i64_load16_s), LD(I64_LOAD16_U, i64_load16_u),
+    LD(I64_LOAD32_S, i64_load32_s), LD(I64_LOAD32_U, i64_load32_u),
+    ST(I32_STORE, i32_store), ST(I64_STORE, i64_store), ST(F32_STORE, i32_store),
+    ST(F64_STORE, i64_store), ST(I32_STORE8, i32_store8), ST(I32_STORE16, i32_store16),
+    ST(I64_STORE8, i32_store8), ST(I64_STORE16, i32_store16), ST(I64_STORE32, i64_store32),
 
-    UN(0x45, i32_eqz, I32, I32),
-    IBIN(0x46, i32_eq, I32, I32), IBIN(0x47, i32_ne, I32, I32), IBIN(0x48, i32_lt_s, I32, I32),
-    IBIN(0x49, i32_lt_u, I32, I32), IBIN(0x4A, i32_gt_s, I32, I32), IBIN(0x4B, i32_gt_u, I32, I32),
-    IBIN(0x4C, i32_le_s, I32, I32), IBIN(0x4D, i32_le_u, I32, I32), IBIN(0x4E, i32_ge_s, I32, I32),
-    IBIN(0x4F, i32_ge_u, I32, I32),
-    UN(0x50, i64_eqz, I64, I32),
-    IBIN(0x51, i64_eq, I64, I32), IBIN(0x52, i64_ne, I64, I32), IBIN(0x53, i64_lt_s, I64, I32),
-    IBIN(0x54, i64_lt_u, I64, I32), IBIN(0x55, i64_gt_s, I64, I32), IBIN(0x56, i64_gt_u, I64, I32),
-    IBIN(0x57, i64_le_s, I64, I32), IBIN(0x58, i64_le_u, I64, I32), IBIN(0x59, i64_ge_s, I64, I32),
-    IBIN(0x5A, i64_ge_u, I64, I32),
-    FBIN(0x5B, f32_eq, F32, I32), FBIN(0x5C, f32_ne, F32, I32), FBIN(0x5D, f32_lt, F32, I32),
-    FBIN(0x5E, f32_gt, F32, I32), FBIN(0x5F, f32_le, F32, I32), FBIN(0x60, f32_ge, F32, I32),
-    FBIN(0x61, f64_eq, F64, I32), FBIN(0x62, f64_ne, F64, I32), FBIN(0x63, f64_lt, F64, I32),
-    FBIN(0x64, f64_gt, F64, I32), FBIN(0x65, f64_le, F64, I32), FBIN(0x66, f64_ge, F64, I32),
+    UN(I32_EQZ, i32_eqz),
+    IBIN(I32_EQ, i32_eq), IBIN(I32_NE, i32_ne), IBIN(I32_LT_S, i32_lt_s),
+    IBIN(I32_LT_U, i32_lt_u), IBIN(I32_GT_S, i32_gt_s), IBIN(I32_GT_U, i32_gt_u),
+    IBIN(I32_LE_S, i32_le_s), IBIN(I32_LE_U, i32_le_u), IBIN(I32_GE_S, i32_ge_s),
+    IBIN(I32_GE_U, i32_ge_u),
+    UN(I64_EQZ, i64_eqz),
+    IBIN(I64_EQ, i64_eq), IBIN(I64_NE, i64_ne), IBIN(I64_LT_S, i64_lt_s),
+    IBIN(I64_LT_U, i64_lt_u), IBIN(I64_GT_S, i64_gt_s), IBIN(I64_GT_U, i64_gt_u),
+    IBIN(I64_LE_S, i64_le_s), IBIN(I64_LE_U, i64_le_u), IBIN(I64_GE_S, i64_ge_s),
+    IBIN(I64_GE_U, i64_ge_u),
+    FBIN(F32_EQ, f32_eq), FBIN(F32_NE, f32_ne), FBIN(F32_LT, f32_lt),
+    FBIN(F32_GT, f32_gt), FBIN(F32_LE, f32_le), FBIN(F32_GE, f32_ge),
+    FBIN(F64_EQ, f64_eq), FBIN(F64_NE, f64_ne), FBIN(F64_LT, f64_lt),
+    FBIN(F64_GT, f64_gt), FBIN(F64_LE, f64_le), FBIN(F64_GE, f64_ge),
 
-    UN(0x67, i32_clz, I32, I32), UN(0x68, i32_ctz, I32, I32), UN(0x69, i32_popcnt, I32, I32),
-    IBIN(0x6A, i32_add, I32, I32), IBIN(0x6B, i32_sub, I32, I32), IBIN(0x6C, i32_mul, I32, I32),
-    IBIN(0x6D, i32_div_s, I32, I32), IBIN(0x6E, i32_div_u, I32, I32),
-    IBIN(0x6F, i32_rem_s, I32, I32), IBIN(0x70, i32_rem_u, I32, I32),
-    IBIN(0x71, i32_and, I32, I32), IBIN(0x72, i32_or, I32, I32), IBIN(0x73, i32_xor, I32, I32),
-    IBIN(0x74, i32_shl, I32, I32), IBIN(0x75, i32_shr_s, I32, I32),
-    IBIN(0x76, i32_shr_u, I32, I32), IBIN(0x77, i32_rotl, I32, I32),
-    IBIN(0x78, i32_rotr, I32, I32),
-    UN(0x79, i64_clz, I64, I64), UN(0x7A, i64_ctz, I64, I64), UN(0x7B, i64_popcnt, I64, I64),
-    IBIN(0x7C, i64_add, I64, I64), IBIN(0x7D, i64_sub, I64, I64), IBIN(0x7E, i64_mul, I64, I64),
-    IBIN(0x7F, i64_div_s, I64, I64), IBIN(0x80, i64_div_u, I64, I64),
-    IBIN(0x81, i64_rem_s, I64, I64), IBIN(0x82, i64_rem_u, I64, I64),
-    IBIN(0x83, i64_and, I64, I64), IBIN(0x84, i64_or, I64, I64), IBIN(0x85, i64_xor, I64, I64),
-    IBIN(0x86, i64_shl, I64, I64), IBIN(0x87, i64_shr_s, I64, I64),
-    IBIN(0x88, i64_shr_u, I64, I64), IBIN(0x89, i64_rotl, I64, I64),
-    IBIN(0x8A, i64_rotr, I64, I64),
+    UN(I32_CLZ, i32_clz), UN(I32_CTZ, i32_ctz), UN(I32_POPCNT, i32_popcnt),
+    IBIN(I32_ADD, i32_add), IBIN(I32_SUB, i32_sub), IBIN(I32_MUL, i32_mul),
+    IBIN(I32_DIV_S, i32_div_s), IBIN(I32_DIV_U, i32_div_u),
+    IBIN(I32_REM_S, i32_rem_s), IBIN(I32_REM_U, i32_rem_u),
+    IBIN(I32_AND, i32_and), IBIN(I32_OR, i32_or), IBIN(I32_XOR, i32_xor),
+    IBIN(I32_SHL, i32_shl), IBIN(I32_SHR_S, i32_shr_s), IBIN(I32_SHR_U, i32_shr_u),
+    IBIN(I32_ROTL, i32_rotl), IBIN(I32_ROTR, i32_rotr),
+    UN(I64_CLZ, i64_clz), UN(I64_CTZ, i64_ctz), UN(I64_POPCNT, i64_popcnt),
+    IBIN(I64_ADD, i64_add), IBIN(I64_SUB, i64_sub), IBIN(I64_MUL, i64_mul),
+    IBIN(I64_DIV_S, i64_div_s), IBIN(I64_DIV_U, i64_div_u),
+    IBIN(I64_REM_S, i64_rem_s), IBIN(I64_REM_U, i64_rem_u),
+    IBIN(I64_AND, i64_and), IBIN(I64_OR, i64_or), IBIN(I64_XOR, i64_xor),
+    IBIN(I64_SHL, i64_shl), IBIN(I64_SHR_S, i64_shr_s), IBIN(I64_SHR_U, i64_shr_u),
+    IBIN(I64_ROTL, i64_rotl), IBIN(I64_ROTR, i64_rotr),
 
-    UN(0x8B, f32_abs, F32, F32), UN(0x8C, f32_neg, F32, F32), UN(0x8D, f32_ceil, F32, F32),
-    UN(0x8E, f32_floor, F32, F32), UN(0x8F, f32_trunc, F32, F32),
-    UN(0x90, f32_nearest, F32, F32), UN(0x91, f32_sqrt, F32, F32),
-    FBINI(0x92, f32_add, F32), FBINI(0x93, f32_sub, F32), FBINI(0x94, f32_mul, F32),
-    FBINI(0x95, f32_div, F32), FBIN(0x96, f32_min, F32, F32), FBIN(0x97, f32_max, F32, F32),
-    FBIN(0x98, f32_copysign, F32, F32),
-    UN(0x99, f64_abs, F64, F64), UN(0x9A, f64_neg, F64, F64), UN(0x9B, f64_ceil, F64, F64),
-    UN(0x9C, f64_floor, F64, F64), UN(0x9D, f64_trunc, F64, F64),
-    UN(0x9E, f64_nearest, F64, F64), UN(0x9F, f64_sqrt, F64, F64),
-    FBINI(0xA0, f64_add, F64), FBINI(0xA1, f64_sub, F64), FBINI(0xA2, f64_mul, F64),
-    FBINI(0xA3, f64_div, F64), FBIN(0xA4, f64_min, F64, F64), FBIN(0xA5, f64_max, F64, F64),
-    FBIN(0xA6, f64_copysign, F64, F64),
+    UN(F32_ABS, f32_abs), UN(F32_NEG, f32_neg), UN(F32_CEIL, f32_ceil),
+    UN(F32_FLOOR, f32_floor), UN(F32_TRUNC, f32_trunc), UN(F32_NEAREST, f32_nearest),
+    UN(F32_SQRT, f32_sqrt),
+    IBIN(F32_ADD, f32_add), IBIN(F32_SUB, f32_sub), IBIN(F32_MUL, f32_mul),
+    IBIN(F32_DIV, f32_div), FBIN(F32_MIN, f32_min), FBIN(F32_MAX, f32_max),
+    FBIN(F32_COPYSIGN, f32_copysign),
+    UN(F64_ABS, f64_abs), UN(F64_NEG, f64_neg), UN(F64_CEIL, f64_ceil),
+    UN(F64_FLOOR, f64_floor), UN(F64_TRUNC, f64_trunc), UN(F64_NEAREST, f64_nearest),
+    UN(F64_SQRT, f64_sqrt),
+    IBIN(F64_ADD, f64_add), IBIN(F64_SUB, f64_sub), IBIN(F64_MUL, f64_mul),
+    IBIN(F64_DIV, f64_div), FBIN(F64_MIN, f64_min), FBIN(F64_MAX, f64_max),
+    FBIN(F64_COPYSIGN, f64_copysign),
 
-    RETYPE(0xA7, I64, I32),
-    UN(0xA8, i32_trunc_f32_s, F32, I32), UN(0xA9, i32_trunc_f32_u, F32, I32),
-    UN(0xAA, i32_trunc_f64_s, F64, I32), UN(0xAB, i32_trunc_f64_u, F64, I32),
-    UN(0xAC, i64_extend_i32_s, I32, I64), UN(0xAD, i64_extend_i32_u, I32, I64),
-    UN(0xAE, i64_trunc_f32_s, F32, I64), UN(0xAF, i64_trunc_f32_u, F32, I64),
-    UN(0xB0, i64_trunc_f64_s, F64, I64), UN(0xB1, i64_trunc_f64_u, F64, I64),
-    UN(0xB2, f32_convert_i32_s, I32, F32), UN(0xB3, f32_convert_i32_u, I32, F32),
-    UN(0xB4, f32_convert_i64_s, I64, F32), UN(0xB5, f32_convert_i64_u, I64, F32),
-    UN(0xB6, f32_demote_f64, F64, F32),
-    UN(0xB7, f64_convert_i32_s, I32, F64), UN(0xB8, f64_convert_i32_u, I32, F64),
-    UN(0xB9, f64_convert_i64_s, I64, F64), UN(0xBA, f64_convert_i64_u, I64, F64),
-    UN(0xBB, f64_promote_f32, F32, F64),
-    RETYPE(0xBC, F32, I32), RETYPE(0xBD, F64, I64), RETYPE(0xBE, I32, F32),
-    RETYPE(0xBF, I64, F64),
-    UN(0xC0, i32_extend8_s, I32, I32), UN(0xC1, i32_extend16_s, I32, I32),
-    UN(0xC2, i64_extend8_s, I64, I64), UN(0xC3, i64_extend16_s, I64, I64),
-    UN(0xC4, i64_extend32_s, I64, I64),
-};
+    RETYPE(I32_WRAP_I64),
+    UN(I32_TRUNC_F32_S, i32_trunc_f32_s), UN(I32_TRUNC_F32_U, i32_trunc_f32_u),
+    UN(I32_TRUNC_F64_S, i32_trunc_f64_s), UN(I32_TRUNC_F64_U, i32_trunc_f64_u),
+    UN(I64_EXTEND_I32_S, i64_extend_i32_s), UN(I64_EXTEND_I32_U, i64_extend_i32_u),
+    UN(I64_TRUNC_F32_S, i64_trunc_f32_s), UN(I64_TRUNC_F32_U, i64_trunc_f32_u),
+    UN(I64_TRUNC_F64_S, i64_trunc_f64_s), UN(I64_TRUNC_F64_U, i64_trunc_f64_u),
+    UN(F32_CONVERT_I32_S, f32_convert_i32_s), UN(F32_CONVERT_I32_U, f32_convert_i32_u),
+    UN(F32_CONVERT_I64_S, f32_convert_i64_s), UN(F32_CONVERT_I64_U, f32_convert_i64_u),
+    UN(F32_DEMOTE_F64, f32_demote_f64),
+    UN(F64_CONVERT_I32_S, f64_convert_i32_s), UN(F64_CONVERT_I32_U, f64_convert_i32_u),
+    UN(F64_CONVERT_I64_S, f64_convert_i64_s), UN(F64_CONVERT_I64_U, f64_convert_i64_u),
+    UN(F64_PROMOTE_F32, f64_promote_f32),
+    RETYPE(I32_REINTERPRET_F32), RETYPE(I64_REINTERPRET_F64), RETYPE(F32_REINTERPRET_I32),
+    RETYPE(F64_REINTERPRET_I64),
+    UN(I32_EXTEND8_S, i32_extend8_s), UN(I32_EXTEND16_S, i32_extend16_s),
+    UN(I64_EXTEND8_S, i64_extend8_s), UN(I64_EXTEND16_S, i64_extend16_s),
+    UN(I64_EXTEND32_S, i64_extend32_s),
 
-static const uint16_t sat_ops[8] = {
-    IOP_i32_trunc_sat_f32_s, IOP_i32_trunc_sat_f32_u, IOP_i32_trunc_sat_f64_s,
-    IOP_i32_trunc_sat_f64_u, IOP_i64_trunc_sat_f32_s, IOP_i64_trunc_sat_f32_u,
-    IOP_i64_trunc_sat_f64_s, IOP_i64_trunc_sat_f64_u,
+    UN(I32_TRUNC_SAT_F32_S, i32_trunc_sat_f32_s), UN(I32_TRUNC_SAT_F32_U, i32_trunc_sat_f32_u),
+    UN(I32_TRUNC_SAT_F64_S, i32_trunc_sat_f64_s), UN(I32_TRUNC_SAT_F64_U, i32_trunc_sat_f64_u),
+    UN(I64_TRUNC_SAT_F32_S, i64_trunc_sat_f32_s), UN(I64_TRUNC_SAT_F32_U, i64_trunc_sat_f32_u),
+    UN(I64_TRUNC_SAT_F64_S, i64_trunc_sat_f64_s), UN(I64_TRUNC_SAT_F64_U, i64_trunc_sat_f64_u),
 };
 /* clang-format on */
 
@@ -270,10 +265,9 @@ static bool const_addr(struct compiler *c, const struct centry *a, uint32_t *off
     return true;
 }
 
-static void emit_load(struct compiler *c, const struct simple_op *s)
+/* The alignment is a hint only: loads and stores take the offset alone. */
+static void emit_load(struct compiler *c, const struct simple_op *s, uint32_t offset)
 {
-    sbx__wasm_c_u32(c); /* alignment: a hint only */
-    uint32_t offset = sbx__wasm_c_u32(c);
     struct centry a = sbx__wasm_c_pop(c);
     uint32_t opnds[3];
     if (is_fresh_add(c, &a)) {
@@ -376,10 +370,8 @@ static bool emit_rmw(struct compiler *c, const struct simple_op *s, const struct
     return true;
 }
 
-static void emit_store(struct compiler *c, const struct simple_op *s)
+static void emit_store(struct compiler *c, const struct simple_op *s, uint32_t offset)
 {
-    sbx__wasm_c_u32(c);
-    uint32_t offset = sbx__wasm_c_u32(c);
     struct centry v = sbx__wasm_c_pop(c), a = sbx__wasm_c_pop(c);
     if (emit_rmw(c, s, &v, &a, offset))
         return;
@@ -422,7 +414,7 @@ static void emit_store(struct compiler *c, const struct simple_op *s)
     sbx__wasm_c_emit(c, offset);
 }
 
-static void retype(struct compiler *c, uint8_t to)
+static void retype(struct compiler *c, wasm_vtype to)
 {
     if (c->sp == 0)
         return;
@@ -432,27 +424,29 @@ static void retype(struct compiler *c, uint8_t to)
         e->k &= 0xFFFFFFFFu;
 }
 
-bool sbx__wasm_c_simple(struct compiler *c, uint8_t op)
+/* The instructions of simple_ops; false when in is not one of them. */
+static bool emit_simple(struct compiler *c, const struct wasm_instr *in)
 {
-    const struct simple_op *s = &simple_ops[op];
-    switch (s->kind) {
+    if (in->op >= SIMPLE_SPACE || simple_ops[in->op].kind == S_NONE)
+        return false;
+    struct simple_op s = simple_ops[in->op];
+    s.tout = sbx__wasm_siginfo[sbx__wasm_opinfo[in->op].sig].result;
+    switch (s.kind) {
     case S_UN:
-        emit_unary(c, s);
+        emit_unary(c, &s);
         return true;
     case S_BIN:
-        emit_binary(c, s);
+        emit_binary(c, &s);
         return true;
     case S_RETYPE:
-        retype(c, s->tout);
+        retype(c, s.tout);
         return true;
     case S_LOAD:
-        emit_load(c, s);
-        return true;
-    case S_STORE:
-        emit_store(c, s);
+        emit_load(c, &s, in->offset);
         return true;
     default:
-        return false;
+        emit_store(c, &s, in->offset);
+        return true;
     }
 }
 
@@ -480,7 +474,7 @@ static void emit_effect(struct compiler *c, enum wasm_iop op, const uint32_t *im
 }
 
 /* Emits a result-producing op: [dst] imms operands. */
-static void emit_valued(struct compiler *c, enum wasm_iop op, uint8_t type, const uint32_t *imms,
+static void emit_valued(struct compiler *c, enum wasm_iop op, wasm_vtype type, const uint32_t *imms,
                         uint32_t ni, uint32_t n)
 {
     uint32_t words[6] = {0};
@@ -490,167 +484,116 @@ static void emit_valued(struct compiler *c, enum wasm_iop op, uint8_t type, cons
     sbx__wasm_c_result(c, op, type, words, ni + n);
 }
 
-static uint8_t table_type(const struct compiler *c, uint32_t t)
+static wasm_vtype table_type(const struct compiler *c, uint32_t t)
 {
     return t < c->m->table_count ? c->m->tables[t].elem_type : WASM_FUNCREF;
 }
 
-bool sbx__wasm_c_prefixed(struct compiler *c, uint32_t op)
+/* Bulk memory and table instructions (0xFC 8-17); false when in is none of them. */
+static bool emit_bulk(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t imm[2] = {0, 0};
-    if (op < 8) {
-        struct simple_op s = {sat_ops[op], 0, S_UN, 0, op < 4 ? WASM_I32 : WASM_I64};
-        emit_unary(c, &s);
-        return true;
-    }
-    switch (op) {
-    case 8: /* memory.init seg 0x00: [seg] d s n */
-        imm[0] = sbx__wasm_c_u32(c);
-        c->p++;
+    uint32_t imm[2] = {in->idx, in->idx2};
+    switch (in->op) {
+    case WASM_OP_MEMORY_INIT: /* [seg] d s n */
         emit_effect(c, IOP_memory_init, imm, 1, 3);
         return true;
-    case 9:
-        imm[0] = sbx__wasm_c_u32(c);
+    case WASM_OP_DATA_DROP:
         emit_effect(c, IOP_data_drop, imm, 1, 0);
         return true;
-    case 10: /* memory.copy 0x00 0x00: d s n */
-        c->p += 2;
+    case WASM_OP_MEMORY_COPY: /* d s n */
         emit_effect(c, IOP_memory_copy, imm, 0, 3);
         return true;
-    case 11: /* memory.fill 0x00: d val n */
-        c->p++;
+    case WASM_OP_MEMORY_FILL: /* d val n */
         emit_effect(c, IOP_memory_fill, imm, 0, 3);
         return true;
-    case 12: /* table.init elem table: [table][seg] d s n */
-        imm[1] = sbx__wasm_c_u32(c);
-        imm[0] = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_INIT: /* [table][seg] d s n */
+        imm[0] = in->idx2;
+        imm[1] = in->idx;
         emit_effect(c, IOP_table_init, imm, 2, 3);
         return true;
-    case 13:
-        imm[0] = sbx__wasm_c_u32(c);
+    case WASM_OP_ELEM_DROP:
         emit_effect(c, IOP_elem_drop, imm, 1, 0);
         return true;
-    case 14: /* table.copy dst src: d s n */
-        imm[0] = sbx__wasm_c_u32(c);
-        imm[1] = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_COPY: /* [dst table][src table] d s n */
         emit_effect(c, IOP_table_copy, imm, 2, 3);
         return true;
-    case 15: /* table.grow t: init n -> old size */
-        imm[0] = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_GROW: /* init n -> old size */
         emit_valued(c, IOP_table_grow, WASM_I32, imm, 1, 2);
         return true;
-    case 16:
-        imm[0] = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_SIZE:
         emit_valued(c, IOP_table_size, WASM_I32, imm, 1, 0);
         return true;
-    case 17: /* table.fill t: i val n */
-        imm[0] = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_FILL: /* i val n */
         emit_effect(c, IOP_table_fill, imm, 1, 3);
         return true;
     default:
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown 0xFC opcode");
         return false;
     }
 }
 
-static void push_const(struct compiler *c, uint8_t type, uint64_t k)
+static void push_const(struct compiler *c, wasm_vtype type, uint64_t k)
 {
     struct centry *e = sbx__wasm_c_push(c, type);
     e->kind = K_CONST;
     e->k = k;
 }
 
-static uint64_t read_bytes(struct compiler *c, unsigned n)
+/* Constants stay on the compile-time stack (the reader sign-extends i32 into 64 bits). */
+static void do_const(struct compiler *c, const struct wasm_instr *in)
 {
-    uint64_t v = 0;
-    if ((size_t)(c->end - c->p) < n) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed constant");
-        return 0;
-    }
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)c->p[i] << (8 * i);
-    c->p += n;
-    return v;
+    wasm_vtype type = sbx__wasm_siginfo[sbx__wasm_opinfo[in->op].sig].result;
+    push_const(c, type, type == WASM_I32 ? (uint32_t)in->value : in->value);
 }
 
-static void do_const(struct compiler *c, uint8_t op)
+static void do_global(struct compiler *c, const struct wasm_instr *in)
 {
-    int32_t v32 = 0;
-    int64_t v64 = 0;
-    switch (op) {
-    case 0x41:
-        if (sbx__wasm_leb_s32(&c->p, c->end, &v32) != WASM_LEB_OK)
-            sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed constant");
-        push_const(c, WASM_I32, (uint32_t)v32);
-        break;
-    case 0x42:
-        if (sbx__wasm_leb_s64(&c->p, c->end, &v64) != WASM_LEB_OK)
-            sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed constant");
-        push_const(c, WASM_I64, (uint64_t)v64);
-        break;
-    case 0x43:
-        push_const(c, WASM_F32, read_bytes(c, 4));
-        break;
-    default:
-        push_const(c, WASM_F64, read_bytes(c, 8));
-        break;
-    }
-}
-
-static void do_global(struct compiler *c, uint8_t op)
-{
-    uint32_t idx = sbx__wasm_c_u32(c);
+    uint32_t idx = in->idx;
     if (idx >= c->m->global_count) {
         sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown global");
         return;
     }
-    uint8_t type = c->m->globals[idx].type;
+    wasm_vtype type = c->m->globals[idx].type;
     bool is_wide = type == WASM_V128;
-    if (op == 0x23)
+    if (in->op == WASM_OP_GLOBAL_GET)
         emit_valued(c, is_wide ? IOP_global_get2 : IOP_global_get, type, &idx, 1, 0);
     else
         emit_effect(c, is_wide ? IOP_global_set2 : IOP_global_set, &idx, 1, 1);
 }
 
-/* Opcodes with immediates or types the table cannot express. */
-bool sbx__wasm_c_variable(struct compiler *c, uint8_t op)
+/* Variables, constants, tables, memory size and references; false when in is none. */
+static bool emit_variable(struct compiler *c, const struct wasm_instr *in)
 {
-    uint32_t imm = 0;
-    switch (op) {
-    case 0x23:
-    case 0x24:
-        do_global(c, op);
+    uint32_t imm = in->idx;
+    switch (in->op) {
+    case WASM_OP_GLOBAL_GET:
+    case WASM_OP_GLOBAL_SET:
+        do_global(c, in);
         return true;
-    case 0x25: /* table.get t: i */
-        imm = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_GET: /* t: i */
         emit_valued(c, IOP_table_get, table_type(c, imm), &imm, 1, 1);
         return true;
-    case 0x26: /* table.set t: i v */
-        imm = sbx__wasm_c_u32(c);
+    case WASM_OP_TABLE_SET: /* t: i v */
         emit_effect(c, IOP_table_set, &imm, 1, 2);
         return true;
-    case 0x3F:
-        c->p++;
+    case WASM_OP_MEMORY_SIZE:
         emit_valued(c, IOP_memory_size, WASM_I32, &imm, 0, 0);
         return true;
-    case 0x40:
-        c->p++;
+    case WASM_OP_MEMORY_GROW:
         emit_valued(c, IOP_memory_grow, WASM_I32, &imm, 0, 1);
         return true;
-    case 0x41:
-    case 0x42:
-    case 0x43:
-    case 0x44:
-        do_const(c, op);
+    case WASM_OP_I32_CONST:
+    case WASM_OP_I64_CONST:
+    case WASM_OP_F32_CONST:
+    case WASM_OP_F64_CONST:
+        do_const(c, in);
         return true;
-    case 0xD0: /* ref.null t */
-        push_const(c, c->p < c->end ? *c->p++ : WASM_FUNCREF, 0);
+    case WASM_OP_REF_NULL:
+        push_const(c, in->valtype, 0);
         return true;
-    case 0xD1: /* ref.is_null */
+    case WASM_OP_REF_IS_NULL:
         emit_valued(c, IOP_i64_eqz, WASM_I32, &imm, 0, 1);
         return true;
-    case 0xD2:
-        imm = sbx__wasm_c_u32(c);
+    case WASM_OP_REF_FUNC:
         emit_valued(c, IOP_ref_func, WASM_FUNCREF, &imm, 1, 0);
         return true;
     default:
@@ -661,52 +604,45 @@ bool sbx__wasm_c_variable(struct compiler *c, uint8_t op)
 /* --- SIMD: every 0xFD instruction is driven by opcodes.h: the signature says what to pop and
  * push, the immediate kind what follows; code is [h][dst if any][operands][immediates]. ---- */
 
-/* Reads the opcode's immediates as code words; returns how many. */
-static uint32_t simd_imms(struct compiler *c, uint8_t kind, uint32_t *imm)
+/* The decoded immediates as code words; returns how many. */
+static uint32_t simd_imms(const struct wasm_instr *in, uint8_t kind, uint32_t *imm)
 {
     uint32_t n = 0;
     switch (kind) {
     case WASM_IMM_MEMARG:
-    case WASM_IMM_MEMARG_LANE:
-        sbx__wasm_c_u32(c); /* alignment: a hint only */
-        imm[n++] = sbx__wasm_c_u32(c);
+    case WASM_IMM_MEMARG_LANE: /* the alignment is a hint only */
+        imm[n++] = in->offset;
         if (kind == WASM_IMM_MEMARG)
             return n;
-        __attribute__((fallthrough)); /* then the lane index byte */
+        __attribute__((fallthrough)); /* then the lane index */
     case WASM_IMM_LANE:
-        imm[n++] = c->p < c->end ? *c->p++ : 0;
+        imm[n++] = in->lane;
         return n;
     case WASM_IMM_V128:
     case WASM_IMM_SHUFFLE:
-        if (c->end - c->p < 16) {
-            sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "malformed SIMD immediate");
-            return 0;
-        }
-        for (unsigned i = 0; i < 4; i++, c->p += 4)
-            imm[n++] = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
-                       (uint32_t)c->p[3] << 24;
+        for (unsigned i = 0; i < 16; i += 4)
+            imm[n++] = (uint32_t)in->bytes[i] | (uint32_t)in->bytes[i + 1] << 8 |
+                       (uint32_t)in->bytes[i + 2] << 16 | (uint32_t)in->bytes[i + 3] << 24;
         return n;
     default:
         return 0;
     }
 }
 
-bool sbx__wasm_c_simd(struct compiler *c, uint32_t code)
+static bool emit_simd(struct compiler *c, const struct wasm_instr *in)
 {
-    if (code > 0xFF || !sbx__wasm_opinfo[WASM_OP_ID(0xFD, code)].text) {
-        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown SIMD opcode");
+    const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
+    if (info->prefix != 0xFD)
         return false;
-    }
-    const struct wasm_opinfo *info = &sbx__wasm_opinfo[WASM_OP_ID(0xFD, code)];
     const struct wasm_siginfo *sig = &sbx__wasm_siginfo[info->sig];
     uint32_t words[8], n = sig->param_count;
     struct centry es[3];
-    uint32_t ni = simd_imms(c, info->imm, words + n);
+    uint32_t ni = simd_imms(in, info->imm, words + n);
     for (uint32_t i = n; i-- > 0;)
         es[i] = sbx__wasm_c_pop(c);
     for (uint32_t i = 0; i < n; i++)
         words[i] = sbx__wasm_c_operand(c, &es[i]);
-    enum wasm_iop op = (enum wasm_iop)(IOP_SIMD_BASE_ + code);
+    enum wasm_iop op = (enum wasm_iop)(IOP_SIMD_BASE_ + info->code);
     if (sig->result_count) {
         sbx__wasm_c_result(c, op, sig->result, words, n + ni);
         return true;
@@ -715,4 +651,12 @@ bool sbx__wasm_c_simd(struct compiler *c, uint32_t code)
     for (uint32_t i = 0; i < n + ni; i++)
         sbx__wasm_c_emit(c, words[i]);
     return true;
+}
+
+bool sbx__wasm_c_ops(struct compiler *c, const struct wasm_instr *in)
+{
+    if (emit_simple(c, in) || emit_variable(c, in) || emit_bulk(c, in) || emit_simd(c, in))
+        return true;
+    sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
+    return false;
 }

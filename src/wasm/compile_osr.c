@@ -5,7 +5,7 @@
 #include "util/alloc.h"
 #include "wasm/compile_impl.h"
 
-static uint32_t slots_of(const uint8_t *types, uint32_t n)
+static uint32_t slots_of(const wasm_vtype *types, uint32_t n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -47,7 +47,7 @@ void sbx__wasm_c_osr_finish(struct compiler *c, struct wasm_code *out)
     uint32_t n = c->local_count;
     if (o) {
         o->local_slot = sbx__mallocn(n ? n : 1, sizeof(uint32_t));
-        o->local_type = sbx__mallocn(n ? n : 1, 1);
+        o->local_type = sbx__mallocn(n ? n : 1, sizeof(*o->local_type));
     }
     if (!o || !o->local_slot || !o->local_type) {
         sbx__wasm_osr_free(o);

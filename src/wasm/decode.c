@@ -55,6 +55,19 @@ static bool read_arity(struct wasm_reader *r, const uint8_t *at, const char *wha
     return true;
 }
 
+/* Reads count value types (skipped when out is NULL). */
+static bool read_valtypes(struct wasm_reader *r, uint32_t count, wasm_vtype *out)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        wasm_vtype t;
+        if (!sbx__wasm_rd_valtype(r, &t))
+            return false;
+        if (out)
+            out[i] = t;
+    }
+    return true;
+}
+
 static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
 {
     struct wasm_reader *r = &d->r;
@@ -67,27 +80,26 @@ static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
         return sbx__wasm_rd_fail(r, at, "integer representation too long");
     if (form != 0x60)
         return sbx__wasm_rd_fail(r, at, "malformed function type");
+    /* Types may take several bytes: read once to count, then again into the array. */
     if (!read_arity(r, at, "parameters", &np))
         return false;
     const uint8_t *params = r->p;
-    r->p += np;
-    if (!read_arity(r, at, "results", &nr))
+    if (!read_valtypes(r, np, NULL) || !read_arity(r, at, "results", &nr))
         return false;
     const uint8_t *results = r->p;
-    r->p += nr;
-    ft->types = sbx__wasm_dec_alloc(d, (size_t)np + nr, 1);
+    if (!read_valtypes(r, nr, NULL))
+        return false;
+    const uint8_t *end = r->p;
+    ft->types = sbx__wasm_dec_alloc(d, (size_t)np + nr, sizeof(*ft->types));
     if (ft->types == NULL)
         return false;
     ft->param_count = np;
     ft->result_count = nr;
-    struct wasm_reader sub = *r;
-    for (uint32_t i = 0; i < np + nr; i++) {
-        sub.p = i < np ? params + i : results + (i - np);
-        if (!sbx__wasm_rd_valtype(&sub, &ft->types[i])) {
-            *r = sub;
-            return false;
-        }
-    }
+    r->p = params;
+    read_valtypes(r, np, ft->types);
+    r->p = results;
+    read_valtypes(r, nr, ft->types + np);
+    r->p = end;
     return true;
 }
 

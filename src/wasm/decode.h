@@ -72,8 +72,8 @@ bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count,
 bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap);
 /* Reads a name (u32 length + UTF-8 bytes); *out points into the input. */
 bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len);
-bool sbx__wasm_rd_valtype(struct wasm_reader *r, uint8_t *out);
-bool sbx__wasm_rd_reftype(struct wasm_reader *r, uint8_t *out);
+bool sbx__wasm_rd_valtype(struct wasm_reader *r, wasm_vtype *out);
+bool sbx__wasm_rd_reftype(struct wasm_reader *r, wasm_vtype *out);
 /* Returns true if [s, s + len) is well-formed UTF-8 (no overlongs, surrogates, > U+10FFFF). */
 bool sbx__wasm_utf8_valid(const uint8_t *s, size_t len);
 
@@ -91,8 +91,8 @@ enum wasm_blocktype_kind { WASM_BT_EMPTY = 0, WASM_BT_VALTYPE, WASM_BT_TYPEIDX }
 struct wasm_instr {
     uint16_t op; /* enum wasm_op */
     uint8_t bt_kind;
-    uint8_t valtype;
     uint8_t lane;
+    wasm_vtype valtype;
     uint32_t offset_in_module; /* where the opcode starts */
     uint32_t idx;
     uint32_t idx2;
@@ -105,8 +105,50 @@ struct wasm_instr {
 };
 
 /* Reads one instruction at r->p. Returns false with a malformed message on a bad opcode or
- * immediate ("illegal opcode", "zero byte expected", "malformed memop flags", ...). */
-bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in);
+ * immediate ("illegal opcode", "zero byte expected", "malformed memop flags", ...). The only
+ * reader of instruction immediates: the validator, both translators and the local scan use it.
+ * Inline for the one-byte opcodes without immediates (most of any body). */
+bool sbx__wasm_read_instr_slow(struct wasm_reader *r, struct wasm_instr *in);
+static inline bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
+{
+    if (__builtin_expect(r->p < r->end && !r->is_failed, 1)) {
+        uint8_t b = r->p[0];
+        const struct wasm_opinfo *info = &sbx__wasm_opinfo[b];
+        if (__builtin_expect(info->text == NULL, 0))
+            return sbx__wasm_read_instr_slow(r, in);
+        in->op = b;
+        in->offset_in_module = (uint32_t)(r->p - r->base);
+        if (info->imm == WASM_IMM_NONE) {
+            r->p++;
+            return true;
+        }
+        /* One-byte index and constant immediates: the LEB is its byte (sign-extended for i32). */
+        if (r->end - r->p >= 2 && r->p[1] < 0x80) {
+            uint8_t k = r->p[1];
+            switch (info->imm) {
+            case WASM_IMM_LOCAL:
+            case WASM_IMM_LABEL:
+            case WASM_IMM_GLOBAL:
+            case WASM_IMM_FUNC:
+                in->idx = k;
+                r->p += 2;
+                return true;
+            case WASM_IMM_I32:
+            case WASM_IMM_I64:
+                in->value = (uint64_t)((int64_t)(int8_t)(uint8_t)(k << 1) / 2); /* exact */
+                r->p += 2;
+                return true;
+            default:
+                break;
+            }
+        }
+    }
+    return sbx__wasm_read_instr_slow(r, in);
+}
+
+/* Returns the next label of a br_table read by sbx__wasm_read_instr (its in->count labels,
+ * then in->idx is the default). *cursor starts NULL and is advanced by each call. */
+uint32_t sbx__wasm_br_label(const struct wasm_instr *in, const uint8_t **cursor);
 
 /* Decodes m->bytes (m->len) into m. On failure returns SBX_E_WASM_INVALID_MODULE (message in
  * err) or SBX_E_NOMEM; m then holds partial state that sbx__wasm_module_clear() frees. */
@@ -114,6 +156,9 @@ sbx_err sbx__wasm_decode(struct wasm_module *m, char *err, size_t errlen);
 
 /* Validates a decoded module (2.0 typing rules), fills m->func_is_declared. */
 sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen);
+
+/* Writes the types of def's declared locals (local_count of them) to out. */
+void sbx__wasm_local_types(const struct wasm_func_def *def, wasm_vtype *out);
 
 /* Frees everything the decoder and validator allocated in m (not m->bytes or m itself). */
 void sbx__wasm_module_clear(struct wasm_module *m);

@@ -51,11 +51,9 @@ static bool read_blocktype(struct wasm_reader *r, struct wasm_instr *in)
             return true;
         }
         if (b == WASM_I32 || b == WASM_I64 || b == WASM_F32 || b == WASM_F64 || b == WASM_V128 ||
-            b == WASM_FUNCREF || b == WASM_EXTERNREF) {
-            r->p++;
+            b == 0x70 || b == 0x6F) {
             in->bt_kind = WASM_BT_VALTYPE;
-            in->valtype = b;
-            return true;
+            return sbx__wasm_rd_valtype(r, &in->valtype);
         }
     }
     const uint8_t *at = r->p;
@@ -104,7 +102,7 @@ static bool read_select_t(struct wasm_reader *r, struct wasm_instr *in)
         return false;
     in->valtype = 0;
     for (uint32_t i = 0; i < in->count; i++) {
-        uint8_t t;
+        wasm_vtype t;
         if (!sbx__wasm_rd_valtype(r, &t))
             return false;
         if (i == 0)
@@ -186,7 +184,7 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
     }
 }
 
-bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
+bool sbx__wasm_read_instr_slow(struct wasm_reader *r, struct wasm_instr *in)
 {
     const uint8_t *at = r->p;
     uint8_t b;
@@ -195,11 +193,11 @@ bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
     else if (!sbx__wasm_rd_byte(r, &b))
         return false;
     uint32_t id = b;
-    if (b == 0xFC || b == 0xFD) {
+    if (b == 0xFB || b == 0xFC || b == 0xFD) {
         uint32_t sub;
         if (!sbx__wasm_rd_u32(r, &sub))
             return false;
-        if (sub > 0xFF)
+        if (sub > (b == 0xFD ? WASM_OP_MAX_SUB : 0xFFu))
             return sbx__wasm_rd_fail(r, at, "illegal opcode");
         id = WASM_OP_ID(b, sub);
     }
@@ -209,4 +207,22 @@ bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr *in)
     in->op = (uint16_t)id;
     in->offset_in_module = (uint32_t)(at - r->base);
     return info->imm == WASM_IMM_NONE || read_imm(r, in, info->imm);
+}
+
+uint32_t sbx__wasm_br_label(const struct wasm_instr *in, const uint8_t **cursor)
+{
+    uint32_t depth = 0;
+    if (*cursor == NULL)
+        *cursor = in->targets;
+    /* read_br_table found count well-formed labels ending at or before the default's bytes */
+    sbx__wasm_leb_u32(cursor, *cursor + 5, &depth);
+    return depth;
+}
+
+void sbx__wasm_local_types(const struct wasm_func_def *def, wasm_vtype *out)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < def->run_count; i++)
+        for (; k < def->local_runs[i].end; k++)
+            out[k] = def->local_runs[i].type;
 }

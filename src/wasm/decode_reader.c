@@ -162,32 +162,40 @@ bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len
     return true;
 }
 
-bool sbx__wasm_rd_valtype(struct wasm_reader *r, uint8_t *out)
+bool sbx__wasm_rd_valtype(struct wasm_reader *r, wasm_vtype *out)
 {
     const uint8_t *at = r->p;
-    if (!sbx__wasm_rd_byte(r, out))
+    uint8_t b = 0;
+    if (!sbx__wasm_rd_byte(r, &b))
         return false;
-    switch (*out) {
+    switch (b) {
     case WASM_I32:
     case WASM_I64:
     case WASM_F32:
     case WASM_F64:
     case WASM_V128:
-    case WASM_FUNCREF:
-    case WASM_EXTERNREF:
+        *out = b;
+        return true;
+    case 0x70:
+        *out = WASM_FUNCREF;
+        return true;
+    case 0x6F:
+        *out = WASM_EXTERNREF;
         return true;
     default:
         return sbx__wasm_rd_fail(r, at, "malformed value type");
     }
 }
 
-bool sbx__wasm_rd_reftype(struct wasm_reader *r, uint8_t *out)
+bool sbx__wasm_rd_reftype(struct wasm_reader *r, wasm_vtype *out)
 {
     const uint8_t *at = r->p;
-    if (!sbx__wasm_rd_byte(r, out))
+    uint8_t b = 0;
+    if (!sbx__wasm_rd_byte(r, &b))
         return false;
-    if (*out != WASM_FUNCREF && *out != WASM_EXTERNREF)
+    if (b != 0x70 && b != 0x6F)
         return sbx__wasm_rd_fail(r, at, "malformed reference type");
+    *out = b == 0x70 ? WASM_FUNCREF : WASM_EXTERNREF;
     return true;
 }
 

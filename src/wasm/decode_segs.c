@@ -217,7 +217,8 @@ bool sbx__wasm_dec_data_section(struct wasm_dec *d)
     return true;
 }
 
-/* Reads the local declarations twice: once to check and count, once to fill. */
+/* Reads the local declarations twice: once to check and count, once to keep them as runs
+ * (four bytes per local would make the module-wide limit cost 64 MB of host memory). */
 static bool read_locals(struct wasm_dec *d, struct wasm_func_def *f)
 {
     struct wasm_reader *r = &d->r;
@@ -230,7 +231,7 @@ static bool read_locals(struct wasm_dec *d, struct wasm_func_def *f)
      * 5.5.13), which must win over the implementation limit. Each group takes >= 2 bytes. */
     for (uint32_t i = 0; i < groups; i++) {
         uint32_t n;
-        uint8_t t;
+        wasm_vtype t;
         const uint8_t *at = r->p;
         if (!sbx__wasm_rd_u32(r, &n) || !sbx__wasm_rd_valtype(r, &t))
             return false;
@@ -246,19 +247,19 @@ static bool read_locals(struct wasm_dec *d, struct wasm_func_def *f)
         return sbx__wasm_rd_limit(r, first, "%" PRIu64 " locals in the module, more than %u",
                                   d->local_total, WASM_MAX_MODULE_LOCALS);
     f->local_count = (uint32_t)total;
-    f->local_types = sbx__wasm_dec_alloc(d, total, 1);
-    if (f->local_types == NULL)
+    f->local_runs = sbx__wasm_dec_alloc(d, groups ? groups : 1, sizeof(*f->local_runs));
+    if (f->local_runs == NULL)
         return false;
     const uint8_t *after = r->p;
     r->p = first;
     uint32_t k = 0;
     for (uint32_t i = 0; i < groups; i++) {
         uint32_t n;
-        uint8_t t;
-        if (!sbx__wasm_rd_u32(r, &n) || !sbx__wasm_rd_byte(r, &t))
+        wasm_vtype t;
+        if (!sbx__wasm_rd_u32(r, &n) || !sbx__wasm_rd_valtype(r, &t))
             return false;
-        memset(f->local_types + k, t, n);
         k += n;
+        f->local_runs[f->run_count++] = (struct wasm_local_run){.end = k, .type = t};
     }
     r->p = after;
     return true;
@@ -453,8 +454,10 @@ void sbx__wasm_module_clear(struct wasm_module *m)
     sbx__free(m->imports);
     sbx__free(m->func_type_idx);
     if (m->funcs != NULL) {
-        for (uint32_t i = 0; i < m->func_def_count; i++)
-            sbx__free(m->funcs[i].local_types);
+        for (uint32_t i = 0; i < m->func_def_count; i++) {
+            sbx__free(m->funcs[i].local_runs);
+            sbx__free(m->funcs[i].local_zeroed);
+        }
     }
     sbx__free(m->funcs);
     sbx__free(m->tables);

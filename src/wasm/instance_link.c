@@ -3,16 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wasm/code.h"
 #include "wasm/instance.h"
 #include "wasm/runtime.h"
-
-static bool functype_equal(const struct wasm_functype *a, const struct wasm_functype *b)
-{
-    if (a->param_count != b->param_count || a->result_count != b->result_count)
-        return false;
-    size_t n = (size_t)a->param_count + a->result_count;
-    return n == 0 || memcmp(a->types, b->types, n) == 0;
-}
 
 /* Whether a value of limits `have` may stand in for the import's `want`. */
 static bool limits_match(const struct wasm_limits *have, const struct wasm_limits *want)
@@ -29,7 +22,7 @@ static bool import_matches(const struct wasm_module *m, const struct wasm_import
 {
     switch (imp->kind) {
     case WASM_EXTERN_FUNC:
-        return functype_equal(ext->u.func->type, &m->types[imp->u.func_type]);
+        return sbx__wasm_functype_eq(ext->u.func->type, &m->types[imp->u.func_type]);
     case WASM_EXTERN_TABLE: {
         const struct wasm_tabletype *t = &ext->u.table->type;
         return t->elem_type == imp->u.table.elem_type &&

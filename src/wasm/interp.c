@@ -42,21 +42,6 @@ enum wasm_trap_kind sbx__wasm_interp_run(struct wasm_exec *ex, struct wasm_func 
     return run(ex, f, fp);
 }
 
-/* Charges fuel and reports an interrupt: the slow half of POLL. */
-static enum wasm_trap_kind poll_slow(struct wasm_store *store, uint32_t n)
-{
-    if (atomic_load_explicit(&store->is_interrupted, memory_order_relaxed))
-        return WASM_TRAP_INTERRUPTED;
-    if (store->is_metered) {
-        if (store->fuel < n) {
-            store->fuel = 0;
-            return WASM_TRAP_FUEL_EXHAUSTED;
-        }
-        store->fuel -= n;
-    }
-    return WASM_TRAP_NONE;
-}
-
 static bool call_indirect_ok(const struct wasm_func *f, const struct wasm_functype *want)
 {
     return f->type == want || sbx__wasm_functype_eq(f->type, want);
@@ -85,25 +70,21 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
 #define POLL(n)                                                                                    \
     if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
                  is_metered)) {                                                                    \
-        tk = poll_slow(store, (n));                                                                \
+        tk = sbx__wasm_tier_poll(store, (n));                                                      \
         if (tk != WASM_TRAP_NONE)                                                                  \
             goto trap;                                                                             \
     }
-/* A loop back-edge's poll, k the operand of its target: also notices the store's tier-up (one
- * load), then offers the frame to do_osr unless its loop is known to have no entry. Under
- * hot-only tier-up (LAZY) every call and back-edge takes this path, and is counted there. */
+/* A loop back-edge's poll, k the operand of its target, n its fuel: when the store is
+ * interrupted, metered or tiered up (one load each), the back-edge is handed to
+ * sbx__wasm_tier_backedge (do_backedge), which polls and may move the frame to native code. */
 #define POLL_BACK(n, k)                                                                            \
     if (UNLIKELY(atomic_load_explicit(&store->is_interrupted, memory_order_relaxed) ||            \
                  is_metered ||                                                                     \
                  atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=              \
                      WASM_TIERUP_NATIVE)) {                                                        \
-        tk = poll_slow(store, (n));                                                                \
-        if (tk != WASM_TRAP_NONE)                                                                  \
-            goto trap;                                                                             \
-        if (!is_metered && code->osr && (fp != osr_off_fp || code != osr_off_code)) {             \
-            ip = TARGET(k);                                                                        \
-            goto do_osr;                                                                           \
-        }                                                                                          \
+        back_fuel = (n);                                                                           \
+        ip = TARGET(k);                                                                            \
+        goto do_backedge;                                                                          \
     }
 #define SWITCH_INST(ni)                                                                            \
     do {                                                                                           \
@@ -290,7 +271,7 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
         op_base = lbase;
         WASM_ALL_OPS(SET_OFFSET)
 #undef SET_OFFSET
-#define SET_SIMD_OFFSET(name, prefix, code, text, imm, sig, arg)                                   \
+#define SET_SIMD_OFFSET(name, prefix, code, text, imm, sig, arg, feat)                             \
     op_offsets[IOP_SIMD_BASE_ + (code)] = (int32_t)((const char *)&&op_simd_##name - lbase);
         WASM_OPCODES_SIMD(SET_SIMD_OFFSET)
 #undef SET_SIMD_OFFSET
@@ -313,9 +294,8 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     const struct wasm_code *code = &codes[f->def_index];
     const wasm_word *ip = NULL;
     enum wasm_trap_kind tk = WASM_TRAP_NONE;
-    /* The last frame whose loop had no OSR entry: its back-edges stop offering it (do_osr). */
-    const uint64_t *osr_off_fp = NULL;
-    const struct wasm_code *osr_off_code = NULL;
+    struct wasm_tier_frame tier = {0}; /* the OSR bookkeeping of sbx__wasm_tier_backedge */
+    uint32_t back_fuel = 0;            /* the fuel of the back-edge handed over */
     /* Scratch for calls, set before jumping to do_call_func / do_call_wasm. */
     struct wasm_func *callf;
     const struct wasm_code *callee = code;
@@ -456,14 +436,15 @@ do_call_wasm:
     if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=
                  WASM_TIERUP_NATIVE) &&
         ret && !is_metered) { /* tiered up: a call with native code runs it */
-        ex->depth = (uint32_t)(frp - frames);
-        ex->sp = nfp + callee->frame_slots;
-        if (sbx__wasm_jit_call_code(ex, cinst, callee, nfp, &tk)) {
-            if (UNLIKELY(tk != WASM_TRAP_NONE))
-                goto trap_jit;
+        switch (sbx__wasm_tier_call(ex, cinst, callee, nfp, (uint32_t)(frp - frames), &tk)) {
+        case WASM_TIER_RAN:
             msize = mem ? mem->size : 0;
             ip = ret;
             NEXT();
+        case WASM_TIER_TRAP:
+            goto trap_jit;
+        default:
+            break;
         }
     }
     frp->ip = ret;
@@ -479,25 +460,17 @@ do_call_wasm:
     if (cinst != inst)
         SWITCH_INST(cinst);
     NEXT();
-    /* A back-edge to the loop header at ip, once the store has tiered up (POLL_BACK): the rest
-     * of the frame runs natively when its loop has an OSR entry, else it stays here. */
-do_osr:
-    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) < WASM_TIERUP_NATIVE)
+    /* A back-edge to the loop header at ip whose poll is due (POLL_BACK). */
+do_backedge:
+    switch (sbx__wasm_tier_backedge(ex, &tier, inst, code, fp, ip, back_fuel,
+                                    (uint32_t)(frp - frames), &tk)) {
+    case WASM_TIER_STAY:
         NEXT();
-    if (sbx__wasm_osr_run(ex, inst, code, fp, (uint32_t)(ip - code->words),
-                          (uint32_t)(frp - frames), &tk)) {
-        if (UNLIKELY(tk != WASM_TRAP_NONE))
-            goto trap_jit;
+    case WASM_TIER_RAN:
         goto do_return;
+    default:
+        goto trap_jit;
     }
-    /* Hot-only: the back-edge was counted, and the function may get its entry later, unless it
-     * was queued without one (lazy.c). */
-    if (atomic_load_explicit(&store->tierup.state, memory_order_relaxed) == WASM_TIERUP_LAZY &&
-        !inst->funcs[code->func_index]->is_call_hot)
-        NEXT();
-    osr_off_fp = fp;
-    osr_off_code = code;
-    NEXT();
 
     /* [h][dst][src] */
 op_mov:

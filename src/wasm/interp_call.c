@@ -19,7 +19,8 @@ bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_func
 {
     if (a->param_count != b->param_count || a->result_count != b->result_count)
         return false;
-    return memcmp(a->types, b->types, (size_t)a->param_count + a->result_count) == 0;
+    size_t n = (size_t)a->param_count + a->result_count;
+    return n == 0 || memcmp(a->types, b->types, n * sizeof(*a->types)) == 0;
 }
 
 static size_t stack_slots(const struct wasm_store_limits *l)
@@ -73,7 +74,7 @@ void sbx__wasm_exec_destroy(struct wasm_exec *exec)
     sbx__free(exec);
 }
 
-static uint32_t types_slots(const uint8_t *types, uint32_t count)
+static uint32_t types_slots(const wasm_vtype *types, uint32_t count)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < count; i++)
@@ -82,10 +83,10 @@ static uint32_t types_slots(const uint8_t *types, uint32_t count)
 }
 
 /* Writes values into slots per their types; returns slots used. */
-static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, uint32_t count)
+static void pack(uint64_t *slots, const wasm_value *vals, const wasm_vtype *types, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++) {
-        switch (types[i]) {
+        switch (wasm_vtype_code(types[i])) {
         case WASM_I32:
         case WASM_F32:
             *slots++ = vals[i].i32;
@@ -94,8 +95,8 @@ static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, 
             memcpy(slots, vals[i].v128, 16);
             slots += 2;
             break;
-        case WASM_FUNCREF:
-        case WASM_EXTERNREF:
+        case WASM_REF_NULL_CODE:
+        case WASM_REF_CODE:
             *slots++ = (uint64_t)(uintptr_t)vals[i].ref;
             break;
         default:
@@ -105,11 +106,11 @@ static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, 
     }
 }
 
-static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types, uint32_t count)
+static void unpack(wasm_value *vals, const uint64_t *slots, const wasm_vtype *types, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++) {
         memset(&vals[i], 0, sizeof(vals[i]));
-        switch (types[i]) {
+        switch (wasm_vtype_code(types[i])) {
         case WASM_I32:
         case WASM_F32:
             vals[i].i32 = (uint32_t)*slots++;
@@ -118,8 +119,8 @@ static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types
             memcpy(vals[i].v128, slots, 16);
             slots += 2;
             break;
-        case WASM_FUNCREF:
-        case WASM_EXTERNREF:
+        case WASM_REF_NULL_CODE:
+        case WASM_REF_CODE:
             vals[i].ref = (void *)(uintptr_t)*slots++;
             break;
         default:
@@ -279,13 +280,13 @@ struct wasm_func *sbx__wasm_func_new_host(struct wasm_store *store,
     if (!f)
         return NULL;
     size_t n = (size_t)type->param_count + type->result_count;
-    f->host_type.types = sbx__mallocn(n ? n : 1, 1);
+    f->host_type.types = sbx__mallocn(n ? n : 1, sizeof(*f->host_type.types));
     if (!f->host_type.types) {
         sbx__free(f);
         return NULL;
     }
     if (n)
-        memcpy(f->host_type.types, type->types, n);
+        memcpy(f->host_type.types, type->types, n * sizeof(*type->types));
     f->host_type.param_count = type->param_count;
     f->host_type.result_count = type->result_count;
     f->type = &f->host_type;

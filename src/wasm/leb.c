@@ -46,6 +46,17 @@ static enum wasm_leb_status read_signed(const uint8_t **pp, const uint8_t *end, 
                                         int64_t *out)
 {
     const uint8_t *p = *pp;
+    /* One or two bytes (every width here holds 14 bits): sign-extended from bit 6 or 13. */
+    if (p < end && p[0] < 0x80) {
+        *out = (int64_t)((p[0] ^ 0x40u)) - 0x40;
+        *pp = p + 1;
+        return WASM_LEB_OK;
+    }
+    if (end - p >= 2 && p[1] < 0x80) {
+        *out = (int64_t)(((p[0] & 0x7Fu) | (uint32_t)p[1] << 7) ^ 0x2000u) - 0x2000;
+        *pp = p + 2;
+        return WASM_LEB_OK;
+    }
     uint64_t value = 0;
     unsigned shift = 0;
     uint8_t byte;
@@ -92,6 +103,11 @@ enum wasm_leb_status sbx__wasm_leb_u32(const uint8_t **pp, const uint8_t *end, u
     if (p < end && *p < 0x80) {
         *out = *p;
         *pp = p + 1;
+        return WASM_LEB_OK;
+    }
+    if (end - p >= 2 && p[1] < 0x80) {
+        *out = (p[0] & 0x7Fu) | (uint32_t)p[1] << 7;
+        *pp = p + 2;
         return WASM_LEB_OK;
     }
     uint64_t v = 0;

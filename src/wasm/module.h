@@ -8,15 +8,67 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A value type (wasm_vtype): numbers and vectors are their one-byte binary codes; a reference
+ * type is WASM_REF(nullable, heap type), its low byte the binary code of (ref null ht) or
+ * (ref ht) and its upper 24 bits the heap type: a type index of the module, or one of the
+ * abstract heap types (WASM_HT_*, from 0xFFFF00 up). So the low byte alone tells how a value
+ * is stored (wasm_vtype_is_ref), and funcref/externref are single constants. */
+typedef uint32_t wasm_vtype;
+
 enum wasm_valtype {
     WASM_I32 = 0x7F,
     WASM_I64 = 0x7E,
     WASM_F32 = 0x7D,
     WASM_F64 = 0x7C,
     WASM_V128 = 0x7B,
-    WASM_FUNCREF = 0x70,
-    WASM_EXTERNREF = 0x6F,
+    WASM_REF_NULL_CODE = 0x63, /* (ref null ht) */
+    WASM_REF_CODE = 0x64,      /* (ref ht) */
 };
+
+/* Abstract heap types: 0xFFFF00 | their binary code. */
+#define WASM_HT_ABSTRACT 0xFFFF00u
+#define WASM_HT(code)    (WASM_HT_ABSTRACT | (uint32_t)(code))
+enum wasm_heaptype {
+    WASM_HT_FUNC = WASM_HT(0x70),
+    WASM_HT_EXTERN = WASM_HT(0x6F),
+    WASM_HT_ANY = WASM_HT(0x6E),
+    WASM_HT_EQ = WASM_HT(0x6D),
+    WASM_HT_I31 = WASM_HT(0x6C),
+    WASM_HT_STRUCT = WASM_HT(0x6B),
+    WASM_HT_ARRAY = WASM_HT(0x6A),
+    WASM_HT_EXN = WASM_HT(0x69),
+    WASM_HT_NONE = WASM_HT(0x71),
+    WASM_HT_NOEXTERN = WASM_HT(0x72),
+    WASM_HT_NOFUNC = WASM_HT(0x73),
+    WASM_HT_NOEXN = WASM_HT(0x74),
+};
+
+#define WASM_REF(is_nullable, ht)                                                                  \
+    ((wasm_vtype)(((uint32_t)(ht) << 8) | ((is_nullable) ? WASM_REF_NULL_CODE : WASM_REF_CODE)))
+#define WASM_FUNCREF   WASM_REF(1, WASM_HT_FUNC)
+#define WASM_EXTERNREF WASM_REF(1, WASM_HT_EXTERN)
+
+/* The low byte: the binary code of a number or vector type, or of (ref null) / (ref). */
+static inline uint8_t wasm_vtype_code(wasm_vtype t)
+{
+    return (uint8_t)(t & 0xFFu);
+}
+
+static inline bool wasm_vtype_is_ref(wasm_vtype t)
+{
+    return (t & 0xFFu) == WASM_REF_NULL_CODE || (t & 0xFFu) == WASM_REF_CODE;
+}
+
+static inline bool wasm_vtype_is_nullable(wasm_vtype t)
+{
+    return (t & 0xFFu) == WASM_REF_NULL_CODE;
+}
+
+/* The heap type of a reference type. */
+static inline uint32_t wasm_vtype_heap(wasm_vtype t)
+{
+    return t >> 8;
+}
 
 enum wasm_extern_kind {
     WASM_EXTERN_FUNC = 0,
@@ -40,7 +92,7 @@ typedef union wasm_value {
 struct wasm_functype {
     uint32_t param_count;
     uint32_t result_count;
-    uint8_t *types; /* param_count params, then result_count results (enum wasm_valtype) */
+    wasm_vtype *types; /* param_count params, then result_count results */
 };
 
 struct wasm_limits {
@@ -50,7 +102,7 @@ struct wasm_limits {
 };
 
 struct wasm_tabletype {
-    uint8_t elem_type; /* WASM_FUNCREF or WASM_EXTERNREF */
+    wasm_vtype elem_type; /* a reference type */
     struct wasm_limits limits;
 };
 
@@ -59,7 +111,7 @@ struct wasm_memtype {
 };
 
 struct wasm_globaltype {
-    uint8_t type;
+    wasm_vtype type;
     bool is_mutable;
 };
 
@@ -72,8 +124,8 @@ enum wasm_init_op {
 };
 
 struct wasm_init {
-    uint8_t op;   /* enum wasm_init_op */
-    uint8_t type; /* the expression's value type */
+    uint8_t op;      /* enum wasm_init_op */
+    wasm_vtype type; /* the expression's value type */
     uint32_t index;
     wasm_value value;
 };
@@ -99,12 +151,23 @@ struct wasm_export {
     uint32_t index;
 };
 
+/* A run of declared locals of one type, as the binary declares them: locals up to (not
+ * including) end, counted from the first declared local, have type `type`. */
+struct wasm_local_run {
+    uint32_t end;
+    wasm_vtype type;
+};
+
 /* A function body defined in this module. */
 struct wasm_func_def {
     uint32_t type_index;
-    uint32_t local_count; /* declared locals, not counting params */
-    uint8_t *local_types; /* local_count entries */
-    const uint8_t *code;  /* instructions after the locals, up to and including the final end */
+    uint32_t local_count;              /* declared locals, not counting params */
+    struct wasm_local_run *local_runs; /* their types, run_count runs (sbx__wasm_local_types) */
+    uint32_t run_count;
+    /* Set by the validator (validate_locals.c): local_count flags, non-zero for the declared
+     * locals a call must zero; NULL when there are none. */
+    uint8_t *local_zeroed;
+    const uint8_t *code; /* instructions after the locals, up to and including the final end */
     uint32_t code_len;
     uint32_t code_offset; /* offset of code within the module binary, for messages */
 };
@@ -113,7 +176,7 @@ enum wasm_seg_mode { WASM_SEG_ACTIVE = 0, WASM_SEG_PASSIVE, WASM_SEG_DECLARATIVE
 
 struct wasm_elem_seg {
     uint8_t mode;
-    uint8_t elem_type; /* WASM_FUNCREF or WASM_EXTERNREF */
+    wasm_vtype elem_type; /* a reference type */
     uint32_t table_index;
     struct wasm_init offset; /* active only */
     uint32_t count;

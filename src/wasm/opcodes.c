@@ -1,14 +1,16 @@
-/* wasm/opcodes.c: the opcode and signature tables expanded from opcodes.h, indexed by dense
- * opcode id and by enum wasm_sig. */
+/* wasm/opcodes.c: the opcode, signature and feature tables expanded from opcodes.h, indexed by
+ * dense opcode id, by enum wasm_sig and by enum wasm_feature. */
 #include "wasm/opcodes.h"
 
 const struct wasm_opinfo sbx__wasm_opinfo[WASM_OP_SPACE] = {
-#define WASM_OPINFO_ROW(name, prefix_, code, text_, imm_, sig_, arg_)                              \
+#define WASM_OPINFO_ROW(name, prefix_, code_, text_, imm_, sig_, arg_, feat_)                      \
     [WASM_OP_##name] = {.text = text_,                                                             \
                         .imm = WASM_IMM_##imm_,                                                    \
                         .sig = WASM_SIG_##sig_,                                                    \
                         .arg = arg_,                                                               \
-                        .prefix = prefix_},
+                        .prefix = prefix_,                                                         \
+                        .feature = WASM_FEAT_##feat_,                                              \
+                        .code = code_},
     WASM_OPCODES(WASM_OPINFO_ROW)
 #undef WASM_OPINFO_ROW
 };
@@ -24,3 +26,14 @@ const struct wasm_siginfo sbx__wasm_siginfo[WASM_SIG_COUNT] = {
     WASM_SIGS(WASM_SIGINFO_ROW)
 #undef WASM_SIGINFO_ROW
 };
+
+static const char *const feature_texts[WASM_FEAT_COUNT] = {
+#define WASM_FEATURE_TEXT(name, text) [WASM_FEAT_##name] = text,
+    WASM_FEATURES(WASM_FEATURE_TEXT)
+#undef WASM_FEATURE_TEXT
+};
+
+const char *sbx__wasm_feature_text(unsigned feature)
+{
+    return feature < WASM_FEAT_COUNT ? feature_texts[feature] : "an unknown feature";
+}

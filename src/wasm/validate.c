@@ -25,7 +25,7 @@ static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uin
 /* Validates a constant expression of the expected type. In 2.0, global.get may name only an
  * imported, immutable global (C' of spec 3.4.10). */
 static bool check_const(struct wasm_reader *r, const struct wasm_module *m, struct wasm_init *e,
-                        uint8_t want, const char *where, uint32_t idx)
+                        wasm_vtype want, const char *where, uint32_t idx)
 {
     switch (e->op) {
     case WASM_INIT_GLOBAL_GET:

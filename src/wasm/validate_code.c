@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "wasm/leb.h"
 #include "wasm/limits.h"
 #include "wasm/validate_internal.h"
 
@@ -18,7 +17,8 @@ struct ctl {
     uint32_t br_table_mark; /* the last br_table that checked this label */
     uint32_t height;
     uint32_t nparams, nresults;
-    const uint8_t *params, *results;
+    const wasm_vtype *params, *results; /* results NULL: the one type in single */
+    wasm_vtype single;
 };
 
 struct vfunc {
@@ -28,25 +28,17 @@ struct vfunc {
     const uint8_t *at; /* the current instruction, for messages */
     const struct wasm_functype *type;
     const struct wasm_func_def *def;
-    uint8_t *vals;
+    wasm_vtype *vals;
     uint32_t nvals, cap_vals;
     struct ctl *ctls;
     uint32_t nctls, cap_ctls;
-    uint8_t *tmp;
+    wasm_vtype *tmp;
     uint32_t cap_tmp;
+    wasm_vtype *locals; /* the function's params and declared locals */
+    uint32_t nlocals, cap_locals;
     uint32_t br_table_serial;
     bool *nomem;
-};
-
-/* single[t] is a one-element type list {t}, for block types that are one value type. */
-static const uint8_t single[256] = {
-    [WASM_I32] = WASM_I32,
-    [WASM_I64] = WASM_I64,
-    [WASM_F32] = WASM_F32,
-    [WASM_F64] = WASM_F64,
-    [WASM_V128] = WASM_V128,
-    [WASM_FUNCREF] = WASM_FUNCREF,
-    [WASM_EXTERNREF] = WASM_EXTERNREF,
+    struct wasm_lscan ls; /* the locals a call must zero (validate_locals.c) */
 };
 
 static bool fail(struct vfunc *v, const char *msg)
@@ -79,26 +71,27 @@ static bool grow(struct vfunc *v, void **buf, uint32_t *cap, size_t elem, uint32
     return true;
 }
 
-static inline bool push(struct vfunc *v, uint8_t t)
+static inline bool push(struct vfunc *v, wasm_vtype t)
 {
-    if (v->nvals == v->cap_vals && !grow(v, (void **)&v->vals, &v->cap_vals, 1, v->nvals + 1))
+    if (v->nvals == v->cap_vals &&
+        !grow(v, (void **)&v->vals, &v->cap_vals, sizeof(*v->vals), v->nvals + 1))
         return false;
     v->vals[v->nvals++] = t;
     return true;
 }
 
-static bool push_n(struct vfunc *v, const uint8_t *types, uint32_t n)
+static bool push_n(struct vfunc *v, const wasm_vtype *types, uint32_t n)
 {
     if (n == 0)
         return true;
-    if (!grow(v, (void **)&v->vals, &v->cap_vals, 1, v->nvals + n))
+    if (!grow(v, (void **)&v->vals, &v->cap_vals, sizeof(*v->vals), v->nvals + n))
         return false;
-    memcpy(v->vals + v->nvals, types, n);
+    memcpy(v->vals + v->nvals, types, n * sizeof(*types));
     v->nvals += n;
     return true;
 }
 
-static bool pop_any(struct vfunc *v, uint8_t *out)
+static bool pop_any(struct vfunc *v, wasm_vtype *out)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
     if (v->nvals == c->height) {
@@ -109,16 +102,16 @@ static bool pop_any(struct vfunc *v, uint8_t *out)
     return true;
 }
 
-static inline bool pop(struct vfunc *v, uint8_t want)
+static inline bool pop(struct vfunc *v, wasm_vtype want)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
     if (v->nvals == c->height)
         return c->is_unreachable || fail(v, "type mismatch");
-    uint8_t t = v->vals[--v->nvals];
+    wasm_vtype t = v->vals[--v->nvals];
     return t == want || t == UNKNOWN || fail(v, "type mismatch");
 }
 
-static bool pop_n(struct vfunc *v, const uint8_t *types, uint32_t n)
+static bool pop_n(struct vfunc *v, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = n; i-- > 0;) {
         if (!pop(v, types[i]))
@@ -127,8 +120,14 @@ static bool pop_n(struct vfunc *v, const uint8_t *types, uint32_t n)
     return true;
 }
 
-static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const uint8_t *p, uint32_t nr,
-                     const uint8_t *res)
+static const wasm_vtype *ctl_results(const struct ctl *c)
+{
+    return c->results ? c->results : &c->single;
+}
+
+/* Opens a frame; res NULL with nr 1 is a one-value-type block, its type in single. */
+static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const wasm_vtype *p, uint32_t nr,
+                     const wasm_vtype *res, wasm_vtype single)
 {
     if (v->nctls > WASM_MAX_NESTING) /* the function's own frame is ctls[0] */
         return sbx__wasm_rd_limit(v->r, v->at, "blocks nested deeper than %u in function %u",
@@ -136,8 +135,13 @@ static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const uint8_t *p
     if (v->nctls == v->cap_ctls &&
         !grow(v, (void **)&v->ctls, &v->cap_ctls, sizeof *v->ctls, v->nctls + 1))
         return false;
-    v->ctls[v->nctls++] = (struct ctl){
-        .op = op, .height = v->nvals, .nparams = np, .params = p, .nresults = nr, .results = res};
+    v->ctls[v->nctls++] = (struct ctl){.op = op,
+                                       .height = v->nvals,
+                                       .nparams = np,
+                                       .params = p,
+                                       .nresults = nr,
+                                       .results = res,
+                                       .single = single};
     return push_n(v, p, np);
 }
 
@@ -145,7 +149,7 @@ static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const uint8_t *p
 static bool end_frame(struct vfunc *v)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
-    if (!pop_n(v, c->results, c->nresults))
+    if (!pop_n(v, ctl_results(c), c->nresults))
         return false;
     return v->nvals == c->height || fail(v, "type mismatch");
 }
@@ -157,7 +161,7 @@ static void set_unreachable(struct vfunc *v)
     c->is_unreachable = true;
 }
 
-static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const uint8_t **types)
+static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const wasm_vtype **types)
 {
     if (depth >= v->nctls)
         return fail_idx(v, "label", depth);
@@ -165,17 +169,19 @@ static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const uint8_t **
     if (c->op == WASM_OP_LOOP) {
         *n = c->nparams, *types = c->params;
     } else {
-        *n = c->nresults, *types = c->results;
+        *n = c->nresults, *types = ctl_results(c);
     }
     return true;
 }
 
-static bool block_sig(struct vfunc *v, const struct wasm_instr *in, uint32_t *np, const uint8_t **p,
-                      uint32_t *nr, const uint8_t **res)
+/* A block type's params and results; a one-value-type block has res NULL, its type the
+ * instruction's valtype. */
+static bool block_sig(struct vfunc *v, const struct wasm_instr *in, uint32_t *np,
+                      const wasm_vtype **p, uint32_t *nr, const wasm_vtype **res)
 {
     *np = 0, *p = NULL, *nr = 0, *res = NULL;
     if (in->bt_kind == WASM_BT_VALTYPE) {
-        *nr = 1, *res = &single[in->valtype];
+        *nr = 1;
     } else if (in->bt_kind == WASM_BT_TYPEIDX) {
         if (in->idx >= v->m->type_count)
             return fail_idx(v, "type", in->idx);
@@ -189,12 +195,13 @@ static bool block_sig(struct vfunc *v, const struct wasm_instr *in, uint32_t *np
 static bool op_block(struct vfunc *v, const struct wasm_instr *in)
 {
     uint32_t np, nr;
-    const uint8_t *p, *res;
+    const wasm_vtype *p, *res;
     if (!block_sig(v, in, &np, &p, &nr, &res))
         return false;
     if (in->op == WASM_OP_IF && !pop(v, WASM_I32))
         return false;
-    return pop_n(v, p, np) && push_ctl(v, in->op, np, p, nr, res);
+    sbx__wasm_lscan_open(&v->ls, in->op == WASM_OP_LOOP);
+    return pop_n(v, p, np) && push_ctl(v, in->op, np, p, nr, res, in->valtype);
 }
 
 static bool op_else(struct vfunc *v)
@@ -204,6 +211,7 @@ static bool op_else(struct vfunc *v)
         return sbx__wasm_rd_fail(v->r, v->at, "else without matching if");
     if (!end_frame(v))
         return false;
+    sbx__wasm_lscan_else(&v->ls);
     c->op = WASM_OP_ELSE;
     c->is_unreachable = false;
     return push_n(v, c->params, c->nparams);
@@ -214,12 +222,15 @@ static bool op_end(struct vfunc *v)
     const struct ctl *c = &v->ctls[v->nctls - 1];
     /* An if without else behaves as if its else arm were empty: params must equal results. */
     if (c->op == WASM_OP_IF && (c->nparams != c->nresults ||
-                                (c->nparams > 0 && memcmp(c->params, c->results, c->nparams) != 0)))
+                                (c->nparams > 0 && memcmp(c->params, ctl_results(c),
+                                                          c->nparams * sizeof(*c->params)) != 0)))
         return fail(v, "type mismatch");
     if (!end_frame(v))
         return false;
+    sbx__wasm_lscan_end(&v->ls);
     uint32_t nr = c->nresults;
-    const uint8_t *res = c->results;
+    wasm_vtype single = c->single;
+    const wasm_vtype *res = c->results ? c->results : &single;
     v->nctls--;
     if (v->nctls == 0)
         return true;
@@ -229,16 +240,15 @@ static bool op_end(struct vfunc *v)
 static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
 {
     uint32_t arity, n;
-    const uint8_t *types, *dflt;
+    const wasm_vtype *types, *dflt;
     if (!pop(v, WASM_I32) || !label(v, in->idx, &arity, &dflt))
         return false;
-    if (!grow(v, (void **)&v->tmp, &v->cap_tmp, 1, arity))
+    if (!grow(v, (void **)&v->tmp, &v->cap_tmp, sizeof(*v->tmp), arity))
         return false;
-    const uint8_t *p = in->targets;
+    const uint8_t *cursor = NULL;
     uint32_t serial = ++v->br_table_serial;
     for (uint32_t i = 0; i < in->count; i++) {
-        uint32_t depth = 0;
-        sbx__wasm_leb_u32(&p, v->r->end, &depth); /* well-formed: read once already */
+        uint32_t depth = sbx__wasm_br_label(in, &cursor);
         if (!label(v, depth, &n, &types))
             return false;
         if (n != arity)
@@ -271,14 +281,14 @@ static bool op_call(struct vfunc *v, const struct wasm_functype *t)
            push_n(v, t->types + t->param_count, t->result_count);
 }
 
-static bool is_ref(uint8_t t)
+static bool is_ref(wasm_vtype t)
 {
-    return t == WASM_FUNCREF || t == WASM_EXTERNREF || t == UNKNOWN;
+    return wasm_vtype_is_ref(t) || t == UNKNOWN;
 }
 
 static bool op_select(struct vfunc *v, const struct wasm_instr *in)
 {
-    uint8_t t1, t2;
+    wasm_vtype t1, t2;
     if (in->op == WASM_OP_SELECT_T) {
         if (in->count != 1)
             return fail(v, "invalid result arity");
@@ -295,25 +305,21 @@ static bool op_select(struct vfunc *v, const struct wasm_instr *in)
     return push(v, t1 == UNKNOWN ? t2 : t1);
 }
 
-static bool local_type(struct vfunc *v, uint32_t idx, uint8_t *out)
+static bool local_type(struct vfunc *v, uint32_t idx, wasm_vtype *out)
 {
-    uint32_t np = v->type->param_count;
-    if (idx < np) {
-        *out = v->type->types[idx];
-        return true;
-    }
-    if (idx - np < v->def->local_count) {
-        *out = v->def->local_types[idx - np];
+    if (idx < v->nlocals) {
+        *out = v->locals[idx];
         return true;
     }
     return fail_idx(v, "local", idx);
 }
 
-static bool op_local(struct vfunc *v, const struct wasm_instr *in)
+static bool op_local(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
 {
-    uint8_t t = 0;
+    wasm_vtype t = 0;
     if (!local_type(v, in->idx, &t))
         return false;
+    sbx__wasm_lscan_local(&v->ls, in->op == WASM_OP_LOCAL_GET, in->idx, prev_zero);
     if (in->op == WASM_OP_LOCAL_GET)
         return push(v, t);
     if (!pop(v, t))
@@ -333,7 +339,7 @@ static bool op_global(struct vfunc *v, const struct wasm_instr *in)
     return pop(v, g->type);
 }
 
-static bool table_type(struct vfunc *v, uint32_t idx, uint8_t *out)
+static bool table_type(struct vfunc *v, uint32_t idx, wasm_vtype *out)
 {
     if (idx >= v->m->table_count)
         return fail_idx(v, "table", idx);
@@ -343,7 +349,7 @@ static bool table_type(struct vfunc *v, uint32_t idx, uint8_t *out)
 
 static bool op_table(struct vfunc *v, const struct wasm_instr *in)
 {
-    uint8_t t = 0, t2 = 0;
+    wasm_vtype t = 0, t2 = 0;
     if (in->op != WASM_OP_TABLE_INIT && !table_type(v, in->idx, &t))
         return false;
     switch (in->op) {
@@ -372,7 +378,7 @@ static bool op_table(struct vfunc *v, const struct wasm_instr *in)
 
 static bool op_ref(struct vfunc *v, const struct wasm_instr *in)
 {
-    uint8_t t = 0;
+    wasm_vtype t = 0;
     switch (in->op) {
     case WASM_OP_REF_NULL:
         return push(v, in->valtype);
@@ -450,7 +456,7 @@ static bool apply_sig(struct vfunc *v, const struct wasm_opinfo *info)
     uint32_t np = s->param_count;
     /* Fast path: operands present and concrete; the result overwrites the first one. */
     if (np > 0 && s->result_count == 1 && v->nvals - c->height >= np) {
-        const uint8_t *top = v->vals + v->nvals - np;
+        const wasm_vtype *top = v->vals + v->nvals - np;
         uint32_t i = 0;
         while (i < np && top[i] == s->params[i])
             i++;
@@ -480,7 +486,7 @@ static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
             return fail_idx(v, "function", in->idx);
         return op_call(v, &m->types[m->func_type_idx[in->idx]]);
     }
-    uint8_t t = 0;
+    wasm_vtype t = 0;
     if (!table_type(v, in->idx2, &t))
         return false;
     if (t != WASM_FUNCREF)
@@ -493,7 +499,7 @@ static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
 static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
 {
     uint32_t n;
-    const uint8_t *types;
+    const wasm_vtype *types;
     switch (in->op) {
     case WASM_OP_BR:
         if (!label(v, in->idx, &n, &types) || !pop_n(v, types, n))
@@ -513,10 +519,10 @@ static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
     }
 }
 
-static bool step(struct vfunc *v, const struct wasm_instr *in)
+static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
 {
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
-    uint8_t t = 0;
+    wasm_vtype t = 0;
     switch (in->op) {
     case WASM_OP_UNREACHABLE:
         set_unreachable(v);
@@ -545,7 +551,7 @@ static bool step(struct vfunc *v, const struct wasm_instr *in)
     case WASM_OP_LOCAL_GET:
     case WASM_OP_LOCAL_SET:
     case WASM_OP_LOCAL_TEE:
-        return op_local(v, in);
+        return op_local(v, in, prev_zero);
     case WASM_OP_GLOBAL_GET:
     case WASM_OP_GLOBAL_SET:
         return op_global(v, in);
@@ -566,7 +572,7 @@ static bool step(struct vfunc *v, const struct wasm_instr *in)
 /* The most common instructions without the general reader: numeric ops (no immediate, fixed
  * signature), and local.* / i32.const with a one-byte immediate. Returns 1 when handled,
  * 0 when the general path must run, -1 on error. */
-static int fast_step(struct vfunc *v, struct wasm_instr *in)
+static int fast_step(struct vfunc *v, struct wasm_instr *in, bool prev_zero)
 {
     struct wasm_reader *r = v->r;
     uint8_t b = r->p[0];
@@ -581,19 +587,57 @@ static int fast_step(struct vfunc *v, struct wasm_instr *in)
         in->op = b;
         in->idx = r->p[1];
         r->p += 2;
-        return op_local(v, in) ? 1 : -1;
+        return op_local(v, in, prev_zero) ? 1 : -1;
     }
     if (b == WASM_OP_I32_CONST) {
+        v->ls.prev_zero = r->p[1] == 0;
         r->p += 2;
         return push(v, WASM_I32) ? 1 : -1;
     }
     return 0;
 }
 
-static bool validate_func(struct vfunc *v, uint32_t def_idx)
+/* True if in pushes a constant whose bits are 0 (as the translator keeps it). */
+static bool is_zero_const(const struct wasm_instr *in)
+{
+    switch (in->op) {
+    case WASM_OP_I32_CONST:
+    case WASM_OP_I64_CONST:
+    case WASM_OP_F32_CONST:
+    case WASM_OP_F64_CONST:
+        return in->value == 0;
+    default:
+        return in->op == WASM_OP_REF_NULL;
+    }
+}
+
+/* Lays out the function's locals (params first) and starts the scan of its declared ones,
+ * their flags owned by the module. */
+static bool begin_locals(struct vfunc *v, struct wasm_func_def *f)
+{
+    uint32_t np = v->type->param_count;
+    v->nlocals = np + f->local_count; /* both bounded by limits.h: no overflow */
+    if (!grow(v, (void **)&v->locals, &v->cap_locals, sizeof(*v->locals), v->nlocals + 1))
+        return false;
+    memcpy(v->locals, v->type->types, np * sizeof(*v->locals));
+    sbx__wasm_local_types(f, v->locals + np);
+    if (f->local_count > 0 && f->local_zeroed == NULL) {
+        f->local_zeroed = sbx__calloc(f->local_count, 1);
+        if (f->local_zeroed == NULL) {
+            *v->nomem = true;
+            return fail(v, "out of memory");
+        }
+    }
+    if (!sbx__wasm_lscan_func(&v->ls, v->type->param_count, f->local_count, f->local_zeroed)) {
+        *v->nomem = true;
+        return fail(v, "out of memory");
+    }
+    return true;
+}
+
+static bool validate_func(struct vfunc *v, struct wasm_func_def *f, uint32_t def_idx)
 {
     const struct wasm_module *m = v->m;
-    const struct wasm_func_def *f = &m->funcs[def_idx];
     struct wasm_reader *r = v->r;
     v->def = f;
     v->func_idx = m->func_import_count + def_idx;
@@ -602,8 +646,8 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
     r->p = f->code;
     r->end = f->code + f->code_len;
     v->at = r->p;
-    if (!push_ctl(v, WASM_OP_BLOCK, 0, NULL, v->type->result_count,
-                  v->type->types + v->type->param_count))
+    if (!begin_locals(v, f) || !push_ctl(v, WASM_OP_BLOCK, 0, NULL, v->type->result_count,
+                                         v->type->types + v->type->param_count, 0))
         return false;
     struct wasm_instr in;
     uint32_t left = r->ticks; /* in a register: the poll is on every instruction */
@@ -613,30 +657,39 @@ static bool validate_func(struct vfunc *v, uint32_t def_idx)
             return sbx__wasm_rd_fail(r, r->p, "END opcode expected");
         if (sbx__wasm_guard_poll(r->guard, &left))
             return sbx__wasm_rd_fail(r, r->p, "loading stopped");
-        int fast = fast_step(v, &in);
+        bool prev_zero = v->ls.prev_zero;
+        v->ls.prev_zero = false;
+        int fast = fast_step(v, &in, prev_zero);
         if (fast > 0)
             continue;
-        if (fast < 0 || !sbx__wasm_read_instr(r, &in) || !step(v, &in))
+        if (fast < 0 || !sbx__wasm_read_instr(r, &in) || !step(v, &in, prev_zero))
             return false;
+        v->ls.prev_zero = is_zero_const(&in);
     }
     r->ticks = left;
+    if (v->ls.is_nomem) {
+        *v->nomem = true;
+        return fail(v, "out of memory");
+    }
     if (r->p != r->end)
         return sbx__wasm_rd_fail(r, r->p, "section size mismatch");
     return true;
 }
 
-bool sbx__wasm_validate_code(struct wasm_reader *r, const struct wasm_module *m, bool *nomem)
+bool sbx__wasm_validate_code(struct wasm_reader *r, struct wasm_module *m, bool *nomem)
 {
     struct vfunc v = {.m = m, .r = r, .nomem = nomem};
     bool ok = true;
     r->is_in_section = true;
     for (uint32_t i = 0; i < m->func_def_count && ok; i++)
-        ok = validate_func(&v, i);
+        ok = validate_func(&v, &m->funcs[i], i);
+    sbx__wasm_lscan_free(&v.ls);
     r->p = r->base;
     r->end = r->file_end;
     r->is_in_section = false;
     sbx__free(v.vals);
     sbx__free(v.ctls);
     sbx__free(v.tmp);
+    sbx__free(v.locals);
     return ok;
 }

@@ -17,7 +17,7 @@ enum owner { OWNER_DECODER, OWNER_INTERP, OWNER_RUNTIME, OWNER_UNKNOWN, OWNER_CO
 enum nan_class { NAN_NONE = 0, NAN_CANONICAL, NAN_ARITHMETIC };
 
 struct expect {
-    uint8_t type;      /* enum wasm_valtype */
+    wasm_vtype type;   /* a value type (module.h) */
     uint8_t lane_type; /* v128: WASM_I32.. or 8/16 for i8/i16 lanes */
     bool is_any;       /* no value given: anything of the type matches */
     uint8_t nan[16];   /* per lane (lane 0 for scalars) */
@@ -25,11 +25,12 @@ struct expect {
 };
 
 /* Parses a JSON argument value into v. Returns false (with a reason) if malformed. */
-bool spectest_parse_value(json_t *j, uint8_t *type, wasm_value *v, char *why, size_t whylen);
+bool spectest_parse_value(json_t *j, wasm_vtype *type, wasm_value *v, char *why, size_t whylen);
 bool spectest_parse_expect(json_t *j, struct expect *e, char *why, size_t whylen);
 /* Whether a result of type `type` matches e; else writes "expected X, got Y" to why. */
-bool spectest_match(const struct expect *e, uint8_t type, wasm_value got, char *why, size_t whylen);
-const char *spectest_type_name(uint8_t type);
+bool spectest_match(const struct expect *e, wasm_vtype type, wasm_value got, char *why,
+                    size_t whylen);
+const char *spectest_type_name(wasm_vtype type);
 
 /* externref N of the scripts is the host pointer N + 1, so that ref.extern 0 is not null. */
 void *spectest_extern_ref(uint64_t n);

@@ -5,9 +5,9 @@
 
 #include "spectest.h"
 
-static uint8_t t_i32[] = {WASM_I32}, t_i64[] = {WASM_I64}, t_f32[] = {WASM_F32},
-               t_f64[] = {WASM_F64}, t_i32_f32[] = {WASM_I32, WASM_F32},
-               t_f64_f64[] = {WASM_F64, WASM_F64};
+static wasm_vtype t_i32[] = {WASM_I32}, t_i64[] = {WASM_I64}, t_f32[] = {WASM_F32},
+                  t_f64[] = {WASM_F64}, t_i32_f32[] = {WASM_I32, WASM_F32},
+                  t_f64_f64[] = {WASM_F64, WASM_F64};
 
 static const struct {
     const char *name;
@@ -28,7 +28,7 @@ static int print_fn(struct wasm_call *call, void *user, const wasm_value *args, 
     return 0;
 }
 
-static struct wasm_global *global(struct wasm_store *store, uint8_t type, wasm_value v)
+static struct wasm_global *global(struct wasm_store *store, wasm_vtype type, wasm_value v)
 {
     struct wasm_globaltype t = {.type = type, .is_mutable = false};
     return sbx__wasm_global_new(store, &t, v);

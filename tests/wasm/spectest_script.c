@@ -17,6 +17,7 @@ struct binding {
     char *name;
     size_t name_len;
     struct wasm_instance *inst;
+    const struct wasm_module *mod; /* definitions only */
 };
 
 struct script {
@@ -31,6 +32,8 @@ struct script {
     size_t name_count;
     struct binding *regs; /* `register`ed names, for imports */
     size_t reg_count;
+    struct binding *defs; /* "$name" of module_definition commands ("" for none) */
+    size_t def_count;
     struct wasm_instance *current;
     enum owner current_owner; /* who broke the last module, when current is NULL */
     unsigned passed, failed, skipped;
@@ -103,6 +106,7 @@ static bool push_binding(struct binding **arr, size_t *count, const char *name, 
     b[*count].name[len] = '\0';
     b[*count].name_len = len;
     b[*count].inst = inst;
+    b[*count].mod = NULL;
     (*count)++;
     return true;
 }
@@ -203,7 +207,7 @@ struct call_result {
     sbx_err rc;
     struct wasm_trap trap;
     uint32_t count;
-    const uint8_t *types;
+    const wasm_vtype *types;
     wasm_value *vals;
 };
 
@@ -231,7 +235,7 @@ static bool parse_args(json_t *args, const struct wasm_functype *ft, wasm_value 
         return false;
     }
     for (uint32_t i = 0; i < ft->param_count; i++) {
-        uint8_t type;
+        wasm_vtype type;
         if (!spectest_parse_value(json_array_get(args, i), &type, &argv[i], o->why,
                                   sizeof(o->why))) {
             fail(o, OWNER_UNKNOWN, "argument %u: %s", i, o->why);
@@ -341,13 +345,23 @@ static void check_return(struct script *sc, json_t *cmd, const struct call_resul
         return;
     }
     for (uint32_t i = 0; i < r->count; i++) {
-        struct expect e;
-        if (!spectest_parse_expect(json_array_get(expected, i), &e, buf, sizeof(buf))) {
-            fail(o, OWNER_UNKNOWN, "result %u: %s", i, buf);
-            return;
+        json_t *ex = json_array_get(expected, i);
+        const char *type = json_string_value(json_object_get(ex, "type"));
+        json_t *alts = json_object_get(ex, "values");
+        bool is_either = type && strcmp(type, "either") == 0 && json_is_array(alts);
+        size_t n = is_either ? json_array_size(alts) : 1, k = 0;
+        bool is_match = false;
+        for (; k < n && !is_match; k++) { /* either: any one alternative may match */
+            struct expect e;
+            if (!spectest_parse_expect(is_either ? json_array_get(alts, k) : ex, &e, buf,
+                                       sizeof(buf))) {
+                fail(o, OWNER_UNKNOWN, "result %u: %s", i, buf);
+                return;
+            }
+            is_match = spectest_match(&e, r->types[i], r->vals[i], buf, sizeof(buf));
         }
-        if (!spectest_match(&e, r->types[i], r->vals[i], buf, sizeof(buf))) {
-            fail(o, OWNER_INTERP, "result %u: %s", i, buf);
+        if (!is_match) {
+            fail(o, OWNER_INTERP, "result %u: %s%s", i, buf, n > 1 ? " (nor the others)" : "");
             return;
         }
     }
@@ -403,6 +417,59 @@ static void cmd_module(struct script *sc, json_t *cmd, struct outcome *o)
     }
     sc->current = inst;
     json_t *name = json_object_get(cmd, "name");
+    if (name && !push_binding(&sc->names, &sc->name_count, json_string_value(name),
+                              json_string_length(name), inst))
+        fail(o, OWNER_UNKNOWN, "out of memory");
+}
+
+/* module_definition: decode and validate only; instances come from module_instance. */
+static void cmd_definition(struct script *sc, json_t *cmd, struct outcome *o)
+{
+    char err[512] = "";
+    struct wasm_module *m;
+    json_t *name = json_object_get(cmd, "name");
+    watch(sc, true);
+    sbx_err rc = load(sc, cmd, &m, err, sizeof(err));
+    watch(sc, false);
+    if (rc != SBX_OK) {
+        fail(o, OWNER_DECODER, "module definition: %s: %s", sbx_err_name(rc), err);
+        return;
+    }
+    if (!push_binding(&sc->defs, &sc->def_count, name ? json_string_value(name) : "",
+                      name ? json_string_length(name) : 0, NULL)) {
+        fail(o, OWNER_UNKNOWN, "out of memory");
+        return;
+    }
+    sc->defs[sc->def_count - 1].mod = m;
+}
+
+/* module_instance: instantiates a definition (the latest one when unnamed), bound to its
+ * instance name, and makes it the current instance, as the reference interpreter does. */
+static void cmd_instance(struct script *sc, json_t *cmd, struct outcome *o)
+{
+    json_t *mod = json_object_get(cmd, "module"), *name = json_object_get(cmd, "instance");
+    const struct wasm_module *m = NULL;
+    for (size_t i = sc->def_count; i-- > 0 && !m;)
+        if (!mod || (sc->defs[i].name_len == json_string_length(mod) &&
+                     memcmp(sc->defs[i].name, json_string_value(mod), sc->defs[i].name_len) == 0))
+            m = sc->defs[i].mod;
+    sc->current = NULL;
+    if (!m) {
+        fail(o, OWNER_DECODER, "module_instance: no such definition");
+        return;
+    }
+    char err[512] = "";
+    struct wasm_instance *inst = NULL;
+    struct wasm_trap trap;
+    watch(sc, true);
+    sbx_err rc = sbx__wasm_instantiate(sc->store, m, resolve, sc, &inst, &trap, err, sizeof(err));
+    watch(sc, false);
+    if (rc != SBX_OK) {
+        sc->current_owner = rc == SBX_E_WASM_TRAP ? OWNER_INTERP : OWNER_RUNTIME;
+        fail(o, sc->current_owner, "module instance: %s: %s", sbx_err_name(rc), err);
+        return;
+    }
+    sc->current = inst;
     if (name && !push_binding(&sc->names, &sc->name_count, json_string_value(name),
                               json_string_length(name), inst))
         fail(o, OWNER_UNKNOWN, "out of memory");
@@ -497,6 +564,10 @@ static void run_command(struct script *sc, json_t *cmd, const char *type, struct
     o->why[0] = '\0';
     if (strcmp(type, "module") == 0)
         cmd_module(sc, cmd, o);
+    else if (strcmp(type, "module_definition") == 0)
+        cmd_definition(sc, cmd, o);
+    else if (strcmp(type, "module_instance") == 0)
+        cmd_instance(sc, cmd, o);
     else if (strcmp(type, "register") == 0)
         cmd_register(sc, cmd, o);
     else if (strcmp(type, "assert_invalid") == 0)
@@ -545,8 +616,11 @@ static void script_free(struct script *sc)
         free(sc->names[i].name);
     for (size_t i = 0; i < sc->reg_count; i++)
         free(sc->regs[i].name);
+    for (size_t i = 0; i < sc->def_count; i++)
+        free(sc->defs[i].name);
     free(sc->names);
     free(sc->regs);
+    free(sc->defs);
 }
 
 bool spectest_run_script(const char *path, const struct script_opts *opts,

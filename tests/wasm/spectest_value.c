@@ -11,7 +11,7 @@
 
 static const struct {
     const char *name;
-    uint8_t type;
+    wasm_vtype type;
 } type_names[] = {
     {"i32", WASM_I32},
     {"i64", WASM_I64},
@@ -24,7 +24,7 @@ static const struct {
     {"i16", 16},
 };
 
-static bool type_from_name(const char *s, uint8_t *out)
+static bool type_from_name(const char *s, wasm_vtype *out)
 {
     for (size_t i = 0; s && i < sizeof(type_names) / sizeof(type_names[0]); i++) {
         if (strcmp(type_names[i].name, s) == 0) {
@@ -35,7 +35,7 @@ static bool type_from_name(const char *s, uint8_t *out)
     return false;
 }
 
-const char *spectest_type_name(uint8_t type)
+const char *spectest_type_name(wasm_vtype type)
 {
     for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
         if (type_names[i].type == type)
@@ -107,7 +107,7 @@ static bool parse_lanes(json_t *arr, uint8_t lane_type, uint8_t *bytes, uint8_t 
     return true;
 }
 
-static bool parse_ref(uint8_t type, const char *s, wasm_value *v)
+static bool parse_ref(wasm_vtype type, const char *s, wasm_value *v)
 {
     uint64_t n;
     if (s && strcmp(s, "null") == 0) {
@@ -121,7 +121,7 @@ static bool parse_ref(uint8_t type, const char *s, wasm_value *v)
 }
 
 /* Parses j's value as `type` into v; nan (may be NULL) gets the NaN class of each lane. */
-static bool parse_body(json_t *j, uint8_t type, wasm_value *v, uint8_t *nan)
+static bool parse_body(json_t *j, wasm_vtype type, wasm_value *v, uint8_t *nan)
 {
     json_t *val = json_object_get(j, "value");
     const char *s = json_string_value(val);
@@ -143,17 +143,17 @@ static bool parse_body(json_t *j, uint8_t type, wasm_value *v, uint8_t *nan)
         v->i64 = n;
         return true;
     case WASM_V128: {
-        uint8_t lane_type;
+        wasm_vtype lane_type;
         if (!type_from_name(json_string_value(json_object_get(j, "lane_type")), &lane_type))
             return false;
-        return parse_lanes(val, lane_type, v->v128, nan);
+        return parse_lanes(val, (uint8_t)lane_type, v->v128, nan);
     }
     default:
         return parse_ref(type, s, v);
     }
 }
 
-bool spectest_parse_value(json_t *j, uint8_t *type, wasm_value *v, char *why, size_t whylen)
+bool spectest_parse_value(json_t *j, wasm_vtype *type, wasm_value *v, char *why, size_t whylen)
 {
     const char *tname = json_string_value(json_object_get(j, "type"));
     if (!type_from_name(tname, type) || !parse_body(j, *type, v, NULL)) {
@@ -175,8 +175,10 @@ bool spectest_parse_expect(json_t *j, struct expect *e, char *why, size_t whylen
         e->is_any = true;
         return true;
     }
-    if (e->type == WASM_V128)
-        type_from_name(json_string_value(json_object_get(j, "lane_type")), &e->lane_type);
+    wasm_vtype lane_type = 0;
+    if (e->type == WASM_V128 &&
+        type_from_name(json_string_value(json_object_get(j, "lane_type")), &lane_type))
+        e->lane_type = (uint8_t)lane_type;
     if (!parse_body(j, e->type, &e->v, e->nan)) {
         snprintf(why, whylen, "unsupported expected value of type %s", tname);
         return false;
@@ -265,7 +267,8 @@ static void format_value(char *buf, size_t len, uint8_t type, wasm_value v, uint
         snprintf(buf, len, "%s:%p", spectest_type_name(type), v.ref);
 }
 
-bool spectest_match(const struct expect *e, uint8_t type, wasm_value got, char *why, size_t whylen)
+bool spectest_match(const struct expect *e, wasm_vtype type, wasm_value got, char *why,
+                    size_t whylen)
 {
     char want_s[96], got_s[96];
     if (e->type != type) {

@@ -68,7 +68,9 @@ struct jit_ctl {
     LLVMValueRef *rvars; /* nr allocas: results (block, if, function) */
     LLVMValueRef *pvars; /* np allocas: loop params (the branch target of a loop) */
     LLVMValueRef *saved; /* if: the params, for an implicit else */
-    const uint8_t *ptypes, *rtypes;
+    const wasm_vtype *ptypes, *rtypes;
+    wasm_vtype single; /* rtypes of a one-value-type block (is_single) */
+    bool is_single;
     uint32_t np, nr;
     uint32_t height; /* operand stack height below the params */
 };
@@ -84,7 +86,7 @@ struct jit_func {
     LLVMTypeRef fn_type;
     LLVMBasicBlockRef entry_bb;
     LLVMValueRef *locals;
-    uint8_t *local_types;
+    wasm_vtype *local_types;
     uint32_t local_count;
     LLVMValueRef *stack;
     uint32_t sp, stack_cap;
@@ -110,12 +112,12 @@ typedef bool (*jit_family_fn)(struct jit_func *f, const struct wasm_instr *in, b
 /* emit_func.c: the stack, locals, helpers shared by the emitters. */
 void sbx__jit_push(struct jit_func *f, LLVMValueRef v);
 LLVMValueRef sbx__jit_pop(struct jit_func *f);
-LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype);
+LLVMTypeRef sbx__jit_type(struct jit_mod *jm, wasm_vtype valtype);
 /* A member of a multi-value result: floats travel as their bits, since x86-64 returns a third
  * floating-point member in x87's st0, whose load quiets a signalling NaN. */
-LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, uint8_t valtype);
-LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype);
-LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype);
+LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, wasm_vtype valtype);
+LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, wasm_vtype valtype);
+LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, wasm_vtype valtype);
 /* The address of the instance object kind idx names (an external symbol of the module). */
 LLVMValueRef sbx__jit_sym(struct jit_mod *jm, enum jit_sym kind, uint32_t idx);
 LLVMValueRef sbx__jit_i32(struct jit_mod *jm, uint64_t v);
@@ -144,7 +146,7 @@ LLVMBuilderRef sbx__jit_entry_builder(struct jit_func *f);
 /* An alloca in the entry block (so loops do not grow the stack). */
 LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
 /* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */
-LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n);
+LLVMValueRef *sbx__jit_vars(struct jit_func *f, const wasm_vtype *types, uint32_t n);
 
 /* emit_memory.c: the host address of [addr + offset, + bytes) after its bounds check (none
  * when jm->is_guarded: the guard region faults instead). */
@@ -182,9 +184,9 @@ bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *o
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *name);
 /* Packs values into an [n x i64] slot array (alloca) / reads results back. */
-LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t *types, uint32_t n,
-                           uint32_t room);
-LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, uint8_t type);
+LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const wasm_vtype *types,
+                           uint32_t n, uint32_t room);
+LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, wasm_vtype type);
 
 /* emit_func.c: translates defined function def_idx into jm->fns[def_idx]. */
 bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx);
@@ -215,7 +217,7 @@ void sbx__jit_osr_return(struct jit_func *f);
 /* Whole OSR entry of def_idx (emit_func.c). */
 bool sbx__jit_emit_osr(struct jit_mod *jm, uint32_t def_idx);
 /* emit_call.c: stores v (of wasm type) at slot i of slots, the interpreter's layout. */
-void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMValueRef slots,
+void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, wasm_vtype type, LLVMValueRef slots,
                          uint32_t i);
 
 #endif

@@ -10,7 +10,7 @@
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
 
-static LLVMValueRef to_slot(struct jit_func *f, LLVMValueRef v, uint8_t type)
+static LLVMValueRef to_slot(struct jit_func *f, LLVMValueRef v, wasm_vtype type)
 {
     struct jit_mod *jm = f->jm;
     switch (type) {
@@ -27,7 +27,7 @@ static LLVMValueRef to_slot(struct jit_func *f, LLVMValueRef v, uint8_t type)
     }
 }
 
-static LLVMValueRef from_slot(struct jit_func *f, LLVMValueRef s, uint8_t type)
+static LLVMValueRef from_slot(struct jit_func *f, LLVMValueRef s, wasm_vtype type)
 {
     struct jit_mod *jm = f->jm;
     switch (type) {
@@ -52,7 +52,7 @@ static LLVMValueRef slot_at(struct jit_func *f, LLVMValueRef slots, uint32_t i)
 
 /* A v128 fills two slots (code.h), the interpreter's layout, stored whole: slots are only
  * 8-byte aligned. */
-void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMValueRef slots,
+void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, wasm_vtype type, LLVMValueRef slots,
                          uint32_t i)
 {
     bool is_v128 = type == WASM_V128;
@@ -61,8 +61,8 @@ void sbx__jit_store_slot(struct jit_func *f, LLVMValueRef v, uint8_t type, LLVMV
         L(SetAlignment)(st, 8);
 }
 
-LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t *types, uint32_t n,
-                           uint32_t room)
+LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const wasm_vtype *types,
+                           uint32_t n, uint32_t room)
 {
     struct jit_mod *jm = f->jm;
     LLVMValueRef slots = sbx__jit_alloca(f, L(ArrayType)(jm->t_i64, room ? room : 1));
@@ -71,7 +71,7 @@ LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const uint8_t
     return slots;
 }
 
-LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, uint8_t type)
+LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, wasm_vtype type)
 {
     if (type == WASM_V128) {
         LLVMValueRef v = L(BuildLoad2)(f->b, sbx__jit_type(f->jm, type), slot_at(f, slots, i), "");
@@ -82,7 +82,7 @@ LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i,
     return from_slot(f, s, type);
 }
 
-static uint32_t slot_count(const uint8_t *types, uint32_t n)
+static uint32_t slot_count(const wasm_vtype *types, uint32_t n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -122,7 +122,7 @@ static void call_slow(struct jit_func *f, LLVMValueRef fn, const struct wasm_fun
                       LLVMValueRef *args, LLVMValueRef *res)
 {
     struct jit_mod *jm = f->jm;
-    const uint8_t *rtypes = t->types + t->param_count;
+    const wasm_vtype *rtypes = t->types + t->param_count;
     uint32_t ps = slot_count(t->types, t->param_count), rs = slot_count(rtypes, t->result_count);
     LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, ps > rs ? ps : rs);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
@@ -269,7 +269,7 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
         args[i] = sbx__jit_unpack(&f, slots, k, t->types[i]);
     LLVMValueRef ret = L(BuildCall2)(jm->b, jm->fn_types[jm->m->funcs[def_idx].type_index],
                                      jm->fns[def_idx], args, t->param_count, "");
-    const uint8_t *rtypes = t->types + t->param_count;
+    const wasm_vtype *rtypes = t->types + t->param_count;
     for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++])) {
         LLVMValueRef v = t->result_count == 1 ? ret : result_member(&f, ret, t, i);
         sbx__jit_store_slot(&f, v, rtypes[i], slots, k);

@@ -6,27 +6,17 @@
 
 #include "util/alloc.h"
 #include "wasm/jit/emit.h"
-#include "wasm/leb.h"
 
-static const uint8_t valtypes[] = {WASM_I32,  WASM_I64,     WASM_F32,      WASM_F64,
-                                   WASM_V128, WASM_FUNCREF, WASM_EXTERNREF};
-
-static const uint8_t *one_type(uint8_t t)
-{
-    for (size_t i = 0; i < sizeof(valtypes); i++) {
-        if (valtypes[i] == t)
-            return &valtypes[i];
-    }
-    return valtypes;
-}
-
+/* A one-value-type block's result type lives in its jit_ctl (re-pointed when the array of
+ * them moves, push_ctl). */
 static void block_sig(struct jit_func *f, const struct wasm_instr *in, struct jit_ctl *c)
 {
     c->np = c->nr = 0;
-    c->ptypes = c->rtypes = valtypes;
+    c->ptypes = c->rtypes = &c->single;
     if (in->bt_kind == WASM_BT_VALTYPE) {
         c->nr = 1;
-        c->rtypes = one_type(in->valtype);
+        c->single = in->valtype;
+        c->is_single = true;
     } else if (in->bt_kind == WASM_BT_TYPEIDX) {
         const struct wasm_functype *t = &f->m->types[in->idx];
         c->np = t->param_count;
@@ -46,6 +36,9 @@ static struct jit_ctl *push_ctl(struct jit_func *f, uint16_t kind)
             return NULL;
         }
         memset(c + f->ctl_cap, 0, (cap - f->ctl_cap) * sizeof(*c));
+        for (uint32_t i = 0; i < f->nctl; i++)
+            if (c[i].is_single)
+                c[i].ptypes = c[i].rtypes = &c[i].single;
         f->ctls = c;
         f->ctl_cap = cap;
     }
@@ -65,7 +58,7 @@ static void store_top(struct jit_func *f, LLVMValueRef *vars, uint32_t n)
         L(BuildStore)(f->b, f->stack[f->sp - n + i], vars[i]);
 }
 
-static void push_loads(struct jit_func *f, LLVMValueRef *vars, const uint8_t *types, uint32_t n)
+static void push_loads(struct jit_func *f, LLVMValueRef *vars, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         sbx__jit_push(f, L(BuildLoad2)(f->b, sbx__jit_type(f->jm, types[i]), vars[i], ""));
@@ -115,7 +108,7 @@ void sbx__jit_return(struct jit_func *f)
         return;
     }
     LLVMValueRef agg = L(GetUndef)(L(GetReturnType)(f->fn_type));
-    const uint8_t *rtypes = f->type->types + f->type->param_count;
+    const wasm_vtype *rtypes = f->type->types + f->type->param_count;
     for (uint32_t i = 0; i < n; i++) {
         LLVMValueRef v = sbx__jit_to_member(f, f->stack[f->sp - n + i], rtypes[i]);
         agg = L(BuildInsertValue)(f->b, agg, v, i, "");
@@ -258,10 +251,9 @@ static bool op_br_table(struct jit_func *f, const struct wasm_instr *in)
         return false;
     }
     LLVMValueRef sw = L(BuildSwitch)(f->b, idx, label_block(f, by_depth, in->idx), in->count);
-    const uint8_t *p = in->targets, *end = f->m->bytes + f->m->len;
+    const uint8_t *cursor = NULL;
     for (uint32_t i = 0; i < in->count; i++) {
-        uint32_t depth = 0;
-        sbx__wasm_leb_u32(&p, end, &depth);
+        uint32_t depth = sbx__wasm_br_label(in, &cursor);
         L(AddCase)(sw, sbx__jit_i32(f->jm, i), label_block(f, by_depth, depth));
     }
     sbx__free(by_depth);

@@ -31,7 +31,7 @@ LLVMValueRef sbx__jit_pop(struct jit_func *f)
     return f->sp ? f->stack[--f->sp] : L(GetUndef)(f->jm->t_i32);
 }
 
-LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype)
+LLVMTypeRef sbx__jit_type(struct jit_mod *jm, wasm_vtype valtype)
 {
     switch (valtype) {
     case WASM_I32:
@@ -49,20 +49,20 @@ LLVMTypeRef sbx__jit_type(struct jit_mod *jm, uint8_t valtype)
     }
 }
 
-LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, uint8_t valtype)
+LLVMTypeRef sbx__jit_member_type(struct jit_mod *jm, wasm_vtype valtype)
 {
     if (valtype == WASM_F32)
         return jm->t_i32;
     return valtype == WASM_F64 ? jm->t_i64 : sbx__jit_type(jm, valtype);
 }
 
-LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype)
+LLVMValueRef sbx__jit_to_member(struct jit_func *f, LLVMValueRef v, wasm_vtype valtype)
 {
     LLVMTypeRef t = sbx__jit_member_type(f->jm, valtype);
     return t == sbx__jit_type(f->jm, valtype) ? v : L(BuildBitCast)(f->b, v, t, "");
 }
 
-LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, uint8_t valtype)
+LLVMValueRef sbx__jit_from_member(struct jit_func *f, LLVMValueRef v, wasm_vtype valtype)
 {
     LLVMTypeRef t = sbx__jit_type(f->jm, valtype);
     return t == sbx__jit_member_type(f->jm, valtype) ? v : L(BuildBitCast)(f->b, v, t, "");
@@ -196,10 +196,10 @@ static void check_stack(struct jit_func *f)
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntULT, spi, lim, ""), WASM_TRAP_STACK_EXHAUSTED);
 }
 
-static LLVMValueRef zero_of(struct jit_mod *jm, uint8_t t)
+static LLVMValueRef zero_of(struct jit_mod *jm, wasm_vtype t)
 {
     LLVMTypeRef ty = sbx__jit_type(jm, t);
-    return t == WASM_FUNCREF || t == WASM_EXTERNREF ? L(ConstPointerNull)(ty) : L(ConstNull)(ty);
+    return wasm_vtype_is_ref(t) ? L(ConstPointerNull)(ty) : L(ConstNull)(ty);
 }
 
 LLVMBuilderRef sbx__jit_entry_builder(struct jit_func *f)
@@ -221,7 +221,7 @@ LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t)
     return a;
 }
 
-LLVMValueRef *sbx__jit_vars(struct jit_func *f, const uint8_t *types, uint32_t n)
+LLVMValueRef *sbx__jit_vars(struct jit_func *f, const wasm_vtype *types, uint32_t n)
 {
     LLVMValueRef *v = sbx__calloc(n ? n : 1, sizeof(*v));
     if (!v) {
@@ -238,13 +238,14 @@ static bool setup_locals(struct jit_func *f, const struct wasm_func_def *def)
     const struct wasm_functype *t = f->type;
     f->local_count = t->param_count + def->local_count;
     f->locals = sbx__calloc(f->local_count ? f->local_count : 1, sizeof(*f->locals));
-    f->local_types = sbx__calloc(f->local_count ? f->local_count : 1, 1);
+    f->local_types = sbx__calloc(f->local_count ? f->local_count : 1, sizeof(*f->local_types));
     if (!f->locals || !f->local_types)
         return false;
+    memcpy(f->local_types, t->types, t->param_count * sizeof(*f->local_types));
+    sbx__wasm_local_types(def, f->local_types + t->param_count);
     uint32_t k = 0; /* an OSR entry's slot of local i */
     for (uint32_t i = 0; i < f->local_count; k += sbx__wasm_type_slots(f->local_types[i++])) {
-        uint8_t ty = i < t->param_count ? t->types[i] : def->local_types[i - t->param_count];
-        f->local_types[i] = ty;
+        wasm_vtype ty = f->local_types[i];
         f->locals[i] = sbx__jit_alloca(f, sbx__jit_type(f->jm, ty));
         LLVMValueRef init = f->osr_slots         ? sbx__jit_unpack(f, f->osr_slots, k, ty)
                             : i < t->param_count ? L(GetParam)(f->fn, i)

@@ -65,7 +65,7 @@ void sbx__jit_osr_loop(struct jit_func *f, const struct jit_ctl *c)
 void sbx__jit_osr_return(struct jit_func *f)
 {
     uint32_t n = f->type->result_count;
-    const uint8_t *rtypes = f->type->types + f->type->param_count;
+    const wasm_vtype *rtypes = f->type->types + f->type->param_count;
     for (uint32_t i = 0, k = 0; i < n; k += sbx__wasm_type_slots(rtypes[i++]))
         sbx__jit_store_slot(f, f->stack[f->sp - n + i], rtypes[i], f->osr_slots, k);
     L(BuildRet)(f->b, sbx__jit_i32(f->jm, 1));

@@ -34,7 +34,7 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
         L(BuildStore)(f->b, f->stack[f->sp - 1], f->locals[in->idx]);
         return true;
     case WASM_OP_GLOBAL_GET: {
-        uint8_t t = f->m->globals[in->idx].type;
+        wasm_vtype t = f->m->globals[in->idx].type;
         LLVMValueRef v = L(BuildLoad2)(f->b, sbx__jit_type(jm, t), global_addr(f, in->idx), "");
         sbx__jit_push(f, global_access(f, v, in->idx));
         return true;

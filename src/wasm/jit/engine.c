@@ -10,6 +10,7 @@
 #include "util/alloc.h"
 #include "wasm/jit/emit.h"
 #include "wasm/jit/level.h"
+#include "wasm/jit/sym.h"
 
 /* Modules with less code than this are compiled as one part, on the calling thread. */
 #define SPLIT_MIN_BYTES (64u << 10)
@@ -163,6 +164,25 @@ static bool emit_all(struct jit_mod *jm)
     return true;
 }
 
+/* Every function defined here (wasm functions, wrappers, OSR entries) probes a frame of
+ * SBX__JIT_PROBE_BYTES or more before allocating it (sym.h): no frame, however many values it
+ * spills, can start below the stack limit, where the check after the prologue came too late. */
+static void probe_frames(struct jit_mod *jm)
+{
+    char size[16];
+    int n = snprintf(size, sizeof(size), "%u", SBX__JIT_PROBE_BYTES);
+    LLVMAttributeRef probe = L(CreateStringAttribute)(
+        jm->ctx, "probe-stack", 11, SBX__JIT_PROBE_SYM, (unsigned)strlen(SBX__JIT_PROBE_SYM));
+    LLVMAttributeRef at =
+        L(CreateStringAttribute)(jm->ctx, "stack-probe-size", 16, size, (unsigned)n);
+    for (LLVMValueRef fn = L(GetFirstFunction)(jm->mod); fn; fn = L(GetNextFunction)(fn)) {
+        if (L(IsDeclaration)(fn))
+            continue;
+        L(AddAttributeAtIndex)(fn, (LLVMAttributeIndex)LLVMAttributeFunctionIndex, probe);
+        L(AddAttributeAtIndex)(fn, (LLVMAttributeIndex)LLVMAttributeFunctionIndex, at);
+    }
+}
+
 static sbx_err optimise(struct jit_mod *jm, char *err, size_t errlen)
 {
     char *msg = NULL;
@@ -209,6 +229,7 @@ static sbx_err build(struct jit_mod *jm, char *err, size_t errlen)
                 jm->feature);
         return SBX_E_UNAVAILABLE;
     }
+    probe_frames(jm);
     sbx_err rc = optimise(jm, err, errlen);
     if (rc == SBX_OK && is_cancelled(jm))
         return SBX_E_ABORTED;

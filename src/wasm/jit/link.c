@@ -11,13 +11,15 @@
 #include "util/alloc.h"
 #include "wasm/jit/image.h"
 #include "wasm/jit/link.h"
+#include "wasm/jit/rt.h"
 #include "wasm/jit/sym.h"
 
 #define MAX_OBJS     2
 #define MAX_SECTIONS 65280u     /* below SHN_LORESERVE: no extended numbering */
 #define MAX_IMAGE    (1u << 30) /* keeps every rel32 between the mapping's parts in range */
 #define MAX_ALIGN    4096u
-#define PLT_STUB     8u /* jmp *got(%rip); ud2 */
+#define PLT_STUB     8u  /* jmp *got(%rip); ud2 */
+#define PROBE_BYTES  64u /* the mapping's stack probe (write_probe) */
 #define NO_SLOT      UINT32_MAX
 
 /* The kinds of pages, in mapping order. */
@@ -58,7 +60,7 @@ struct linker {
      * sbx_o<i>, which only functions with loops have (+1; 0 = none). */
     uint32_t *f_obj, *f_sym, *w_obj, *w_sym, *o_obj, *o_sym;
     uint64_t seg_off[SEG_COUNT_], seg_len[SEG_COUNT_];
-    uint64_t got_off, plt_off;
+    uint64_t got_off, plt_off, probe_off;
     uint32_t ngot, nplt;
     uint8_t *base;
     size_t len;
@@ -346,7 +348,8 @@ static sbx_err layout(struct linker *lk)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     lk->plt_off = (lk->seg_len[SEG_TEXT] + 15) & ~(uint64_t)15;
-    lk->seg_len[SEG_TEXT] = lk->plt_off + (uint64_t)lk->nplt * PLT_STUB;
+    lk->probe_off = lk->plt_off + (uint64_t)lk->nplt * PLT_STUB;
+    lk->seg_len[SEG_TEXT] = lk->probe_off + PROBE_BYTES;
     lk->got_off = (lk->seg_len[SEG_RODATA] + 7) & ~(uint64_t)7;
     lk->seg_len[SEG_RODATA] = lk->got_off + (uint64_t)lk->ngot * 8;
     uint64_t at = 0;
@@ -357,6 +360,7 @@ static sbx_err layout(struct linker *lk)
     if (at > MAX_IMAGE)
         return fail(lk, "the code is too large");
     lk->plt_off += lk->seg_off[SEG_TEXT];
+    lk->probe_off += lk->seg_off[SEG_TEXT];
     lk->got_off += lk->seg_off[SEG_RODATA];
     for (uint32_t k = 0; k < lk->n; k++) {
         struct obj *o = &lk->o[k];
@@ -397,6 +401,10 @@ static bool resolve_ext(struct linker *lk, const char *name, uintptr_t *addr)
         *addr = d->ok[lk->f_sym[idx]] ? d->val[lk->f_sym[idx]] : 0;
         return d->ok[lk->f_sym[idx]];
     }
+    if (strcmp(name, SBX__JIT_PROBE_SYM) == 0) {
+        *addr = (uintptr_t)(lk->base + lk->probe_off);
+        return true;
+    }
     return sbx__jit_sym_resolve(name, lk->inst, addr);
 }
 
@@ -429,6 +437,41 @@ static sbx_err resolve_symbols(struct linker *lk)
         }
     }
     return SBX_OK;
+}
+
+static uint8_t *put_imm64(uint8_t *p, const uint8_t op[2], uintptr_t v)
+{
+    uint64_t v64 = v;
+    memcpy(p, op, 2);
+    memcpy(p + 2, &v64, 8);
+    return p + 10;
+}
+
+/* The stack probe of this mapping (sym.h), entered from a prologue with the frame's size in
+ * %rax before the frame exists, the store's limit and the trap's arguments built in: it may
+ * use only %r11 (no argument register, dead at an entry) and the flags, and keeps %rax for
+ * the prologue's `sub %rax, %rsp`. The frame would end at %rsp + 8 - %rax; below the limit it
+ * traps from here, where the caller's frame passed its own check, so the trap path runs
+ * within the limit's margin, above the stack's end. */
+static void write_probe(struct linker *lk)
+{
+    static const uint8_t check[] = {
+        0x4d, 0x8b, 0x1b,             /* mov (%r11), %r11: the limit */
+        0x4d, 0x8d, 0x5c, 0x03, 0xf8, /* lea -8(%r11,%rax), %r11 */
+        0x4c, 0x39, 0xdc,             /* cmp %r11, %rsp */
+        0x72, 0x01,                   /* jb trap */
+        0xc3,                         /* ret */
+        0x48, 0x83, 0xe4, 0xf0,       /* trap: and $-16, %rsp (the call's alignment) */
+    };
+    struct wasm_jit_store *js = lk->inst->store->jit;
+    uint8_t *p = put_imm64(lk->base + lk->probe_off, (const uint8_t[]){0x49, 0xbb},
+                           (uintptr_t)&js->stack_limit); /* movabs $&limit, %r11 */
+    memcpy(p, check, sizeof(check));
+    p += sizeof(check);
+    p = put_imm64(p, (const uint8_t[]){0x48, 0xbf}, (uintptr_t)js);       /* %rdi */
+    p = put_imm64(p, (const uint8_t[]){0x48, 0xbe}, (uintptr_t)lk->inst); /* %rsi */
+    p = put_imm64(p, (const uint8_t[]){0x48, 0xb8}, (uintptr_t)sbx__jit_rt_stack_trap);
+    memcpy(p, "\xff\xd0\x0f\x0b", 4); /* call *%rax; ud2 */
 }
 
 /* GOT entries hold the symbols' addresses; each PLT stub jumps through its entry. */
@@ -585,6 +628,7 @@ static sbx_err link_all(struct linker *lk)
     if (rc != SBX_OK)
         return rc;
     fill_got_plt(lk);
+    write_probe(lk);
     rc = each_reloc(lk, true);
     if (rc == SBX_OK)
         rc = check_entries(lk);

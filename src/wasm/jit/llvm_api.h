@@ -95,6 +95,7 @@
     X(GetDefaultTargetTriple) \
     X(GetErrorMessage) \
     X(GetFirstBasicBlock) \
+    X(GetFirstFunction) \
     X(GetFirstInstruction) \
     X(GetHostCPUFeatures) \
     X(GetHostCPUName) \
@@ -105,6 +106,7 @@
     X(GetNamedFunction) \
     X(GetNamedGlobal) \
     X(GetNextBasicBlock) \
+    X(GetNextFunction) \
     X(GetParam) \
     X(GetReturnType) \
     X(GetTargetFromTriple) \
@@ -124,6 +126,7 @@
     X(IsAConstantFP) \
     X(IsAFPExtInst) \
     X(IsConstant) \
+    X(IsDeclaration) \
     X(LookupIntrinsicID) \
     X(MDNodeInContext2) \
     X(MDStringInContext2) \

@@ -29,6 +29,18 @@ _Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
     longjmp(*js->top, 1);
 }
 
+_Noreturn void sbx__jit_rt_stack_trap(struct wasm_jit_store *js, const struct wasm_instance *inst)
+{
+    struct wasm_exec *ex = js->store->exec;
+    ex->trap.kind = WASM_TRAP_STACK_EXHAUSTED;
+    ex->trap.exit_code = 0;
+    snprintf(ex->trap.message, sizeof(ex->trap.message), "%s",
+             sbx__wasm_trap_text(WASM_TRAP_STACK_EXHAUSTED));
+    ex->trap_inst = inst;
+    ex->has_trap_func = false; /* the probe serves every function of the mapping */
+    longjmp(*js->top, 1);
+}
+
 /* The trap record is complete (a host function or a nested entry filled it). */
 static _Noreturn void rethrow(struct wasm_jit_store *js)
 {
@@ -37,13 +49,13 @@ static _Noreturn void rethrow(struct wasm_jit_store *js)
 }
 
 /* Values to and from slots in the interpreter's layout: a v128 fills two (code.h). */
-static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types, uint32_t n)
+static void unpack(wasm_value *vals, const uint64_t *slots, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = 0; i < n; slots += sbx__wasm_type_slots(types[i++])) {
         memset(&vals[i], 0, sizeof(vals[i]));
         if (types[i] == WASM_I32 || types[i] == WASM_F32)
             vals[i].i32 = (uint32_t)*slots;
-        else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
+        else if (wasm_vtype_is_ref(types[i]))
             vals[i].ref = (void *)(uintptr_t)*slots;
         else if (types[i] == WASM_V128)
             memcpy(vals[i].v128, slots, 16);
@@ -52,12 +64,12 @@ static void unpack(wasm_value *vals, const uint64_t *slots, const uint8_t *types
     }
 }
 
-static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, uint32_t n)
+static void pack(uint64_t *slots, const wasm_value *vals, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = 0; i < n; slots += sbx__wasm_type_slots(types[i++])) {
         if (types[i] == WASM_I32 || types[i] == WASM_F32)
             *slots = vals[i].i32;
-        else if (types[i] == WASM_FUNCREF || types[i] == WASM_EXTERNREF)
+        else if (wasm_vtype_is_ref(types[i]))
             *slots = (uint64_t)(uintptr_t)vals[i].ref;
         else if (types[i] == WASM_V128)
             memcpy(slots, vals[i].v128, 16);
@@ -66,7 +78,7 @@ static void pack(uint64_t *slots, const wasm_value *vals, const uint8_t *types, 
     }
 }
 
-static uint32_t slot_count(const uint8_t *types, uint32_t n)
+static uint32_t slot_count(const wasm_vtype *types, uint32_t n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)

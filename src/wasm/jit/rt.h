@@ -13,6 +13,9 @@
  * to the innermost entry. */
 _Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
                                 const struct wasm_instance *inst, uint32_t func_idx);
+/* The same for "call stack exhausted" from the stack probe of a mapping of inst's code
+ * (link.c), which knows no function: the trap names none. */
+_Noreturn void sbx__jit_rt_stack_trap(struct wasm_jit_store *js, const struct wasm_instance *inst);
 /* Calls fn (host, interpreted or compiled) with params in slots; results replace them. */
 void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wasm_instance *caller,
                       uint64_t *slots);

@@ -44,6 +44,14 @@ enum jit_rt {
     JIT_RT_COUNT_
 };
 
+/* The stack probe every function with a frame of SBX__JIT_PROBE_BYTES or more calls in its
+ * prologue, before the frame is allocated, with the frame's size in %rax (LLVM's "probe-stack"
+ * attribute): the loader gives each mapping its own (link.c), which traps "call stack
+ * exhausted" when the frame would end below the store's stack limit. Smaller frames are
+ * checked after the prologue (emit_func.c), within the limit's margin (rt.c). */
+#define SBX__JIT_PROBE_SYM   "sbx_rt_probe_stack"
+#define SBX__JIT_PROBE_BYTES 32768
+
 /* Writes the symbol's name ("sbx_k_func12"); idx is ignored for the store-wide kinds. */
 void sbx__jit_sym_name(char *buf, size_t len, enum jit_sym kind, uint32_t idx);
 

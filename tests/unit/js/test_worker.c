@@ -162,13 +162,27 @@ END_TEST
  * the caller is back in time. (300k numbers sort too fast to be sure to hold the deadline, and
  * SpiderMonkey scans huge sparse array-likes such as {length: 2**31 - 1} by their few real
  * keys, so those are quick there.) */
+/* One default sort whose cost does not depend on the host's speed: SORT_COUNT substrings of
+ * one flat string, SORT_BYTES long, that differ only near their ends, in reverse order. They
+ * share the string's characters (dependent strings: no memory per element), so building them
+ * takes milliseconds, while each of the sort's ~10^5 comparisons scans megabytes: about 1 ms of
+ * CPU each here, minutes in all, so no host finishes before the deadline or the abort. The
+ * engine polls for interrupts once per comparison (CompareStringValues), never in between. */
+#define SORT_INPUT                                                                                 \
+    "var L = 4e6, N = 20000, big = 'a'.repeat(L) + 'b'.repeat(N); big.indexOf('c');"               \
+    "var a = []; for (var i = N - 1; i >= 0; i--) a.push(big.substring(i, i + L));"
+#define LONG_SORT SORT_INPUT "a.sort(); return a.length"
+
+/* The deadline falls inside one long native call (the sort), yet the caller is back in time.
+ * Control: building the input alone ends well within the same timeout. */
 START_TEST(timeout_native_call)
 {
-    /* Building takes about 1 s here and sorting 1.5 s: the deadline falls inside the sort (on a
-     * host up to 1.9x faster the run still outlasts it; 3M strings would pass the 64 MiB cap). */
-    expect_timeout("var a = []; for (var i = 0; i < 2e6; i++) a.push('s' + (i * 7919) % 2e6);"
-                   "a.sort(); return a.length",
-                   1300);
+    struct run x;
+    run1("{\"timeoutMs\":500}", SORT_INPUT "return a.length", NULL, &x);
+    ck_assert_msg(x.r.ok, "building the input: %s", x.r.error_message);
+    ck_assert_str_eq(x.r.value_json, "20000");
+    sbx_result_free(&x.r);
+    expect_timeout(LONG_SORT, 500);
     expect_reaped();
 }
 END_TEST
@@ -310,8 +324,7 @@ START_TEST(abort_other_thread)
 {
     expect_abort("while (true) {}");
     expect_abort("try { while (true) {} } catch (e) { while (true) {} }");
-    expect_abort("var a = []; for (var i = 0; i < 300000; i++) a.push((i * 7919) % 300000);"
-                 "a.sort(); a.reverse(); a.sort()");
+    expect_abort(LONG_SORT); /* the abort comes 100 ms in, inside the sort */
     expect_reaped();
 }
 END_TEST

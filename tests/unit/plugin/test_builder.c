@@ -121,7 +121,7 @@ START_TEST(types_are_deduplicated_and_typed)
     ck_assert_uint_eq(m->types[0].types[1], WASM_I64);
     ck_assert_uint_eq(m->types[0].types[2], WASM_F64);
     ck_assert_uint_eq(m->funcs[0].local_count, 1);
-    ck_assert_uint_eq(m->funcs[0].local_types[0], WASM_F32);
+    ck_assert_uint_eq(m->funcs[0].local_runs[0].type, WASM_F32);
     sbx__wasm_module_destroy(m);
     free(bytes);
 }

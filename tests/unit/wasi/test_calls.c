@@ -847,7 +847,7 @@ START_TEST(resolve_imports)
     ck_assert(sbx__wasi_resolve(fx.w, store, NULL, &imp, &ext));
     ck_assert_uint_eq(sbx__wasm_func_type(ext.u.func)->result_count, 0);
     /* sock_accept: picked by the import's parameter count */
-    uint8_t t2[] = {WASM_I32, WASM_I32, WASM_I32};
+    wasm_vtype t2[] = {WASM_I32, WASM_I32, WASM_I32};
     struct wasm_functype types[] = {{2, 1, t2}};
     struct wasm_module m = {.types = types, .type_count = 1};
     imp.name = "sock_accept";

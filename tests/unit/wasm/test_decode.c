@@ -289,7 +289,7 @@ START_TEST(every_section_decodes)
     ck_assert_uint_eq(m->func_type_idx[0], 1);
     ck_assert_uint_eq(m->func_type_idx[1], 0);
     ck_assert_uint_eq(m->funcs[0].local_count, 1);
-    ck_assert_uint_eq(m->funcs[0].local_types[0], WASM_I64);
+    ck_assert_uint_eq(m->funcs[0].local_runs[0].type, WASM_I64);
     ck_assert_uint_eq(m->funcs[1].code_len, 6);
     ck_assert_uint_eq(m->funcs[1].code[m->funcs[1].code_len - 1], 0x0b);
     ck_assert_uint_eq(m->table_count, 1);

@@ -420,7 +420,7 @@ static int h_poke(struct wasm_call *c, void *user, const wasm_value *args, wasm_
 static void host_env(struct wenv *e, bool fail_exits)
 {
     env_open(e, mod_host, sizeof(mod_host), NULL);
-    uint8_t ii_i[] = {WASM_I32, WASM_I32, WASM_I32}, i_i[] = {WASM_I32, WASM_I32};
+    wasm_vtype ii_i[] = {WASM_I32, WASM_I32, WASM_I32}, i_i[] = {WASM_I32, WASM_I32};
     struct wasm_functype t_add = {2, 1, ii_i}, t_none = {0, 0, NULL}, t_re = {1, 1, i_i};
     struct wasm_functype t_poke = {1, 0, i_i};
     host_add = sbx__wasm_func_new_host(e->store, &t_add, h_add, NULL);
@@ -483,7 +483,7 @@ START_TEST(host_call_v128)
 {
     struct wenv e;
     env_open(&e, mod_vhost, sizeof(mod_vhost), NULL);
-    uint8_t vt[] = {WASM_V128, WASM_I32, WASM_V128, WASM_V128, WASM_V128};
+    wasm_vtype vt[] = {WASM_V128, WASM_I32, WASM_V128, WASM_V128, WASM_V128};
     struct wasm_functype t = {3, 2, vt};
     host_vswap = sbx__wasm_func_new_host(e.store, &t, h_vswap, NULL);
     ck_assert(host_vswap);

@@ -66,7 +66,7 @@ static const char *env_open(struct env *e)
 {
     char err[256] = "";
     struct wasm_store_limits l = {.tier = WASM_TIER_COMPILED};
-    static uint8_t no_types[1];
+    static wasm_vtype no_types[1];
     static const struct wasm_functype void_type = {0, 0, no_types};
     memset(e, 0, sizeof(*e));
     if (sbx__wasm_store_create(&l, &e->s) != SBX_OK)

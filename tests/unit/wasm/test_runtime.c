@@ -30,7 +30,7 @@ static struct wasm_memtype memtype(uint32_t min, bool has_max, uint32_t max)
     return t;
 }
 
-static struct wasm_tabletype tabtype(uint8_t elem, uint32_t min, bool has_max, uint32_t max)
+static struct wasm_tabletype tabtype(wasm_vtype elem, uint32_t min, bool has_max, uint32_t max)
 {
     struct wasm_tabletype t = {.elem_type = elem, .limits = {min, max, has_max}};
     return t;
@@ -272,7 +272,7 @@ END_TEST
 
 /* ---- hand-built modules ------------------------------------------------------------------- */
 
-static uint8_t types_i32_i32[] = {WASM_I32, WASM_I32};
+static wasm_vtype types_i32_i32[] = {WASM_I32, WASM_I32};
 static struct wasm_functype ftypes[] = {
     {0, 0, NULL},          /* [] -> [] */
     {1, 1, types_i32_i32}, /* [i32] -> [i32] */
@@ -520,7 +520,7 @@ static sbx_err link_one(const struct wasm_import *imp, uint8_t kind, void *obj)
     return rc;
 }
 
-static struct wasm_import imp_table(uint8_t elem, uint32_t min, bool has_max, uint32_t max)
+static struct wasm_import imp_table(wasm_vtype elem, uint32_t min, bool has_max, uint32_t max)
 {
     struct wasm_import i = {.kind = WASM_EXTERN_TABLE};
     i.u.table = tabtype(elem, min, has_max, max);
@@ -585,7 +585,7 @@ START_TEST(import_func_and_global_types)
     i.u.func_type = 0;
     ck_assert_int_eq(link_one(&i, WASM_EXTERN_FUNC, &fn), SBX_E_WASM_LINK);
     /* Same arity, different value type. */
-    uint8_t types_i64_i32[] = {WASM_I64, WASM_I32};
+    wasm_vtype types_i64_i32[] = {WASM_I64, WASM_I32};
     struct wasm_functype other = {1, 1, types_i64_i32};
     struct wasm_func fn2 = {.type = &other};
     i.u.func_type = 1;
