@@ -29,3 +29,9 @@ SERVE_UNIT_BIN := $(filter $(BUILD)/tests/unit/serve/%,$(UNIT_BIN))
 $(SERVE_UNIT_BIN): $(SERVE_MOD_OBJ)
 $(SERVE_UNIT_BIN): TEST_COMMON_OBJ += $(SERVE_MOD_OBJ)
 $(SERVE_UNIT_BIN): LDLIBS += $(SERVE_LIBS)
+
+# The fuzz target of the validate phase (mk/fuzz.mk builds fuzz/fuzz_*.c with these sources).
+FUZZ_SERVE_SRC := src/serve/request.c src/serve/schema.c src/serve/base64.c src/serve/ssrf.c \
+                  src/serve/config.c
+$(FUZZ_BUILD)/fuzz/fuzz_serve_request: $(FUZZ_SERVE_SRC)
+$(FUZZ_BUILD)/fuzz/fuzz_serve_request: LDLIBS += $(SERVE_LIBS)

@@ -180,9 +180,17 @@ bool serve_config_load(const char *path, struct serve_config *cfg, char *err, si
     char *text = read_file(path, &len, err, errlen);
     if (!text)
         return false;
+    bool ok = serve_config_parse(text, len, cfg, err, errlen);
+    free(text);
+    return ok;
+}
+
+bool serve_config_parse(const char *text, size_t len, struct serve_config *cfg, char *err,
+                        size_t errlen)
+{
+    memset(cfg, 0, sizeof(*cfg));
     char jerr[256];
     json_t *v = schema_load(text, len, jerr, sizeof(jerr));
-    free(text);
     if (!v) {
         snprintf(err, errlen, "config: %s", jerr);
         return false;

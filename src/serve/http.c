@@ -298,21 +298,19 @@ static enum MHD_Result begin(struct serve_server *s, struct MHD_Connection *conn
     return MHD_YES;
 }
 
-/* A piece of the body: kept up to the limit, counted past it, dropped once answered. */
+/* A piece of the body: kept up to the limit, then counted and dropped. MHD sends nothing while
+ * a body is still arriving, so an oversized or late body is answered once it has ended (413,
+ * 408); one that never ends is cut by the reaper at bodyTimeoutMs. */
 static void take_body(struct serve_server *s, struct http_req *req, const char *data, size_t n)
 {
-    if (req->is_answered || req->is_too_large)
+    if (req->is_answered || req->is_too_large || req->is_late)
         return;
     if (now_ns() - req->start_ns > reaper.body_ns) {
         req->is_late = true;
-        http_error(req, 408, 0, "the request body did not arrive within %llu ms "
-                   "(config bodyTimeoutMs)", (unsigned long long)(reaper.body_ns / 1000000));
         return;
     }
     if (req->body_len + n > s->cfg.body_limit_bytes) {
         req->is_too_large = true;
-        http_error(req, 413, 0, "request body is over the limit of %llu bytes "
-                   "(config bodyLimitBytes)", (unsigned long long)s->cfg.body_limit_bytes);
         return;
     }
     if (req->body_len + n + 1 > req->body_cap) {
@@ -322,7 +320,6 @@ static void take_body(struct serve_server *s, struct http_req *req, const char *
         char *grown = realloc(req->body, cap);
         if (!grown) {
             req->is_too_large = true;
-            http_error(req, 503, 1, "out of memory for the request body");
             return;
         }
         req->body = grown;
@@ -331,6 +328,19 @@ static void take_body(struct serve_server *s, struct http_req *req, const char *
     memcpy(req->body + req->body_len, data, n);
     req->body_len += n;
     req->body[req->body_len] = '\0';
+}
+
+/* The body has ended: the phase answers for its limits, else the handler runs. */
+static void handle(struct serve_server *s, struct http_req *req)
+{
+    if (req->is_late)
+        http_error(req, 408, 0, "the request body did not arrive within %llu ms "
+                   "(config bodyTimeoutMs)", (unsigned long long)(reaper.body_ns / 1000000));
+    else if (req->is_too_large)
+        http_error(req, 413, 0, "request body is over the limit of %llu bytes "
+                   "(config bodyLimitBytes)", (unsigned long long)s->cfg.body_limit_bytes);
+    else
+        req->route->handler(req);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -350,7 +360,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (!req->is_answered) {
         set_phase(conn, PH_HANDLING);
-        req->route->handler(req);
+        handle(s, req);
     }
     if (!req->is_answered)
         http_error(req, 500, 0, "the handler gave no answer");

@@ -300,11 +300,11 @@ void piston_execute(struct http_req *req)
     char err[1024] = "";
     json_t *native = found ? native_request(body, &r, &req->key, err, sizeof(err)) : NULL;
     pthread_mutex_unlock(&serve_g->reload_lock);
-    json_decref(body);
-    if (!found) {
+    if (!found)
         http_error(req, 400, 0, "%s-%s runtime is unknown", language, version ? version : "*");
+    json_decref(body); /* language and version point into it */
+    if (!found)
         return;
-    }
     if (!native) {
         http_error(req, 400, 0, "%s", err);
         return;

@@ -189,6 +189,9 @@ static bool parse_array(const struct schema_field *f, json_t *v, const char *pat
         fail(err, errlen, path, "has more than %s elements", lim);
         return false;
     }
+    for (size_t i = 0; i < out->count; i++) /* a default's elements, replaced */
+        schema_free(f->sub, (char *)out->items + i * size);
+    free(out->items);
     out->items = calloc(n ? n : 1, size);
     out->count = 0;
     if (!out->items) {

@@ -59,6 +59,9 @@ extern const struct schema serve_key_schema;
 
 /* Loads and validates the config file (NULL: the defaults). err: "config.x: reason". */
 bool serve_config_load(const char *path, struct serve_config *cfg, char *err, size_t errlen);
+/* The same from JSON text (the fuzz target's entry). */
+bool serve_config_parse(const char *text, size_t len, struct serve_config *cfg, char *err,
+                        size_t errlen);
 void serve_config_free(struct serve_config *cfg);
 /* The reference of every field as Markdown (docs/serve.md, `sbx serve --config-reference`). */
 void serve_config_reference(FILE *out);
@@ -212,10 +215,15 @@ struct serve_callbacks *serve_callbacks_create(const struct serve_config *cfg);
 bool serve_callbacks_post(struct serve_callbacks *cb, const char *url, const char *id,
                           const char *result, size_t len);
 void serve_callbacks_destroy(struct serve_callbacks *cb); /* waits up to its timeout */
-/* Whether addr (a resolved address) may be called back: not loopback, private, link-local,
- * multicast, unspecified or metadata unless allow_private. */
+/* ssrf.c: whether addr (a resolved address) may be called back: not loopback, private,
+ * link-local, multicast, unspecified or metadata unless allow_private. */
 struct sockaddr;
 bool serve_addr_allowed(const struct sockaddr *sa, bool allow_private);
+/* Resolves url's host once and checks every address; NULL when all are allowed, with the first
+ * in to as curl's CONNECT_TO ("::ADDR:PORT"), else the reason, and *is_refused false when it
+ * may pass later (the name did not resolve). */
+const char *serve_callback_resolve(const char *url, bool allow_private, char *to, size_t cap,
+                                   bool *is_refused);
 
 /* ---- metrics (metrics.c) ----------------------------------------------------------------- */
 
