@@ -12,8 +12,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const struct serve_key key = {
     .name = "fuzz",
     .tiers = SERVE_TIER_WORKER | SERVE_TIER_PROCESS,
-    .ceiling = {.timeout_ms = 10000, .memory_bytes = 1u << 28, .pids = 64,
-                .max_output_bytes = 1u << 20, .fs = false, .net = true},
+    .ceiling = {.timeout_ms = 10000,
+                .memory_bytes = 1u << 28,
+                .pids = 64,
+                .max_output_bytes = 1u << 20,
+                .fs = false,
+                .net = true},
     .concurrency = 8,
     .rate_per_second = 50,
 };

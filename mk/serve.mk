@@ -35,3 +35,25 @@ FUZZ_SERVE_SRC := src/serve/request.c src/serve/schema.c src/serve/base64.c src/
                   src/serve/config.c
 $(FUZZ_BUILD)/fuzz/fuzz_serve_request: $(FUZZ_SERVE_SRC)
 $(FUZZ_BUILD)/fuzz/fuzz_serve_request: LDLIBS += $(SERVE_LIBS)
+
+# Service tests: each file starts its own servers (tests/serve/conftest.py); SBX is this build's.
+SERVE_PYTEST := env,SBX=$(abspath $(BUILD)/sbx),sh,tests/serve/run.sh
+TEST_SUITES += serve/cli=sh,tests/serve/cli.sh,$(BUILD)/sbx \
+               serve/api=$(SERVE_PYTEST),test_api.py \
+               serve/limits=$(SERVE_PYTEST),test_limits.py \
+               serve/runners=$(SERVE_PYTEST),test_runners.py,test_drain.py \
+               serve/callbacks=$(SERVE_PYTEST),test_callbacks.py \
+               serve/piston=$(SERVE_PYTEST),test_piston.py,test_piston_client.py
+TEST_DEPS += $(SERVE_MODULE)
+
+# make bench-serve: the service against the library in the same run (bench/serve/run.sh).
+BENCH_SERVE_BIN := $(BUILD)/bench/serve/bench_lib $(BUILD)/bench/serve/load
+$(BUILD)/bench/serve/bench_lib: bench/serve/bench_lib.c $(BUILD)/libsbx.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+$(BUILD)/bench/serve/load: bench/serve/load.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+.PHONY: bench-serve
+bench-serve: all $(BENCH_SERVE_BIN)
+	BUILD=$(BUILD) sh bench/serve/run.sh

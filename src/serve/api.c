@@ -19,8 +19,8 @@ struct tracked {
     char *result;
     size_t len;
     pthread_cond_t cond;
-    struct tracked *prev, *next;     /* the active list */
-    struct tracked *done_next;       /* the janitor's list */
+    struct tracked *prev, *next; /* the active list */
+    struct tracked *done_next;   /* the janitor's list */
 };
 
 static struct {
@@ -144,7 +144,8 @@ bool api_submit(struct http_req *req, struct serve_req *sr, char id[SERVE_ID_MAX
     }
     start_janitor(s);
     struct tracked *t = calloc(1, sizeof(*t));
-    struct serve_job job = {.payload = sr->payload, .payload_len = sr->payload_len,
+    struct serve_job job = {.payload = sr->payload,
+                            .payload_len = sr->payload_len,
                             .flags = sr->wait ? 0 : SERVE_JOB_EVENTS};
     serve_id_new(job.id);
     snprintf(job.key_name, sizeof(job.key_name), "%s", req->key.name);
@@ -218,7 +219,7 @@ void api_tracked_release(struct tracked *t)
  * aborted by their runners; each records SANDBOX_ABORTED. */
 void api_abort_all(void)
 {
-    char (*ids)[SERVE_ID_MAX] = NULL;
+    char(*ids)[SERVE_ID_MAX] = NULL;
     size_t n = 0, cap = 0;
     pthread_mutex_lock(&T.lock);
     for (struct tracked *t = T.active; t; t = t->next) {
@@ -294,10 +295,9 @@ static void post(struct http_req *req, bool is_batch)
         return;
     struct serve_req sr;
     char err[1024];
-    int status = is_batch ? serve_request_batch(&serve_g->cfg, &req->key, body, false, &sr, err,
-                                                sizeof(err))
-                          : serve_request_run(&serve_g->cfg, &req->key, body, false, &sr, err,
-                                              sizeof(err));
+    int status =
+        is_batch ? serve_request_batch(&serve_g->cfg, &req->key, body, false, &sr, err, sizeof(err))
+                 : serve_request_run(&serve_g->cfg, &req->key, body, false, &sr, err, sizeof(err));
     json_decref(body);
     if (status)
         http_error(req, (unsigned)status, 0, "%s", err);
@@ -375,8 +375,9 @@ void api_delete_run(struct http_req *req)
     free(json);
     json_decref(o);
     json_decref(r);
-    http_json(req, 200, json_pack("{s:s,s:s,s:b}", "id", req->id, "status",
-                                  serve_q_status_name(found), "cancelled", found != SERVE_Q_DONE));
+    http_json(req, 200,
+              json_pack("{s:s,s:s,s:b}", "id", req->id, "status", serve_q_status_name(found),
+                        "cancelled", found != SERVE_Q_DONE));
 }
 
 void api_healthz(struct http_req *req)

@@ -54,7 +54,8 @@ static void fill(struct serve_key *k, const struct serve_key_cfg *c, const char 
 {
     snprintf(k->name, sizeof(k->name), "%s", name);
     for (int i = 0; c->sha256 && i < 32; i++)
-        k->digest[i] = (unsigned char)(hexval(c->sha256[2 * i]) << 4 | hexval(c->sha256[2 * i + 1]));
+        k->digest[i] =
+            (unsigned char)(hexval(c->sha256[2 * i]) << 4 | hexval(c->sha256[2 * i + 1]));
     k->tiers = tier_bits(&c->tiers);
     k->ceiling = c->ceiling;
     k->concurrency = c->concurrency;
@@ -78,8 +79,7 @@ struct serve_keys *serve_keys_create(const struct serve_config *cfg, char *err, 
         fill(&k->list[i], &keys[i], keys[i].name);
     if (cfg->keys.count == 0) {
         k->is_anonymous = true;
-        fill(&k->list[0], &cfg->anonymous,
-             cfg->anonymous.name ? cfg->anonymous.name : "anonymous");
+        fill(&k->list[0], &cfg->anonymous, cfg->anonymous.name ? cfg->anonymous.name : "anonymous");
     }
     k->count = n;
     return k;

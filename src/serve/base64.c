@@ -47,7 +47,8 @@ int serve_base64_decode(const char *text, size_t len, uint8_t **out, size_t *out
                 return -1;
             }
         }
-        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        uint32_t w =
+            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
         uint8_t b[3] = {(uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w};
         for (int k = 0; k < 3 && o < n; k++)
             buf[o++] = b[k];
@@ -59,8 +60,7 @@ int serve_base64_decode(const char *text, size_t len, uint8_t **out, size_t *out
 
 char *serve_base64_encode(const uint8_t *data, size_t len)
 {
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char *out = malloc((len + 2) / 3 * 4 + 1), *w = out;
     for (size_t i = 0; out && i < len; i += 3) {
         uint32_t v = (uint32_t)data[i] << 16 | (i + 1 < len ? (uint32_t)data[i + 1] << 8 : 0) |

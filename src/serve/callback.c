@@ -48,8 +48,8 @@ static long post_once(struct serve_callbacks *cb, const struct delivery *d, cons
 {
     char to[400];
     bool is_refused;
-    if ((*why = serve_callback_resolve(d->url, cb->allow_private, to, sizeof(to),
-                                       &is_refused)) != NULL)
+    if ((*why = serve_callback_resolve(d->url, cb->allow_private, to, sizeof(to), &is_refused)) !=
+        NULL)
         return is_refused ? -1 : 0; /* refused: no retry */
     CURL *c = curl_easy_init();
     struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
@@ -98,9 +98,8 @@ static void deliver(struct serve_callbacks *cb, const struct delivery *d)
         serve_metrics_count("sbx_serve_callbacks_sent_total", 1);
         return;
     }
-    serve_metrics_count(status < 0 ? "sbx_serve_callbacks_refused_total"
-                                   : "sbx_serve_callbacks_failed_total",
-                        1);
+    serve_metrics_count(
+        status < 0 ? "sbx_serve_callbacks_refused_total" : "sbx_serve_callbacks_failed_total", 1);
     fprintf(stderr, "sbx serve: callback of run %s to %s %s: %s\n", d->id, d->url,
             status < 0 ? "refused" : "failed after 3 tries",
             why ? why : (status ? "an HTTP status other than 2xx" : "no answer"));

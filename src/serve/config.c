@@ -8,8 +8,8 @@
 
 #include "serve/serve.h"
 
-#define MiB (1ull << 20)
-#define OFF(f) offsetof(struct serve_config, f)
+#define MiB     (1ull << 20)
+#define OFF(f)  offsetof(struct serve_config, f)
 #define KOFF(f) offsetof(struct serve_key_cfg, f)
 #define COFF(f) offsetof(struct serve_ceiling, f)
 
@@ -32,24 +32,61 @@ static const struct schema ceiling_schema = {ceiling_fields,
                                              sizeof(ceiling_fields) / sizeof(ceiling_fields[0]),
                                              sizeof(struct serve_ceiling)};
 
-#define KEY_FIELDS(name_required)                                                                  \
-    {"name", SCH_STRING, KOFF(name), 0, SERVE_KEY_NAME_MAX - 1, NULL, NULL, NULL, name_required,   \
-     true, "the key's name (logs, metrics)"},                                                      \
-        {"sha256", SCH_STRING, KOFF(sha256), 0, 64, NULL, NULL, NULL, name_required, true,         \
-         "hex SHA-256 of the token clients send (`printf %s TOKEN | sha256sum`)"},                 \
-        {"tiers", SCH_STRINGS, KOFF(tiers), 0, 3, "[\"worker\",\"process\",\"wasm\"]", NULL,       \
-         tier_names, false, true, "tiers the key may use"},                                        \
-        {"ceiling", SCH_OBJECT, KOFF(ceiling), 0, 0, NULL, &ceiling_schema, NULL, false, true,     \
+#define KEY_LIMIT_FIELDS                                                                           \
+    {"tiers",                                                                                      \
+     SCH_STRINGS,                                                                                  \
+     KOFF(tiers),                                                                                  \
+     0,                                                                                            \
+     3,                                                                                            \
+     "[\"worker\",\"process\",\"wasm\"]",                                                          \
+     NULL,                                                                                         \
+     tier_names,                                                                                   \
+     false,                                                                                        \
+     true,                                                                                         \
+     "tiers the key may use"},                                                                     \
+        {"ceiling",                                                                                \
+         SCH_OBJECT,                                                                               \
+         KOFF(ceiling),                                                                            \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         &ceiling_schema,                                                                          \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         true,                                                                                     \
          "the most its runs may ask for (403 beyond)"},                                            \
-        {"concurrency", SCH_UINT, KOFF(concurrency), 1, 100000, "64", NULL, NULL, false, true,     \
+        {"concurrency",                                                                            \
+         SCH_UINT,                                                                                 \
+         KOFF(concurrency),                                                                        \
+         1,                                                                                        \
+         100000,                                                                                   \
+         "64",                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         true,                                                                                     \
          "runs queued or running at once (429 beyond)"},                                           \
-        {"ratePerSecond", SCH_UINT, KOFF(rate_per_second), 1, 1000000, "1000", NULL, NULL, false,  \
-         true, "requests per second, bursts of as many (429 beyond)"},
+        {"ratePerSecond",                                                                          \
+         SCH_UINT,                                                                                 \
+         KOFF(rate_per_second),                                                                    \
+         1,                                                                                        \
+         1000000,                                                                                  \
+         "1000",                                                                                   \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         true,                                                                                     \
+         "requests per second, bursts of as many (429 beyond)"},
 
-static const struct schema_field key_fields[] = {KEY_FIELDS(true)};
+static const struct schema_field key_fields[] = {
+    {"name", SCH_STRING, KOFF(name), 0, SERVE_KEY_NAME_MAX - 1, NULL, NULL, NULL, true, true,
+     "the key's name (logs, metrics, 429 messages)"},
+    {"sha256", SCH_STRING, KOFF(sha256), 0, 64, NULL, NULL, NULL, true, true,
+     "hex SHA-256 of the token clients send (sha256sum of it, without a newline)"},
+    KEY_LIMIT_FIELDS};
 const struct schema serve_key_schema = {key_fields, sizeof(key_fields) / sizeof(key_fields[0]),
                                         sizeof(struct serve_key_cfg)};
-static const struct schema_field anon_fields[] = {KEY_FIELDS(false)};
+static const struct schema_field anon_fields[] = {KEY_LIMIT_FIELDS};
 static const struct schema anon_schema = {anon_fields, sizeof(anon_fields) / sizeof(anon_fields[0]),
                                           sizeof(struct serve_key_cfg)};
 
@@ -70,8 +107,8 @@ static const struct schema_field config_fields[] = {
      false, "how long a result is kept for GET /v1/runs/{id}"},
     {"resultsMax", SCH_UINT, OFF(results_max), 1, 10000000, "10000", NULL, NULL, false, false,
      "results kept at most (the oldest go first)"},
-    {"resultsMaxBytes", SCH_UINT, OFF(results_max_bytes), MiB, 1ull << 40, "268435456", NULL,
-     NULL, false, false, "bytes of results kept at most (the oldest go first)"},
+    {"resultsMaxBytes", SCH_UINT, OFF(results_max_bytes), MiB, 1ull << 40, "268435456", NULL, NULL,
+     false, false, "bytes of results kept at most (the oldest go first)"},
     {"runtimes", SCH_STRING, OFF(runtimes), 0, 4095, NULL, NULL, NULL, false, true,
      "Piston runtimes file (JSON); none: the built-in list (deploy/runtimes.json)"},
     {"keys", SCH_ARRAY, OFF(keys), 0, 10000, "[]", &serve_key_schema, NULL, false, true,

@@ -223,8 +223,8 @@ static char *with_output(char *json, const struct combined *c)
 {
     json_t *v = json_stringn(c->buf ? c->buf : "", c->len);
     char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-    char *out = json ? serve_json_with(json, strlen(json), "output", text ? text : "\"\"", false)
-                     : NULL;
+    char *out =
+        json ? serve_json_with(json, strlen(json), "output", text ? text : "\"\"", false) : NULL;
     free(text);
     json_decref(v);
     if (!out)
@@ -249,8 +249,8 @@ char *exec_run(struct sandbox_cache *cache, struct runner_job *job, json_t *spec
     json_t *stdin_v = json_object_get(spec, "stdin"), *ctx = json_object_get(spec, "context");
     uint8_t *wasm = NULL;
     size_t wasm_len = 0;
-    if (module && serve_base64_decode(json_string_value(module), json_string_length(module),
-                                      &wasm, &wasm_len) != 0)
+    if (module && serve_base64_decode(json_string_value(module), json_string_length(module), &wasm,
+                                      &wasm_len) != 0)
         return serve_error_result(SBX_E_INVALID_ARGUMENT, "module: not base64");
     const char **argv = NULL;
     if (json_object_get(spec, "command"))
@@ -327,9 +327,9 @@ static int write_one(int dirfd, json_t *file)
         rc = 0;
     const char *leaf = NULL;
     int parent = rc == 0 ? open_parent(dirfd, name, &leaf) : -1;
-    int fd = parent >= 0 ? openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                  0755)
-                         : -1;
+    int fd = parent >= 0
+                 ? openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755)
+                 : -1;
     if (rc == 0 && fd < 0)
         rc = -errno;
     const char *data = bytes ? (const char *)bytes : json_string_value(content);

@@ -93,7 +93,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             free(e);
             return;
         }
-        *e = (struct conn_entry){.conn = conn, .fd = ci->connect_fd, .phase = PH_HEADERS,
+        *e = (struct conn_entry){.conn = conn,
+                                 .fd = ci->connect_fd,
+                                 .phase = PH_HEADERS,
                                  .deadline_ns = now_ns() + reaper.header_ns};
         pthread_mutex_lock(&reaper.lock);
         e->next = reaper.list;
@@ -143,12 +145,11 @@ static void *reaper_main(void *arg)
 
 /* ---- answering ----------------------------------------------------------------------------- */
 
-void http_respond(struct http_req *req, unsigned status, const char *ctype, char *body,
-                  size_t len, unsigned retry_after)
+void http_respond(struct http_req *req, unsigned status, const char *ctype, char *body, size_t len,
+                  unsigned retry_after)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE
-                                                                            : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!r) {
         free(body);
         return;
@@ -267,8 +268,10 @@ static bool authenticate(struct serve_server *s, struct http_req *req)
     bool ok = serve_keys_find(s->keys, token, &req->key);
     pthread_mutex_unlock(&s->reload_lock);
     if (!ok)
-        http_error(req, 401, 0, "%s", token ? "unknown API key" : "an API key is required "
-                                              "(Authorization: Bearer TOKEN or X-Api-Key)");
+        http_error(req, 401, 0, "%s",
+                   token ? "unknown API key"
+                         : "an API key is required "
+                           "(Authorization: Bearer TOKEN or X-Api-Key)");
     return ok;
 }
 
@@ -293,8 +296,10 @@ static enum MHD_Result begin(struct serve_server *s, struct MHD_Connection *conn
         return MHD_YES;
     const char *cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl && strtoull(cl, NULL, 10) > s->cfg.body_limit_bytes)
-        http_error(req, 413, 0, "request body of %s bytes is over the limit of %llu "
-                   "(config bodyLimitBytes)", cl, (unsigned long long)s->cfg.body_limit_bytes);
+        http_error(req, 413, 0,
+                   "request body of %s bytes is over the limit of %llu "
+                   "(config bodyLimitBytes)",
+                   cl, (unsigned long long)s->cfg.body_limit_bytes);
     return MHD_YES;
 }
 
@@ -334,19 +339,22 @@ static void take_body(struct serve_server *s, struct http_req *req, const char *
 static void handle(struct serve_server *s, struct http_req *req)
 {
     if (req->is_late)
-        http_error(req, 408, 0, "the request body did not arrive within %llu ms "
-                   "(config bodyTimeoutMs)", (unsigned long long)(reaper.body_ns / 1000000));
+        http_error(req, 408, 0,
+                   "the request body did not arrive within %llu ms "
+                   "(config bodyTimeoutMs)",
+                   (unsigned long long)(reaper.body_ns / 1000000));
     else if (req->is_too_large)
-        http_error(req, 413, 0, "request body is over the limit of %llu bytes "
-                   "(config bodyLimitBytes)", (unsigned long long)s->cfg.body_limit_bytes);
+        http_error(req, 413, 0,
+                   "request body is over the limit of %llu bytes "
+                   "(config bodyLimitBytes)",
+                   (unsigned long long)s->cfg.body_limit_bytes);
     else
         req->route->handler(req);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     struct serve_server *s = cls;
@@ -418,8 +426,10 @@ static bool listen_addr(struct serve_server *s, struct sockaddr_storage *ss, cha
             ((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_loopback;
         else
             ((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        fprintf(stderr, "sbx serve: no API key is configured: listening on the loopback only, "
-                        "not %s\n", l);
+        fprintf(stderr,
+                "sbx serve: no API key is configured: listening on the loopback only, "
+                "not %s\n",
+                l);
     }
     return true;
 }
@@ -447,11 +457,12 @@ bool serve_http_start(struct serve_server *s, char *err, size_t errlen)
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->httpd, MHD_DAEMON_INFO_BIND_PORT);
     char ip[INET6_ADDRSTRLEN] = "";
-    const void *a = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
-                                             : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+    const void *a = ss.ss_family == AF_INET6
+                        ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+                        : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
     inet_ntop(ss.ss_family, a, ip, sizeof(ip));
-    fprintf(stderr, "sbx serve: listening on %s%s%s:%u\n", ss.ss_family == AF_INET6 ? "[" : "",
-            ip, ss.ss_family == AF_INET6 ? "]" : "", di ? di->port : 0);
+    fprintf(stderr, "sbx serve: listening on %s%s%s:%u\n", ss.ss_family == AF_INET6 ? "[" : "", ip,
+            ss.ss_family == AF_INET6 ? "]" : "", di ? di->port : 0);
     reaper.is_stopping = false;
     reaper.is_running = pthread_create(&reaper.thread, NULL, reaper_main, NULL) == 0;
     return true;

@@ -14,8 +14,8 @@ struct http_route {
     const char *method;
     const char *pattern; /* "/v1/runs/{id}": {id} is one path segment */
     http_handler handler;
-    bool needs_key;   /* every key-protected route, anonymous mode included */
-    bool is_piston;   /* errors as Piston's {"message"} */
+    bool needs_key; /* every key-protected route, anonymous mode included */
+    bool is_piston; /* errors as Piston's {"message"} */
     bool takes_body;
 };
 
@@ -31,8 +31,8 @@ struct http_req {
 };
 
 /* Answers with body (taken: freed by the response) and its content type. */
-void http_respond(struct http_req *req, unsigned status, const char *ctype, char *body,
-                  size_t len, unsigned retry_after);
+void http_respond(struct http_req *req, unsigned status, const char *ctype, char *body, size_t len,
+                  unsigned retry_after);
 /* Answers {"error": {"status", "message"}} (or Piston's {"message"} on its routes). */
 void http_error(struct http_req *req, unsigned status, unsigned retry_after, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -27,8 +27,8 @@ static bool is_safe(const char *path, bool is_dir)
 {
     struct stat st;
     return stat(path, &st) == 0 && (st.st_uid == 0 || st.st_uid == geteuid()) &&
-           !(st.st_mode & (S_IWGRP | S_IWOTH)) && (is_dir ? S_ISDIR(st.st_mode)
-                                                          : S_ISREG(st.st_mode));
+           !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
+           (is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
 /* The file and its directory: no one but root or this user can replace it. */
@@ -54,11 +54,13 @@ static int load_and_run(int argc, char **argv, bool is_runner)
         tried = candidates[i];
         handle = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
     }
-    serve_module_entry_fn entry = handle ? (serve_module_entry_fn)dlsym(handle, SERVE_MODULE_ENTRY)
-                                         : NULL;
+    serve_module_entry_fn entry =
+        handle ? (serve_module_entry_fn)dlsym(handle, SERVE_MODULE_ENTRY) : NULL;
     if (!entry) {
         fprintf(stderr, "sbx: serve: cannot load the service module %s: %s\n", tried,
-                handle ? "no entry point" : dlerror() ? dlerror() : "missing or not trusted");
+                handle      ? "no entry point"
+                : dlerror() ? dlerror()
+                            : "missing or not trusted");
         return 2;
     }
     return entry(argc, argv, is_runner);

@@ -25,7 +25,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: sbx serve [--config FILE] [--listen HOST:PORT] [--drain-ms N]\n"
-            "       sbx serve --check-config [--config FILE] | --config-reference | --openapi\n\n"
+            "       sbx serve --check-config [--config FILE] | --config-reference | --openapi |\n"
+            "                 --print-runtimes\n\n"
             "An HTTP execution service: the native API (/v1), Piston's API (/api/v2),\n"
             "/healthz, /readyz, /metrics. Guests run in runner processes, never in the server.\n"
             "Without API keys it listens on the loopback only. SIGTERM drains, SIGHUP reloads\n"
@@ -35,7 +36,7 @@ static void usage(FILE *out)
 
 struct options {
     const char *config, *listen, *drain_ms;
-    bool check, reference, openapi;
+    bool check, reference, openapi, runtimes;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -55,6 +56,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->reference = true;
         } else if (!strcmp(a, "--openapi")) {
             o->openapi = true;
+        } else if (!strcmp(a, "--print-runtimes")) {
+            o->runtimes = true;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -71,8 +74,8 @@ static bool configure(struct serve_server *s, const struct options *o)
 {
     char err[1024];
     if (!serve_config_load(o->config, &s->cfg, err, sizeof(err))) {
-        fprintf(stderr, "sbx: serve: %s%s%s\n", o->config ? o->config : "",
-                o->config ? ": " : "", err);
+        fprintf(stderr, "sbx: serve: %s%s%s\n", o->config ? o->config : "", o->config ? ": " : "",
+                err);
         return false;
     }
     if (o->listen) {
@@ -139,8 +142,8 @@ static void reload(struct serve_server *s)
     s->keys = keys;
     s->runtimes = rt;
     pthread_mutex_unlock(&s->reload_lock);
-    fprintf(stderr, "sbx serve: SIGHUP: reloaded %zu key(s), %zu runtime(s)%s\n",
-            cfg.keys.count, rt->count, serve_keys_anonymous(keys) ? " (anonymous mode)" : "");
+    fprintf(stderr, "sbx serve: SIGHUP: reloaded %zu key(s), %zu runtime(s)%s\n", cfg.keys.count,
+            rt->count, serve_keys_anonymous(keys) ? " (anonymous mode)" : "");
     serve_config_free(&cfg);
 }
 
@@ -197,16 +200,17 @@ static int run_server(struct serve_server *s)
     if (!load_tables(s, &s->cfg, &s->keys, &s->runtimes))
         return 2;
     if (serve_queue_mem_create(&qc, &s->queue) != SERVE_Q_OK ||
-        !(s->pool = serve_pool_create(s->queue, (unsigned)s->cfg.runners,
-                                      (unsigned)s->cfg.runner_slots, s->cfg.batch_parallel, err,
-                                      sizeof(err))) ||
+        !(s->pool =
+              serve_pool_create(s->queue, (unsigned)s->cfg.runners, (unsigned)s->cfg.runner_slots,
+                                s->cfg.batch_parallel, err, sizeof(err))) ||
         !(s->callbacks = serve_callbacks_create(&s->cfg)) ||
         !serve_http_start(s, err, sizeof(err))) {
         fprintf(stderr, "sbx serve: %s\n", err[0] ? err : "out of memory");
         return 1;
     }
-    fprintf(stderr, "sbx serve: %llu runner(s) x %llu slot(s), %zu runtime(s), %s queue "
-                    "(at most %llu runs)\n",
+    fprintf(stderr,
+            "sbx serve: %llu runner(s) x %llu slot(s), %zu runtime(s), %s queue "
+            "(at most %llu runs)\n",
             (unsigned long long)s->cfg.runners, (unsigned long long)s->cfg.runner_slots,
             s->runtimes->count, s->queue->ops->name, (unsigned long long)s->cfg.queue_max);
     for (;;) {
@@ -242,6 +246,10 @@ int serve_server_main(int argc, char **argv)
     }
     if (o.openapi) {
         fputs(serve_openapi_json, stdout);
+        return 0;
+    }
+    if (o.runtimes) {
+        fputs(serve_runtimes_builtin, stdout);
         return 0;
     }
     struct serve_server *s = &server;

@@ -100,8 +100,7 @@ static void add_sample(struct family *f, const char *line, size_t len, unsigned 
     f->len = (size_t)(w - f->samples);
 }
 
-static void merge_one(struct family *fams, size_t *n, size_t cap, const char *text,
-                      unsigned runner)
+static void merge_one(struct family *fams, size_t *n, size_t cap, const char *text, unsigned runner)
 {
     struct family *cur = NULL;
     for (const char *s = text; *s;) {
@@ -167,8 +166,8 @@ static void own_metrics(FILE *out)
     gauge(out, "sbx_serve_results_stored", "Results kept for GET /v1/runs/{id}.", "gauge",
           qs.results);
     gauge(out, "sbx_serve_runners_alive", "Runner processes up and ready.", "gauge", ps.alive);
-    gauge(out, "sbx_serve_runners_restarted_total", "Runner processes started again after one died.",
-          "counter", ps.restarted);
+    gauge(out, "sbx_serve_runners_restarted_total",
+          "Runner processes started again after one died.", "counter", ps.restarted);
     gauge(out, "sbx_serve_draining", "1 while SIGTERM drains the server.", "gauge",
           atomic_load(&s->is_draining) ? 1 : 0);
     pthread_mutex_lock(&M.lock);

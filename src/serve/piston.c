@@ -12,9 +12,9 @@
 #include "serve/base64.h"
 #include "serve/http.h"
 
-#define COMPILE_MEMORY_DEFAULT (512ull << 20) /* compilers need more than a run */
-#define RUN_MEMORY_DEFAULT     (256ull << 20)
-#define COMPILE_TIMEOUT_DEFAULT 10000        /* Piston's defaults */
+#define COMPILE_MEMORY_DEFAULT  (512ull << 20) /* compilers need more than a run */
+#define RUN_MEMORY_DEFAULT      (256ull << 20)
+#define COMPILE_TIMEOUT_DEFAULT 10000 /* Piston's defaults */
 #define RUN_TIMEOUT_DEFAULT     3000
 
 void piston_runtimes(struct http_req *req)
@@ -35,8 +35,10 @@ void piston_runtimes(struct http_req *req)
 
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Piston's files as native ones: hex becomes base64; a missing name gets the runtime's. */
@@ -54,14 +56,18 @@ static json_t *native_files(json_t *files, const struct serve_runtime *r, char *
             snprintf(fallback, sizeof(fallback), "%s", r->file);
         else
             snprintf(fallback, sizeof(fallback), "file%zu%s", i, ext ? ext : "");
-        if (!content || (enc && strcmp(enc, "utf8") && strcmp(enc, "base64") && strcmp(enc, "hex"))) {
-            snprintf(err, errlen, content ? "files[%zu].encoding must be base64, hex or utf8"
-                                          : "files[%zu].content is required as a string", i);
+        if (!content ||
+            (enc && strcmp(enc, "utf8") && strcmp(enc, "base64") && strcmp(enc, "hex"))) {
+            snprintf(err, errlen,
+                     content ? "files[%zu].encoding must be base64, hex or utf8"
+                             : "files[%zu].content is required as a string",
+                     i);
             json_decref(out);
             return NULL;
         }
-        json_t *nf = json_pack("{s:s,s:s,s:s}", "name", name && *name ? name : fallback, "content",
-                               content, "encoding", enc && !strcmp(enc, "base64") ? "base64" : "utf8");
+        json_t *nf =
+            json_pack("{s:s,s:s,s:s}", "name", name && *name ? name : fallback, "content", content,
+                      "encoding", enc && !strcmp(enc, "base64") ? "base64" : "utf8");
         if (enc && strcmp(enc, "hex") == 0) { /* decode, then send as base64 */
             size_t n = strlen(content) / 2;
             unsigned char *raw = malloc(n + 1);
@@ -102,7 +108,8 @@ static json_t *expand(const struct schema_strv *argv, json_t *files)
             json_array_append_new(out, json_string(first ? first : ""));
         } else if (strcmp(argv->v[i], "{files}") == 0) {
             for (size_t k = 0; k < json_array_size(files); k++) {
-                const char *n = json_string_value(json_object_get(json_array_get(files, k), "name"));
+                const char *n =
+                    json_string_value(json_object_get(json_array_get(files, k), "name"));
                 const char *e = strrchr(n, '.');
                 if (k == 0 || (ext && e && strcmp(e, ext) == 0))
                     json_array_append_new(out, json_string(n));
@@ -137,9 +144,9 @@ static json_t *stage_policy(json_t *body, const char *stage, uint64_t timeout_de
         memory = key->ceiling.memory_bytes;
     /* Compilers find their parts (collect2: ld) on PATH; the jail's environment is only what
      * the policy gives. */
-    return json_pack("{s:I,s:I,s:{s:s,s:s,s:s}}", "timeoutMs", (json_int_t)timeout,
-                     "memoryBytes", (json_int_t)memory, "env", "PATH",
-                     "/usr/local/bin:/usr/bin:/bin", "HOME", "/tmp", "LANG", "C.UTF-8");
+    return json_pack("{s:I,s:I,s:{s:s,s:s,s:s}}", "timeoutMs", (json_int_t)timeout, "memoryBytes",
+                     (json_int_t)memory, "env", "PATH", "/usr/local/bin:/usr/bin:/bin", "HOME",
+                     "/tmp", "LANG", "C.UTF-8");
 }
 
 /* The native request for a Piston one; NULL with err set (Piston's wording). */
@@ -171,10 +178,10 @@ static json_t *native_request(json_t *body, const struct serve_runtime *r,
         json_object_set_new(run, "files", files);
         return run;
     }
-    json_t *compile = json_pack("{s:s,s:o,s:o,s:o}", "tier", "process", "command",
-                                expand(&r->compile, files), "files", files, "policy",
-                                stage_policy(body, "compile", COMPILE_TIMEOUT_DEFAULT,
-                                             COMPILE_MEMORY_DEFAULT, key));
+    json_t *compile = json_pack(
+        "{s:s,s:o,s:o,s:o}", "tier", "process", "command", expand(&r->compile, files), "files",
+        files, "policy",
+        stage_policy(body, "compile", COMPILE_TIMEOUT_DEFAULT, COMPILE_MEMORY_DEFAULT, key));
     json_object_del(run, "tier");
     return json_pack("{s:o,s:[o]}", "prepare", compile, "runs", run);
 }
@@ -199,11 +206,11 @@ static json_t *stage(json_t *r, int tier)
     bool ok = json_is_true(json_object_get(r, "ok"));
     char sigbuf[32];
     const char *signame = sig > 0 ? signal_name((int)sig, sigbuf, sizeof(sigbuf)) : NULL;
-    const char *status = ok                                        ? NULL
-                         : limit && !strcmp(limit, "timeout")      ? "TO"
+    const char *status = ok                                   ? NULL
+                         : limit && !strcmp(limit, "timeout") ? "TO"
                          : limit && !strcmp(limit, "output")
                              ? (json_is_true(json_object_get(r, "stdoutTruncated")) ? "OL" : "EL")
-                         : signame                                 ? "SG"
+                         : signame                                           ? "SG"
                          : code && !strcmp(code, "SANDBOX_EXECUTION_FAILED") ? "RE"
                                                                              : "XX";
     if (status && (!strcmp(status, "TO") || !strcmp(status, "OL") || !strcmp(status, "EL")))
@@ -262,9 +269,9 @@ static const char *piston_check(json_t *body)
     if (!json_is_array(json_object_get(body, "files")) ||
         json_array_size(json_object_get(body, "files")) == 0)
         return "files is required as an array";
-    static const char *const numbers[] = {"compile_timeout", "run_timeout", "compile_cpu_time",
-                                          "run_cpu_time", "compile_memory_limit",
-                                          "run_memory_limit"};
+    static const char *const numbers[] = {"compile_timeout",      "run_timeout",
+                                          "compile_cpu_time",     "run_cpu_time",
+                                          "compile_memory_limit", "run_memory_limit"};
     for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
         json_t *n = json_object_get(body, numbers[i]);
         if (n && !json_is_null(n) && !json_is_integer(n))
@@ -311,10 +318,10 @@ void piston_execute(struct http_req *req)
     }
     struct serve_req sr;
     bool is_batch = json_object_get(native, "prepare") != NULL;
-    int status = is_batch ? serve_request_batch(&serve_g->cfg, &req->key, native, true, &sr,
-                                                err, sizeof(err))
-                          : serve_request_run(&serve_g->cfg, &req->key, native, true, &sr, err,
-                                              sizeof(err));
+    int status =
+        is_batch
+            ? serve_request_batch(&serve_g->cfg, &req->key, native, true, &sr, err, sizeof(err))
+            : serve_request_run(&serve_g->cfg, &req->key, native, true, &sr, err, sizeof(err));
     json_decref(native);
     if (status) {
         http_error(req, (unsigned)status, 0, "%s", err);

@@ -46,7 +46,7 @@ struct runner_proc {
 
 struct serve_pool {
     struct serve_queue *q;
-    pthread_mutex_t lock; /* flights, counts, readiness, metrics replies */
+    pthread_mutex_t lock;         /* flights, counts, readiness, metrics replies */
     pthread_mutex_t metrics_lock; /* one metrics collection at a time */
     struct runner_proc *runners;
     unsigned n, slots;
@@ -88,8 +88,18 @@ static bool spawn(struct runner_proc *r)
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears FD_CLOEXEC on fd 3 */
+    /* Not the server's blocked signals (its signal thread's) nor its ignored SIGPIPE. */
+    posix_spawnattr_t attr;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    int rc = posix_spawn(&pid, p->exe, &fa, NULL, argv, environ);
+    int rc = posix_spawn(&pid, p->exe, &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     close(sv[1]);
     if (rc != 0) {

@@ -42,25 +42,106 @@ static const struct schema file_schema = {file_fields, sizeof(file_fields) / siz
 
 #define ROFF(f) offsetof(struct run_req, f)
 #define RUN_FIELDS                                                                                 \
-    {"tier", SCH_STRING, ROFF(tier), 0, 16, NULL, NULL, NULL, false, false,                        \
+    {"tier",                                                                                       \
+     SCH_STRING,                                                                                   \
+     ROFF(tier),                                                                                   \
+     0,                                                                                            \
+     16,                                                                                           \
+     NULL,                                                                                         \
+     NULL,                                                                                         \
+     NULL,                                                                                         \
+     false,                                                                                        \
+     false,                                                                                        \
      "worker, process or wasm"},                                                                   \
-        {"code", SCH_STRING, ROFF(code), 0, 0, NULL, NULL, NULL, false, false,                     \
-         "worker: a function body; process: a script for interpreter"},                           \
-        {"command", SCH_STRINGS, ROFF(command), 0, 4096, NULL, NULL, NULL, false, false,           \
-         "process: argv"},                                                                         \
-        {"module", SCH_STRING, ROFF(module), 0, 0, NULL, NULL, NULL, false, false,                 \
+        {"code",                                                                                   \
+         SCH_STRING,                                                                               \
+         ROFF(code),                                                                               \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
+         "worker: a function body; process: a script for interpreter"},                            \
+        {"command", SCH_STRINGS, ROFF(command), 0,     4096,           NULL,                       \
+         NULL,      NULL,        false,         false, "process: argv"},                           \
+        {"module",                                                                                 \
+         SCH_STRING,                                                                               \
+         ROFF(module),                                                                             \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "wasm: the module, base64"},                                                              \
-        {"files", SCH_ARRAY, ROFF(files), 0, 0, NULL, &file_schema, NULL, false, false,            \
+        {"files",                                                                                  \
+         SCH_ARRAY,                                                                                \
+         ROFF(files),                                                                              \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         &file_schema,                                                                             \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "files of the run's /work"},                                                              \
-        {"stdin", SCH_STRING, ROFF(stdin_text), 0, 0, NULL, NULL, NULL, false, false,              \
+        {"stdin",                                                                                  \
+         SCH_STRING,                                                                               \
+         ROFF(stdin_text),                                                                         \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "process, wasm: standard input"},                                                         \
-        {"args", SCH_STRINGS, ROFF(args), 0, 4096, NULL, NULL, NULL, false, false,                 \
+        {"args",                                                                                   \
+         SCH_STRINGS,                                                                              \
+         ROFF(args),                                                                               \
+         0,                                                                                        \
+         4096,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "process command, wasm: arguments after argv[0]"},                                        \
-        {"context", SCH_ANY, ROFF(context), 0, 0, NULL, NULL, NULL, false, false,                  \
+        {"context",                                                                                \
+         SCH_ANY,                                                                                  \
+         ROFF(context),                                                                            \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "worker, process script: `context`"},                                                     \
-        {"policy", SCH_ANY, ROFF(policy), 0, 0, NULL, NULL, NULL, false, false,                    \
+        {"policy",                                                                                 \
+         SCH_ANY,                                                                                  \
+         ROFF(policy),                                                                             \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "the run's policy (docs/policy.md)"},                                                     \
-        {"interpreter", SCH_STRING, ROFF(interpreter), 0, 255, NULL, NULL, NULL, false, false,     \
+        {"interpreter",                                                                            \
+         SCH_STRING,                                                                               \
+         ROFF(interpreter),                                                                        \
+         0,                                                                                        \
+         255,                                                                                      \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         false,                                                                                    \
+         false,                                                                                    \
          "process script: python3, node, sh, ... (sbx-js by default)"},
 static const struct schema_field run_fields[] = {
     RUN_FIELDS{"wait", SCH_BOOL, ROFF(wait), 0, 0, "true", NULL, NULL, false, false,
@@ -264,16 +345,18 @@ static int check_tier(const struct run_req *r, sbx_backend tier, const char *pat
     const char *name = sbx_backend_name(tier);
     bool has_stdin = r->stdin_text && r->stdin_text[0];
     if (tier == SBX_BACKEND_WORKER) {
-        const char *extra = r->command.v        ? "command"
-                            : r->module         ? "module"
-                            : r->files.count    ? "files"
-                            : r->interpreter    ? "interpreter"
-                            : r->args.v         ? "args"
-                            : has_stdin         ? "stdin"
-                                                : NULL;
+        const char *extra = r->command.v     ? "command"
+                            : r->module      ? "module"
+                            : r->files.count ? "files"
+                            : r->interpreter ? "interpreter"
+                            : r->args.v      ? "args"
+                            : has_stdin      ? "stdin"
+                                             : NULL;
         if (extra)
-            return fail(400, err, errlen, "%s.%s: the worker tier runs code (a function body) "
-                        "with context; %s is for the process or wasm tier", path, extra, extra);
+            return fail(400, err, errlen,
+                        "%s.%s: the worker tier runs code (a function body) "
+                        "with context; %s is for the process or wasm tier",
+                        path, extra, extra);
         if (!r->code)
             return fail(400, err, errlen, "%s.code: the worker tier needs code", path);
     } else if (tier == SBX_BACKEND_PROCESS) {
@@ -289,14 +372,18 @@ static int check_tier(const struct run_req *r, sbx_backend tier, const char *pat
         if (r->command.v && r->interpreter)
             return fail(400, err, errlen, "%s.interpreter: goes with code", path);
         if (r->stdin_text && r->context)
-            return fail(400, err, errlen, "%s.context: the %s tier writes stdin or context to "
-                        "the guest's stdin, not both", path, name);
+            return fail(400, err, errlen,
+                        "%s.context: the %s tier writes stdin or context to "
+                        "the guest's stdin, not both",
+                        path, name);
     } else {
         if (!r->module)
-            return fail(400, err, errlen, "%s.module: the wasm tier needs a module (base64)",
-                        path);
-        const char *extra = r->code ? "code" : r->command.v ? "command"
-                            : r->interpreter ? "interpreter" : r->context ? "context" : NULL;
+            return fail(400, err, errlen, "%s.module: the wasm tier needs a module (base64)", path);
+        const char *extra = r->code          ? "code"
+                            : r->command.v   ? "command"
+                            : r->interpreter ? "interpreter"
+                            : r->context     ? "context"
+                                             : NULL;
         if (extra)
             return fail(400, err, errlen, "%s.%s: not for the wasm tier", path, extra);
     }
@@ -312,14 +399,14 @@ static json_t *run_spec(const struct serve_config *cfg, const struct serve_key *
     char sub[128];
     *status = 0;
     if (!tier_name || sbx_backend_from_name(tier_name, &tier) != 0) {
-        *status = fail(400, err, errlen, "%s.tier: %s", path,
-                       tier_name ? "must be one of \"worker\", \"process\", \"wasm\""
-                                 : "is required");
+        *status =
+            fail(400, err, errlen, "%s.tier: %s", path,
+                 tier_name ? "must be one of \"worker\", \"process\", \"wasm\"" : "is required");
         return NULL;
     }
     if (!(key->tiers & (1u << tier))) {
-        *status = fail(403, err, errlen, "%s.tier: this key may not use the %s tier", path,
-                       tier_name);
+        *status =
+            fail(403, err, errlen, "%s.tier: this key may not use the %s tier", path, tier_name);
         return NULL;
     }
     snprintf(sub, sizeof(sub), "%s.files", path);
@@ -402,11 +489,9 @@ int serve_request_run(const struct serve_config *cfg, const struct serve_key *ke
         schema_free(&run_schema, &r);
         return 400;
     }
-    json_t *spec =
-        run_spec(cfg, key, &r, r.tier, "request", combined_output, &status, err, errlen);
+    json_t *spec = run_spec(cfg, key, &r, r.tier, "request", combined_output, &status, err, errlen);
     if (spec) {
-        json_t *payload = json_pack("{s:s,s:b,s:o}", "kind", "run", "stream", !r.wait, "run",
-                                    spec);
+        json_t *payload = json_pack("{s:s,s:b,s:o}", "kind", "run", "stream", !r.wait, "run", spec);
         status = finish_req(payload, r.wait, r.callback_url, false, out, cfg, err, errlen);
     }
     schema_free(&run_schema, &r);
@@ -429,16 +514,16 @@ int serve_request_batch(const struct serve_config *cfg, const struct serve_key *
         status = fail(400, err, errlen, "request.runs: %zu runs, more than %llu (config batchMax)",
                       b.runs.count, (unsigned long long)cfg->batch_max);
     if (!status)
-        prepare = run_spec(cfg, key, &b.prepare, b.prepare.tier, "request.prepare",
-                           combined_output, &status, err, errlen);
+        prepare = run_spec(cfg, key, &b.prepare, b.prepare.tier, "request.prepare", combined_output,
+                           &status, err, errlen);
     const struct run_req *cases = b.runs.items;
     for (size_t i = 0; prepare && !status && i < b.runs.count; i++) {
         char path[64];
         snprintf(path, sizeof(path), "request.runs[%zu]", i);
         if (cases[i].files.count) {
-            status = fail(400, err, errlen,
-                          "%s.files: a batch's runs see the prepare's /work; give input as stdin",
-                          path);
+            status =
+                fail(400, err, errlen,
+                     "%s.files: a batch's runs see the prepare's /work; give input as stdin", path);
             break;
         }
         json_t *spec = run_spec(cfg, key, &cases[i], cases[i].tier ? cases[i].tier : b.prepare.tier,
@@ -447,8 +532,8 @@ int serve_request_batch(const struct serve_config *cfg, const struct serve_key *
             json_array_append_new(runs, spec);
     }
     if (!status && prepare) {
-        json_t *payload = json_pack("{s:s,s:o,s:o}", "kind", "batch", "prepare", prepare, "runs",
-                                    runs);
+        json_t *payload =
+            json_pack("{s:s,s:o,s:o}", "kind", "batch", "prepare", prepare, "runs", runs);
         prepare = runs = NULL;
         status = finish_req(payload, b.wait, b.callback_url, true, out, cfg, err, errlen);
     }

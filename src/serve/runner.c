@@ -244,8 +244,8 @@ static void hello(void)
     sbx_result_free(&r);
     sbx_sandbox_destroy(sb);
     sbx_policy_destroy(p);
-    json_t *o = json_pack("{s:i,s:o,s:o}", "pid", (int)getpid(), "tiers", tiers, "enforced",
-                          enforced);
+    json_t *o =
+        json_pack("{s:i,s:o,s:o}", "pid", (int)getpid(), "tiers", tiers, "enforced", enforced);
     char *text = json_dumps(o, JSON_COMPACT);
     send_frame(FRAME_HELLO, 0, 0, text ? text : "{}", text ? strlen(text) : 2);
     free(text);
@@ -293,8 +293,7 @@ int serve_runner_run(int argc, char **argv)
         fprintf(stderr, "sbx: __serve-runner is started by `sbx serve` (fd 3: its socket)\n");
         return 2;
     }
-    R.fd = RUNNER_FD;
-    signal(SIGPIPE, SIG_IGN);
+    R.fd = RUNNER_FD; /* frames go with MSG_NOSIGNAL: SIGPIPE stays default for guests */
     pthread_mutex_init(&R.write_lock, NULL);
     pthread_mutex_init(&R.lock, NULL);
     pthread_cond_init(&R.cond, NULL);

@@ -12,15 +12,15 @@ struct runner_job {
     uint64_t tag;
     bool is_stream;
     atomic_bool is_aborted;
-    pthread_mutex_t lock;   /* guards live[] */
-    sbx_sandbox *live[64];  /* sandboxes running for the job now (a batch: several) */
+    pthread_mutex_t lock;  /* guards live[] */
+    sbx_sandbox *live[64]; /* sandboxes running for the job now (a batch: several) */
     struct runner *owner;
 };
 
 /* Where a run's files go and what the guest sees of them. */
 struct exec_dir {
-    const char *host;  /* a directory of ours, or NULL: no files, no cwd */
-    bool is_writable;  /* rw:host::/work, else host::/work read-only */
+    const char *host; /* a directory of ours, or NULL: no files, no cwd */
+    bool is_writable; /* rw:host::/work, else host::/work read-only */
 };
 
 /* A small cache of sandboxes by (tier, policy text): handles are single-threaded, so each

@@ -64,16 +64,16 @@ static const struct schema_field runtime_fields[] = {
     {"versionCommand", SCH_STRINGS, OFF(version_command), 0, 16, "[]", NULL, NULL, false, true,
      "prints the version (first N.N[.N] of its output)"},
 };
-static const struct schema runtime_schema = {
-    runtime_fields, sizeof(runtime_fields) / sizeof(runtime_fields[0]),
-    sizeof(struct serve_runtime)};
+static const struct schema runtime_schema = {runtime_fields,
+                                             sizeof(runtime_fields) / sizeof(runtime_fields[0]),
+                                             sizeof(struct serve_runtime)};
 
 struct runtimes_doc {
     struct schema_array runtimes;
 };
 static const struct schema_field doc_fields[] = {
-    {"runtimes", SCH_ARRAY, offsetof(struct runtimes_doc, runtimes), 0, 1000, "[]",
-     &runtime_schema, NULL, true, true, "the languages"},
+    {"runtimes", SCH_ARRAY, offsetof(struct runtimes_doc, runtimes), 0, 1000, "[]", &runtime_schema,
+     NULL, true, true, "the languages"},
 };
 static const struct schema doc_schema = {doc_fields, 1, sizeof(struct runtimes_doc)};
 
@@ -127,7 +127,8 @@ static char *probe_version(const struct schema_strv *argv)
     out[n] = '\0';
     for (char *s = out; *s; s++) {
         size_t d = strspn(s, "0123456789");
-        if (d > 0 && s[d] == '.' && s[d + 1] >= '0' && s[d + 1] <= '9' && (s == out || s[-1] != '.')) {
+        if (d > 0 && s[d] == '.' && s[d + 1] >= '0' && s[d + 1] <= '9' &&
+            (s == out || s[-1] != '.')) {
             size_t len = strspn(s, "0123456789.");
             while (len > 0 && s[len - 1] == '.')
                 len--;

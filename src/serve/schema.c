@@ -299,8 +299,7 @@ bool schema_defaults(const struct schema *s, void *target, char *err, size_t err
 bool schema_parse(const struct schema *s, json_t *v, const char *root, void *target, char *err,
                   size_t errlen)
 {
-    return schema_defaults(s, target, err, errlen) &&
-           parse_object(s, v, root, target, err, errlen);
+    return schema_defaults(s, target, err, errlen) && parse_object(s, v, root, target, err, errlen);
 }
 
 void schema_free(const struct schema *s, void *target)

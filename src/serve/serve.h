@@ -102,10 +102,10 @@ void serve_sha256_hex(const char *text, size_t len, char out[65]);
 struct serve_runtime {
     char *language, *version;
     struct schema_strv aliases;
-    int tier;                     /* sbx_backend */
-    struct schema_strv compile;   /* argv, "{files}" = every file name; empty: no compile */
-    struct schema_strv run;       /* argv, "{file}" = the first file, then args */
-    char *file;                   /* the default name of a file sent without one */
+    int tier;                   /* sbx_backend */
+    struct schema_strv compile; /* argv, "{files}" = every file name; empty: no compile */
+    struct schema_strv run;     /* argv, "{file}" = the first file, then args */
+    char *file;                 /* the default name of a file sent without one */
     struct schema_strv version_command;
 };
 
@@ -114,6 +114,9 @@ struct serve_runtimes {
     size_t count;
     struct schema_array all; /* as configured */
 };
+
+/* The built-in runtimes file (deploy/runtimes.json is the same text). */
+extern const char serve_runtimes_builtin[];
 
 bool serve_runtimes_load(const char *path, struct serve_runtimes *rt, char *err, size_t errlen);
 void serve_runtimes_free(struct serve_runtimes *rt);
@@ -243,7 +246,7 @@ struct serve_server {
     char *config_path;
     struct serve_keys *keys;         /* replaced on SIGHUP under reload_lock */
     struct serve_runtimes *runtimes; /* likewise */
-    pthread_mutex_t reload_lock; /* held while keys/runtimes are replaced or read */
+    pthread_mutex_t reload_lock;     /* held while keys/runtimes are replaced or read */
     struct serve_queue *queue;
     struct serve_pool *pool;
     struct serve_callbacks *callbacks;

@@ -44,8 +44,11 @@ static void append(struct sse *e, const char *s, size_t n)
  * is valid so far but cut off. */
 static int utf8_seq(const unsigned char *s, size_t n)
 {
-    int len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-              : (s[0] & 0xf8) == 0xf0                 ? 4 : 0;
+    int len = s[0] < 0x80             ? 1
+              : (s[0] & 0xe0) == 0xc0 ? 2
+              : (s[0] & 0xf0) == 0xe0 ? 3
+              : (s[0] & 0xf8) == 0xf0 ? 4
+                                      : 0;
     if (len == 0 || (len == 2 && s[0] < 0xc2) || (len == 4 && s[0] > 0xf4))
         return 0;
     for (int i = 1; i < len; i++) {
@@ -96,8 +99,8 @@ static void chunk_event(struct sse *e, int stream, uint64_t seq, const char *dat
     char *text = str ? json_dumps(str, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
     if (text) {
         char head[96];
-        int n = snprintf(head, sizeof(head), "id: %llu\nevent: %s\ndata: ",
-                         (unsigned long long)seq, stream ? "stderr" : "stdout");
+        int n = snprintf(head, sizeof(head), "id: %llu\nevent: %s\ndata: ", (unsigned long long)seq,
+                         stream ? "stderr" : "stdout");
         append(e, head, (size_t)n);
         append(e, text, strlen(text));
         append(e, "\n\n", 2);
@@ -131,8 +134,8 @@ static void on_event(void *user, const struct serve_event *ev)
         if (!e->has_chunks && e->after_seq == 0)
             output_from_result(e, ev->data, ev->len, ev->seq);
         char head[64];
-        int n = snprintf(head, sizeof(head), "id: %llu\nevent: result\ndata: ",
-                         (unsigned long long)ev->seq);
+        int n = snprintf(head, sizeof(head),
+                         "id: %llu\nevent: result\ndata: ", (unsigned long long)ev->seq);
         append(e, head, (size_t)n);
         append(e, ev->data, ev->len); /* compact JSON: one line */
         append(e, "\n\n", 2);
@@ -201,8 +204,8 @@ void api_events(struct http_req *req)
     pthread_cond_init(&e->cond, NULL);
     const char *last = http_header(req, "Last-Event-ID");
     e->after_seq = last ? strtoull(last, NULL, 10) : 0;
-    if (serve_queue_subscribe(serve_g->queue, req->id, e->after_seq, false, on_event, e,
-                              &e->sub) != SERVE_Q_OK) {
+    if (serve_queue_subscribe(serve_g->queue, req->id, e->after_seq, false, on_event, e, &e->sub) !=
+        SERVE_Q_OK) {
         release(e);
         http_error(req, 404, 0, "no run %s", req->id);
         return;

@@ -23,9 +23,9 @@ static bool v4_allowed(uint32_t a, bool allow_private)
         return true;
     return !(b0 == 0 || b0 == 10 || b0 == 127 || (b0 == 169 && b1 == 254) ||
              (b0 == 172 && (b1 & 0xf0) == 16) || (b0 == 192 && b1 == 168) ||
-             (b0 == 100 && (b1 & 0xc0) == 64) ||              /* CGNAT 100.64/10 */
+             (b0 == 100 && (b1 & 0xc0) == 64) ||                 /* CGNAT 100.64/10 */
              (b0 == 192 && b1 == 0 && (uint8_t)(a >> 8) == 0) || /* 192.0.0/24 */
-             (b0 == 198 && (b1 & 0xfe) == 18));               /* benchmarking 198.18/15 */
+             (b0 == 198 && (b1 & 0xfe) == 18));                  /* benchmarking 198.18/15 */
 }
 
 bool serve_addr_allowed(const struct sockaddr *sa, bool allow_private)
@@ -49,9 +49,9 @@ bool serve_addr_allowed(const struct sockaddr *sa, bool allow_private)
         return false;
     if (allow_private)
         return true;
-    return !((b[0] & 0xfe) == 0xfc ||                      /* unique local fc00::/7 */
-             (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||    /* link-local fe80::/10 */
-             (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0));     /* site-local fec0::/10 */
+    return !((b[0] & 0xfe) == 0xfc ||                   /* unique local fc00::/7 */
+             (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* link-local fe80::/10 */
+             (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0));  /* site-local fec0::/10 */
 }
 
 /* Splits url into host and port with libcurl's parser; false if it is not http(s). */

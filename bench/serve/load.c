@@ -1,0 +1,158 @@
+/* bench/serve/load.c: an HTTP/1.1 keep-alive client for `make bench-serve`, where wrk's closed
+ * loop cannot answer: latency at a fixed request rate (open loop: each request has a scheduled
+ * time and its latency counts from it, so a slow server cannot hide its queueing), and the
+ * latency of requests one after another. Modes:
+ *   rate HOST PORT PATH BODY RATE SECONDS CONNS   p50/p99 at RATE requests/s
+ *   seq HOST PORT PATH BODY N                     median of N requests in a row
+ * Every answer must be 200; prints one line of key=value pairs. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *host, *path, *body;
+static int port;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int connect_to(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, host, &a.sin_addr);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        perror("connect");
+        exit(1);
+    }
+    return fd;
+}
+
+/* One request and its whole answer on fd; returns the status. */
+static int exchange(int fd)
+{
+    char req[8192];
+    int n = snprintf(req, sizeof(req),
+                     "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n%s",
+                     path, host, strlen(body), body);
+    if (write(fd, req, (size_t)n) != n)
+        return -1;
+    char buf[65536];
+    size_t got = 0;
+    for (;;) {
+        ssize_t k = read(fd, buf + got, sizeof(buf) - 1 - got);
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+        buf[got] = '\0';
+        char *end = strstr(buf, "\r\n\r\n");
+        char *cl = strcasestr(buf, "Content-Length:");
+        if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10))
+            return atoi(buf + 9);
+    }
+}
+
+struct conn {
+    int index, conns;
+    double start, rate, secs;
+    double *lat;
+    size_t count, errors;
+};
+
+static void *conn_main(void *arg)
+{
+    struct conn *c = arg;
+    int fd = connect_to();
+    size_t total = (size_t)(c->rate * c->secs);
+    c->lat = calloc(total / (size_t)c->conns + 2, sizeof(double));
+    for (size_t i = (size_t)c->index; i < total; i += (size_t)c->conns) {
+        double due = c->start + (double)i / c->rate;
+        double now = now_s();
+        if (due > now)
+            usleep((useconds_t)((due - now) * 1e6));
+        if (exchange(fd) != 200)
+            c->errors++;
+        c->lat[c->count++] = (now_s() - due) * 1e3; /* from its scheduled time */
+    }
+    close(fd);
+    return NULL;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int rate_mode(double rate, double secs, int conns)
+{
+    struct conn c[256];
+    pthread_t t[256];
+    double start = now_s() + 0.1;
+    for (int i = 0; i < conns; i++) {
+        c[i] = (struct conn){.index = i, .conns = conns, .start = start, .rate = rate,
+                             .secs = secs};
+        pthread_create(&t[i], NULL, conn_main, &c[i]);
+    }
+    size_t n = 0, errors = 0;
+    for (int i = 0; i < conns; i++) {
+        pthread_join(t[i], NULL);
+        n += c[i].count;
+        errors += c[i].errors;
+    }
+    double took = now_s() - start, *all = calloc(n, sizeof(double));
+    for (int i = 0, k = 0; i < conns; i++)
+        for (size_t j = 0; j < c[i].count; j++)
+            all[k++] = c[i].lat[j];
+    qsort(all, n, sizeof(double), cmp);
+    printf("rate=%.0f achieved=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f requests=%zu errors=%zu\n",
+           rate, (double)n / took, all[n / 2], all[n * 99 / 100], all[n - 1], n, errors);
+    return errors ? 1 : 0;
+}
+
+static int seq_mode(int n)
+{
+    int fd = connect_to();
+    double *ms = calloc((size_t)n, sizeof(double)), sum = 0;
+    for (int i = -3; i < n; i++) {
+        double t0 = now_s();
+        if (exchange(fd) != 200) {
+            fprintf(stderr, "load: a request failed\n");
+            return 1;
+        }
+        if (i >= 0)
+            sum += ms[i] = (now_s() - t0) * 1e3;
+    }
+    qsort(ms, (size_t)n, sizeof(double), cmp);
+    printf("median_ms=%.3f mean_ms=%.3f requests=%d\n", ms[n / 2], sum / n, n);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 6) {
+        host = argv[2];
+        port = atoi(argv[3]);
+        path = argv[4];
+        body = argv[5];
+    }
+    if (argc == 9 && strcmp(argv[1], "rate") == 0)
+        return rate_mode(atof(argv[6]), atof(argv[7]), atoi(argv[8]));
+    if (argc == 7 && strcmp(argv[1], "seq") == 0)
+        return seq_mode(atoi(argv[6]));
+    fprintf(stderr, "usage: load rate HOST PORT PATH BODY RATE SECONDS CONNS\n"
+                    "       load seq HOST PORT PATH BODY N\n");
+    return 2;
+}
