@@ -1,5 +1,5 @@
 # mk/serve.mk: `sbx serve` (src/serve/). The service lives in a module, lib/sbx/libsbx-serve.so
-# (libmicrohttpd, libcurl, libcrypto, jansson), loaded by `sbx serve` only (src/serve/loader.c
+# (libmicrohttpd, libcurl, libcrypto, jansson), loaded by `sbx serve` only (src/cli/cmd_serve.c
 # is all of it inside sbx: those libraries would cost every sbx process ~5 ms to load). The
 # module calls libsbx's public API in the sbx executable, which exports its sbx_* symbols.
 # Unit tests of serve's parts link its objects with libsbx.a; service tests in tests/serve/.
@@ -8,10 +8,9 @@ SERVE_PKGS    := libmicrohttpd libcurl libcrypto
 SERVE_LIBS    := $(shell pkg-config --libs $(SERVE_PKGS) jansson 2>/dev/null)
 CFLAGS_serve  := $(shell pkg-config --cflags $(SERVE_PKGS) 2>/dev/null)
 SERVE_MODULE  := $(BUILD)/lib/sbx/libsbx-serve.so
-SERVE_LOADER  := $(BUILD)/src/serve/loader.o
-SERVE_MOD_SRC := $(filter-out src/serve/loader.c,$(wildcard src/serve/*.c))
+SERVE_LOADER  := $(BUILD)/src/cli/cmd_serve.o
+SERVE_MOD_SRC := $(wildcard src/serve/*.c)
 SERVE_MOD_OBJ := $(SERVE_MOD_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ       += $(SERVE_LOADER)
 
 $(SERVE_LOADER): CPPFLAGS += -DSBX_SERVE_MODULE_BUILD='"$(abspath $(SERVE_MODULE))"' \
                              -DSBX_SERVE_MODULE_INSTALL='"$(PREFIX)/lib/sbx/libsbx-serve.so"'
@@ -39,7 +38,7 @@ $(FUZZ_BUILD)/fuzz/fuzz_serve_request: LDLIBS += $(SERVE_LIBS)
 # Service tests: each file starts its own servers (tests/serve/conftest.py); SBX is this build's.
 SERVE_PYTEST := env,SBX=$(abspath $(BUILD)/sbx),sh,tests/serve/run.sh
 TEST_SUITES += serve/cli=sh,tests/serve/cli.sh,$(BUILD)/sbx \
-               serve/api=$(SERVE_PYTEST),test_api.py \
+               serve/api=$(SERVE_PYTEST),test_api.py,test_unprivileged.py \
                serve/limits=$(SERVE_PYTEST),test_limits.py \
                serve/runners=$(SERVE_PYTEST),test_runners.py,test_drain.py \
                serve/callbacks=$(SERVE_PYTEST),test_callbacks.py \

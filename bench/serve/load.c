@@ -102,8 +102,8 @@ static int rate_mode(double rate, double secs, int conns)
     pthread_t t[256];
     double start = now_s() + 0.1;
     for (int i = 0; i < conns; i++) {
-        c[i] = (struct conn){.index = i, .conns = conns, .start = start, .rate = rate,
-                             .secs = secs};
+        c[i] =
+            (struct conn){.index = i, .conns = conns, .start = start, .rate = rate, .secs = secs};
         pthread_create(&t[i], NULL, conn_main, &c[i]);
     }
     size_t n = 0, errors = 0;

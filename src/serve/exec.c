@@ -1,6 +1,7 @@
 /* serve/exec.c: one run spec through libsbx, in a runner process. Sandboxes are cached by tier
  * and policy text (creating a process-tier handle sets up its cgroup; a run then costs only
  * itself). A run's files land in its directory, which the guest sees at /work, its cwd. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -364,36 +365,74 @@ int exec_write_files(json_t *files, const char *dir)
     return rc;
 }
 
-static const char *clearing; /* nftw has no user pointer; one thread per runner job clears */
+/* nftw has no user pointer: one walk at a time (the lock), its mode in this flag. */
+static bool is_keeping_top;
+static pthread_mutex_t nftw_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Pre-order: a directory the guest made unreadable (chmod 000) is opened up before the walk
+ * enters it. No guest runs while this does: its jail's pid namespace is gone. */
+static int open_up(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    if (flag == FTW_D || flag == FTW_DNR)
+        chmod(path, (st->st_mode & 07777) | S_IRWXU);
+    return 0;
+}
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
     (void)flag;
-    if (ftw->level == 0 && clearing)
-        return 0; /* keep the directory itself */
+    if (ftw->level == 0 && is_keeping_top)
+        return 0;
     remove(path);
     return 0;
 }
 
-static pthread_mutex_t nftw_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool is_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool empty = d != NULL;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, ".."))
+            empty = false;
+    }
+    if (d)
+        closedir(d);
+    return empty;
+}
 
-void exec_clear_dir(const char *dir)
+static void walk_remove(const char *dir, bool keep_top)
 {
     pthread_mutex_lock(&nftw_lock);
-    clearing = dir;
+    is_keeping_top = keep_top;
+    nftw(dir, open_up, 16, FTW_PHYS | FTW_MOUNT);
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-    clearing = NULL;
     pthread_mutex_unlock(&nftw_lock);
+}
+
+bool exec_clear_dir(const char *dir)
+{
+    walk_remove(dir, true);
+    if (is_empty(dir))
+        return true;
+    /* What could not be removed must not reach the next run (another key's, perhaps): the
+     * directory is set aside and a fresh one takes its path. */
+    char aside[4200];
+    static _Atomic unsigned n;
+    snprintf(aside, sizeof(aside), "%s.stale-%u", dir, atomic_fetch_add(&n, 1));
+    if (rename(dir, aside) != 0 || mkdir(dir, 0755) != 0 ||
+        (geteuid() == 0 && chown(dir, 65534, 65534) != 0))
+        return false;
+    fprintf(stderr, "sbx serve: runner: %s could not be emptied; set aside as %s\n", dir, aside);
+    return true;
 }
 
 void exec_remove_dir(const char *dir)
 {
-    if (!dir)
-        return;
-    pthread_mutex_lock(&nftw_lock);
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-    pthread_mutex_unlock(&nftw_lock);
+    if (dir)
+        walk_remove(dir, false);
 }
 
 char *exec_make_dir(const char *root, const char *name)

@@ -280,7 +280,8 @@ int serve_server_main(int argc, char **argv)
     return rc;
 }
 
-/* The module's entry point (loader.h): the only symbol libsbx-serve.so exports. */
+/* The module's entry point (src/cli/cmd_serve.c loads it): the only symbol libsbx-serve.so
+ * exports. */
 __attribute__((visibility("default"))) int sbx_serve_module_entry(int argc, char **argv,
                                                                   bool is_runner);
 int sbx_serve_module_entry(int argc, char **argv, bool is_runner)

@@ -68,7 +68,8 @@ static char *run_one(struct sandbox_cache *cache, struct runner_job *job, json_t
     json_t *files = json_object_get(spec, "files");
     struct exec_dir dir = {0};
     if (files && json_array_size(files) > 0) {
-        exec_clear_dir(slot_dir);
+        if (!exec_clear_dir(slot_dir))
+            return serve_error_result(SBX_E_IO, "runner: cannot empty the run's directory");
         int rc = exec_write_files(files, slot_dir);
         if (rc != 0) {
             char msg[256];

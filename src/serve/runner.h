@@ -45,8 +45,10 @@ char *exec_run(struct sandbox_cache *cache, struct runner_job *job, json_t *spec
 
 /* Writes the spec's files into dir (relative names, no symlink followed). 0, or -errno. */
 int exec_write_files(json_t *files, const char *dir);
-/* Empties dir (never following a symlink) and keeps it. */
-void exec_clear_dir(const char *dir);
+/* Empties dir (never following a symlink; opening up what a guest made unreadable) and keeps
+ * its path: what cannot be removed is set aside and a fresh directory made. False when no
+ * empty directory could be had. */
+bool exec_clear_dir(const char *dir);
 /* A fresh private directory under the runner's temp root; malloc'd path or NULL. */
 char *exec_make_dir(const char *root, const char *name);
 void exec_remove_dir(const char *dir);

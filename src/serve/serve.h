@@ -260,7 +260,7 @@ struct serve_server {
 
 extern struct serve_server *serve_g; /* the one server of this process */
 
-/* `sbx serve` (main.c), through the module's entry (loader.h). */
+/* `sbx serve` (main.c), through the module's entry (src/cli/cmd_serve.c loads it). */
 int serve_server_main(int argc, char **argv);
 /* Starts the HTTP daemon on cfg.listen; false with err. */
 bool serve_http_start(struct serve_server *s, char *err, size_t errlen);

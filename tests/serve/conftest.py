@@ -37,7 +37,7 @@ class Response:
 
 
 class Server:
-    def __init__(self, config=None, args=(), ready=True):
+    def __init__(self, config=None, args=(), ready=True, prefix=()):
         self.dir = tempfile.mkdtemp(prefix="sbx-serve-test-")
         cfg = {"listen": "127.0.0.1:0", "runners": 2, "headerTimeoutMs": 3000,
                "bodyTimeoutMs": 3000}
@@ -45,7 +45,8 @@ class Server:
         self.config_path = os.path.join(self.dir, "config.json")
         self.write_config(cfg)
         self.log = []
-        self.proc = subprocess.Popen([SBX, "serve", "--config", self.config_path, *args],
+        os.chmod(self.dir, 0o755)  # a server started as another user reads its config
+        self.proc = subprocess.Popen([*prefix, SBX, "serve", "--config", self.config_path, *args],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
         self.port = None

@@ -283,3 +283,14 @@ def test_concurrent_clients(server):
     for t in threads:
         t.join()
     assert sorted(results) == [2 * i for i in range(40)]
+
+
+def test_work_dirs_do_not_leak_between_runs(server):
+    # runs go to every slot in turn: enough of them that each slot's /work is reused
+    for i in range(12):
+        j = server.run({"tier": "process", "command": ["/bin/sh", "-c",
+                        "ls -A; mkdir -p d/e; echo s%d > d/e/secret; ln -s /etc l; "
+                        "chmod 000 d/e d; chmod 000 mine" % i],
+                        "files": [{"name": "mine", "content": str(i)}]}).json()
+        assert j["ok"], j
+        assert j["stdout"] == "mine\n", (i, j["stdout"])  # nothing of an earlier run

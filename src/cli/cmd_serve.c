@@ -1,4 +1,5 @@
-/* serve/loader.c: the only part of `sbx serve` inside the sbx binary. The service (and its
+/* cli/cmd_serve.c: `sbx serve` and `sbx __serve-runner`, the only part of the service inside
+ * the sbx binary. The service (and its
  * runners) live in a module, libsbx-serve.so, loaded here on `sbx serve`: linked into sbx,
  * libmicrohttpd, libcurl and libcrypto would cost every sbx process (the CLI, each jailed
  * sbx-js guest) about 5 ms of loading (measured: 0.6 -> 5.9 ms CPU for an empty program).
@@ -14,7 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "serve/loader.h"
+#include "cli/cli.h"
+
+/* The module's one exported function (src/serve/main.c defines it). */
+#define SERVE_MODULE_ENTRY "sbx_serve_module_entry"
+typedef int (*serve_module_entry_fn)(int argc, char **argv, bool is_runner);
 
 #ifndef SBX_SERVE_MODULE_BUILD
 #define SBX_SERVE_MODULE_BUILD ""
@@ -66,12 +71,12 @@ static int load_and_run(int argc, char **argv, bool is_runner)
     return entry(argc, argv, is_runner);
 }
 
-int serve_main(int argc, char **argv)
+int cli_serve(int argc, char **argv)
 {
     return load_and_run(argc, argv, false);
 }
 
-int serve_runner_main(int argc, char **argv)
+int cli_serve_runner(int argc, char **argv)
 {
     return load_and_run(argc, argv, true);
 }
