@@ -16,6 +16,7 @@ struct tracked {
     struct serve_sub *sub;
     int refs;
     bool is_done, is_subscribed, is_queued_for_janitor;
+    bool has_waiter; /* a request waits: it finishes the run itself, no janitor needed */
     char *result;
     size_t len;
     pthread_cond_t cond;
@@ -67,7 +68,7 @@ static void on_result(void *user, const struct serve_event *ev)
     t->len = copy ? ev->len : 0;
     t->is_done = true;
     pthread_cond_broadcast(&t->cond);
-    if (t->is_subscribed)
+    if (t->is_subscribed && !t->has_waiter)
         to_janitor(t);
     pthread_mutex_unlock(&T.lock);
 }
@@ -178,7 +179,8 @@ bool api_submit(struct http_req *req, struct serve_req *sr, char id[SERVE_ID_MAX
     pthread_mutex_lock(&T.lock);
     t->sub = sub;
     t->is_subscribed = true;
-    if (t->is_done)
+    t->has_waiter = sr->wait;
+    if (t->is_done && !t->has_waiter)
         to_janitor(t);
     pthread_mutex_unlock(&T.lock);
     serve_pool_pump(s->pool);
@@ -200,9 +202,13 @@ char *api_wait(struct tracked *t, size_t *len)
     pthread_mutex_lock(&T.lock);
     while (!t->is_done && pthread_cond_timedwait(&t->cond, &T.lock, &until) == 0)
         ;
-    char *copy = t->is_done && t->result ? strndup(t->result, t->len) : NULL;
+    bool is_done = t->is_done;
+    char *copy = is_done && t->result ? strndup(t->result, t->len) : NULL;
     *len = copy ? t->len : 0;
+    t->has_waiter = false; /* gone: a result that comes later goes to the janitor */
     pthread_mutex_unlock(&T.lock);
+    if (is_done)
+        finish(serve_g, t); /* here, saving the janitor's wake-up */
     return copy;
 }
 

@@ -285,6 +285,7 @@ static enum MHD_Result begin(struct serve_server *s, struct MHD_Connection *conn
     req->conn = conn;
     req->start_ns = now_ns();
     *con_cls = req;
+    atomic_fetch_add(&s->requests, 1); /* until MHD says it completed (answer sent) */
     set_phase(conn, PH_BODY);
     unsigned status = route(req, method, url);
     if (status) {
@@ -378,12 +379,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
     (void)toe;
+    struct serve_server *s = cls;
     struct http_req *req = *con_cls;
     if (req) {
         free(req->body);
         free(req);
+        atomic_fetch_sub(&s->requests, 1);
     }
     *con_cls = NULL;
     set_phase(conn, PH_HEADERS); /* keep-alive: the next request's headers are due */
@@ -441,7 +443,7 @@ bool serve_http_start(struct serve_server *s, char *err, size_t errlen)
         return false;
     reaper.header_ns = s->cfg.header_timeout_ms * 1000000ull;
     reaper.body_ns = s->cfg.body_timeout_ms * 1000000ull;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     s->httpd = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -470,8 +472,14 @@ bool serve_http_start(struct serve_server *s, char *err, size_t errlen)
 
 void serve_http_stop(struct serve_server *s)
 {
-    if (s->httpd)
+    if (s->httpd) {
+        /* No new connection; the requests under way (a waiting client whose run has just
+         * ended, an events stream's last event) get up to 5 s to send their answers. */
+        MHD_quiesce_daemon(s->httpd);
+        for (int i = 0; i < 500 && atomic_load(&s->requests) > 0; i++)
+            usleep(10000);
         MHD_stop_daemon(s->httpd);
+    }
     s->httpd = NULL;
     if (reaper.is_running) {
         pthread_mutex_lock(&reaper.lock);

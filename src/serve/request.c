@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,8 +268,8 @@ static bool is_set(json_t *policy, const char *key)
 
 /* Checks policy (a JSON object, or NULL) for key and returns the policy the run gets: the
  * request's own, with each limit it leaves out set to min(library default, ceiling). */
-static json_t *ceiling_policy(const struct serve_key *key, json_t *policy, const char *path,
-                              int *status, char *err, size_t errlen)
+static json_t *check_policy(const struct serve_key *key, json_t *policy, const char *path,
+                            int *status, char *err, size_t errlen)
 {
     if (policy && !json_is_object(policy)) {
         *status = fail(400, err, errlen, "%s: must be an object", path);
@@ -314,6 +315,41 @@ static json_t *ceiling_policy(const struct serve_key *key, json_t *policy, const
         json_decref(p);
         return NULL;
     }
+    return p;
+}
+
+/* A run without a policy gets the same one for every request of a ceiling: kept, not
+ * recomputed (parsing and resolving a policy is most of a small request's cost). */
+static struct {
+    pthread_mutex_t lock;
+    struct serve_ceiling ceiling[16];
+    json_t *policy[16];
+    size_t count;
+} defaults = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static json_t *ceiling_policy(const struct serve_key *key, json_t *policy, const char *path,
+                              int *status, char *err, size_t errlen)
+{
+    if (policy)
+        return check_policy(key, policy, path, status, err, errlen);
+    json_t *found = NULL;
+    pthread_mutex_lock(&defaults.lock);
+    for (size_t i = 0; i < defaults.count && !found; i++) {
+        if (memcmp(&defaults.ceiling[i], &key->ceiling, sizeof(key->ceiling)) == 0)
+            found = json_deep_copy(defaults.policy[i]);
+    }
+    pthread_mutex_unlock(&defaults.lock);
+    if (found) {
+        *status = 0;
+        return found;
+    }
+    json_t *p = check_policy(key, NULL, path, status, err, errlen);
+    pthread_mutex_lock(&defaults.lock);
+    if (p && defaults.count < 16) {
+        defaults.ceiling[defaults.count] = key->ceiling;
+        defaults.policy[defaults.count++] = json_deep_copy(p);
+    }
+    pthread_mutex_unlock(&defaults.lock);
     return p;
 }
 

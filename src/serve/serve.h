@@ -253,7 +253,7 @@ struct serve_server {
     struct MHD_Daemon *httpd;
     atomic_bool is_draining;
     atomic_uint_fast64_t in_flight; /* runs accepted, not yet done */
-    atomic_uint_fast64_t requests;
+    atomic_uint_fast64_t requests;  /* HTTP requests begun, not completed (drain waits) */
     pthread_mutex_t done_lock;
     pthread_cond_t done_cond; /* in_flight went down */
 };

@@ -40,7 +40,7 @@ STAGE_KEYS = {"stdout", "stderr", "output", "code", "signal", "message", "status
 def test_python_run(server):
     st, j = execute(server, {"language": "py", "version": "*",
                              "files": [{"content": "import sys\nprint(sys.argv[1:], input())\n"
-                                       "print('e', file=sys.stderr)"}],
+                                       "sys.stdout.flush()\nprint('e', file=sys.stderr)"}],
                              "stdin": "in", "args": ["1", "2"]})
     assert st == 200, j
     assert j["language"] == "python" and j["version"][0].isdigit()
