@@ -148,10 +148,17 @@ static void default_signals(void)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    for (int sig = 1; sig < NSIG; sig++) {
-        struct sigaction sa;
-        if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-            signal(sig, SIG_DFL);
+    /* The raw call: libc refuses its own signals (32, 33), which a sanitizer runtime ignores. */
+    struct kernel_sigaction {
+        void (*handler)(int);
+        unsigned long flags;
+        void (*restorer)(void);
+        uint64_t mask;
+    } sa, dfl = {.handler = SIG_DFL};
+    for (int sig = 1; sig < 65; sig++) {
+        if (syscall(SYS_rt_sigaction, sig, NULL, &sa, sizeof(uint64_t)) == 0 &&
+            sa.handler == SIG_IGN)
+            syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
     }
 }
 

@@ -22,6 +22,7 @@ extern char **environ;
 
 struct flight {
     uint64_t tag;
+    unsigned gen; /* its runner's generation */
     struct serve_claim claim;
     struct runner_proc *runner;
     struct flight *next;
@@ -32,6 +33,7 @@ struct runner_proc {
     unsigned index;
     pid_t pid;
     int fd;
+    unsigned gen; /* +1 at each start, under write_lock */
     bool is_ready;
     pthread_t reader;
     pthread_mutex_t write_lock;
@@ -66,11 +68,13 @@ static void log_line(const char *fmt, ...)
     fprintf(stderr, "sbx serve: %s\n", msg);
 }
 
-static int write_frame(struct runner_proc *r, uint8_t type, uint64_t tag, const char *data,
-                       size_t len)
+/* Writes to runner r as it was at generation gen (0: whichever runs now). */
+static int write_frame(struct runner_proc *r, unsigned gen, uint8_t type, uint64_t tag,
+                       const char *data, size_t len)
 {
     pthread_mutex_lock(&r->write_lock);
-    int rc = r->fd >= 0 ? serve_frame_write(r->fd, type, 0, tag, data, (uint32_t)len) : -1;
+    bool is_same = r->fd >= 0 && (gen == 0 || gen == r->gen);
+    int rc = is_same ? serve_frame_write(r->fd, type, 0, tag, data, (uint32_t)len) : -1;
     pthread_mutex_unlock(&r->write_lock);
     return rc;
 }
@@ -108,6 +112,7 @@ static bool spawn(struct runner_proc *r)
     }
     pthread_mutex_lock(&r->write_lock);
     r->fd = sv[0];
+    r->gen++; /* never 0: frames for a runner that died go nowhere */
     pthread_mutex_unlock(&r->write_lock);
     r->pid = pid;
     return true;
@@ -130,12 +135,22 @@ static void on_cancel(void *user, const struct serve_claim *c)
 {
     (void)c;
     struct flight *f = user;
-    write_frame(f->runner, FRAME_ABORT, f->tag, NULL, 0);
+    write_frame(f->runner, f->gen, FRAME_ABORT, f->tag, NULL, 0);
 }
+
+/* A RUN frame to write once the lock is released: everything it needs is its own, since the
+ * flight may be completed and freed meanwhile (a runner that answers at once, or dies). */
+struct outgoing {
+    struct runner_proc *runner;
+    unsigned gen;
+    uint64_t tag;
+    char *payload;
+    size_t len;
+};
 
 void serve_pool_pump(struct serve_pool *p)
 {
-    struct flight *sent[64];
+    struct outgoing sent[64];
     for (;;) {
         size_t n = 0;
         pthread_mutex_lock(&p->lock);
@@ -150,17 +165,26 @@ void serve_pool_pump(struct serve_pool *p)
             }
             f->tag = ++p->next_tag;
             f->runner = r;
+            f->gen = r->gen;
             f->next = r->flights;
             r->flights = f;
             r->count++;
-            sent[n++] = f;
+            sent[n++] = (struct outgoing){.runner = r,
+                                          .gen = r->gen,
+                                          .tag = f->tag,
+                                          .payload = f->claim.payload,
+                                          .len = f->claim.payload_len};
+            f->claim.payload = NULL; /* completing needs only the id and the attempt */
         }
         pthread_mutex_unlock(&p->lock);
         /* Written outside the lock: a big payload must not hold up readers. A runner that
-         * died meanwhile fails these runs from its reader, as it does its others. */
-        for (size_t i = 0; i < n; i++)
-            write_frame(sent[i]->runner, FRAME_RUN, sent[i]->tag, sent[i]->claim.payload,
-                        sent[i]->claim.payload_len);
+         * died meanwhile has failed these runs from its reader; its successor must not get
+         * them (the generation check). */
+        for (size_t i = 0; i < n; i++) {
+            write_frame(sent[i].runner, sent[i].gen, FRAME_RUN, sent[i].tag, sent[i].payload,
+                        sent[i].len);
+            free(sent[i].payload);
+        }
         if (n < 64)
             return;
     }
@@ -361,7 +385,7 @@ void serve_pool_abort_all(struct serve_pool *p)
     pthread_mutex_lock(&p->lock);
     for (unsigned i = 0; i < p->n; i++) {
         for (struct flight *f = p->runners[i].flights; f; f = f->next)
-            write_frame(&p->runners[i], FRAME_ABORT, f->tag, NULL, 0);
+            write_frame(&p->runners[i], f->gen, FRAME_ABORT, f->tag, NULL, 0);
     }
     pthread_mutex_unlock(&p->lock);
 }
@@ -402,7 +426,7 @@ void serve_pool_metrics(struct serve_pool *p, FILE *out)
     for (unsigned i = 0; i < n; i++) {
         p->runners[i].has_metrics = false;
         if (p->runners[i].is_ready)
-            write_frame(&p->runners[i], FRAME_METRICS, 0, NULL, 0);
+            write_frame(&p->runners[i], 0, FRAME_METRICS, 0, NULL, 0);
     }
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
