@@ -103,7 +103,8 @@ echo "== 4. server RSS"
 start_server '{"listen": "127.0.0.1:0", "runners": 1, "runnerSlots": 1, "drainMs": 0,
   "anonymous": {"ratePerSecond": 1000000, "concurrency": 100000}}'
 idle=$(rss_kb)
-curl -s "http://127.0.0.1:$port/v1/runs" -d '{"tier":"worker","code":"for(;;){}","policy":{"timeoutMs":600000},"wait":false}' >/dev/null
+curl -s "http://127.0.0.1:$port/v1/runs" -d '{"tier":"worker","code":"for(;;){}","policy":{"timeoutMs":60000},"wait":false}' >/dev/null
+sleep 0.5 # the one slot now runs it: what follows stays queued
 "$BIN/load" rate 127.0.0.1 "$port" /v1/runs \
     '{"tier":"worker","code":"return context.a + 1","context":{"a":41},"wait":false}' 5000 2 4 |
     sed 's/^/queued 10,000 runs: /'

@@ -496,6 +496,9 @@ static int finish_req(json_t *payload, bool wait, const char *callback_url, bool
                       struct serve_req *out, const struct serve_config *cfg, char *err,
                       size_t errlen)
 {
+    json_t *spec = is_batch ? json_object_get(payload, "prepare") : json_object_get(payload, "run");
+    const char *tier = json_string_value(json_object_get(spec, "tier"));
+    out->is_js = tier && strcmp(tier, "worker") == 0;
     if (callback_url) {
         const char *why = serve_callback_check_url(callback_url, cfg->callback_allow_private);
         if (why) {

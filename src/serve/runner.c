@@ -1,7 +1,10 @@
 /* serve/runner.c: `sbx __serve-runner`, the process guests run in. The server starts it with a
  * socketpair on fd 3: RUN frames come in, slot threads run them through libsbx (each with its
- * own sandbox cache and /work directory), CHUNK and RESULT frames go back. A guest that takes
- * this process down costs only its own runs; the server starts another runner. */
+ * own sandbox cache and /work directory), CHUNK and RESULT frames go back. Leader/followers:
+ * one idle slot reads the socket; the one that reads a RUN hands the reading to another and
+ * runs it itself, so no thread wakes on a run's way in. slots + 1 threads: one always reads
+ * (ABORT, METRICS) while every slot runs. A guest that takes this process down costs only its
+ * own runs; the server starts another runner. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -9,26 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "serve/runner.h"
 
-#define RUNNER_FD 3
-
-struct pending {
-    struct serve_frame frame;
-    struct runner_job *job;
-    struct pending *next;
-};
+#define RUNNER_FD    3
+#define EARLY_ABORTS 64
 
 struct runner {
     int fd;
     pthread_mutex_t write_lock;
-    pthread_mutex_t lock; /* guards the queue, the active list, is_closing */
-    pthread_cond_t cond;
-    struct pending *head, *tail;
+    pthread_mutex_t lock; /* guards the active list, has_reader, is_closing */
+    pthread_cond_t cond;  /* the reading is free */
+    bool has_reader;
     struct runner_job *active[256];
+    uint64_t early_aborts[EARLY_ABORTS]; /* ABORTs that came before their RUN */
+    unsigned early_next;
     bool is_closing;
     unsigned slots, batch_parallel;
     char *root;
@@ -40,10 +41,8 @@ static struct runner R;
 static void send_frame(uint8_t type, uint8_t stream, uint64_t tag, const char *data, size_t len)
 {
     pthread_mutex_lock(&R.write_lock);
-    if (serve_frame_write(R.fd, type, stream, tag, data, (uint32_t)len) != 0) {
-        /* The server is gone: nothing left to do but leave (the jail's pid 1s die with us). */
-        _exit(0);
-    }
+    if (serve_frame_write(R.fd, type, stream, tag, data, (uint32_t)len) != 0)
+        shutdown(R.fd, SHUT_RD); /* the server is gone: the reader sees the end, all leave */
     pthread_mutex_unlock(&R.write_lock);
 }
 
@@ -103,9 +102,13 @@ static char *run_payload(struct sandbox_cache *cache, struct runner_job *job,
     return json;
 }
 
+static bool is_early_aborted(uint64_t tag);
+
 static void set_active(struct runner_job *job, bool on)
 {
     pthread_mutex_lock(&R.lock);
+    if (on && is_early_aborted(job->tag))
+        atomic_store(&job->is_aborted, true); /* exec.c aborts its sandbox at once */
     for (size_t i = 0; i < sizeof(R.active) / sizeof(R.active[0]); i++) {
         if (on ? R.active[i] == NULL : R.active[i] == job) {
             R.active[i] = on ? job : NULL;
@@ -115,85 +118,16 @@ static void set_active(struct runner_job *job, bool on)
     pthread_mutex_unlock(&R.lock);
 }
 
-static void *slot_main(void *arg)
-{
-    char name[32];
-    snprintf(name, sizeof(name), "slot%u", (unsigned)(uintptr_t)arg);
-    char *slot_dir = exec_make_dir(R.root, name);
-    struct sandbox_cache *cache = sandbox_cache_create();
-    for (;;) {
-        pthread_mutex_lock(&R.lock);
-        while (!R.head && !R.is_closing)
-            pthread_cond_wait(&R.cond, &R.lock);
-        struct pending *p = R.head;
-        if (p) {
-            R.head = p->next;
-            if (!R.head)
-                R.tail = NULL;
-        }
-        pthread_mutex_unlock(&R.lock);
-        if (!p)
-            break;
-        set_active(p->job, true);
-        char *json = slot_dir && cache
-                         ? run_payload(cache, p->job, &p->frame, slot_dir)
-                         : serve_error_result(SBX_E_IO, "runner: no work directory for this slot");
-        set_active(p->job, false);
-        send_result(p->job->tag, json);
-        pthread_mutex_destroy(&p->job->lock);
-        free(p->job);
-        serve_frame_free(&p->frame);
-        free(p);
-    }
-    sandbox_cache_destroy(cache);
-    exec_remove_dir(slot_dir);
-    free(slot_dir);
-    return NULL;
-}
-
-static void enqueue(struct serve_frame *f)
-{
-    struct pending *p = calloc(1, sizeof(*p));
-    struct runner_job *job = calloc(1, sizeof(*job));
-    if (!p || !job) {
-        free(p);
-        free(job);
-        send_result(f->tag, NULL);
-        serve_frame_free(f);
-        return;
-    }
-    job->tag = f->tag;
-    pthread_mutex_init(&job->lock, NULL);
-    p->frame = *f;
-    p->job = job;
-    pthread_mutex_lock(&R.lock);
-    if (R.tail)
-        R.tail->next = p;
-    else
-        R.head = p;
-    R.tail = p;
-    pthread_cond_signal(&R.cond);
-    pthread_mutex_unlock(&R.lock);
-}
-
-/* ABORT: a job still waiting here ends at once; a running one has its sandboxes aborted. */
+/* ABORT: the run's sandboxes are aborted (a run the server thinks is here but this runner
+ * has not started cannot exist: the RUN frame came first on the same socket). */
 static void abort_tag(uint64_t tag)
 {
-    struct pending *dropped = NULL;
     pthread_mutex_lock(&R.lock);
-    for (struct pending **pp = &R.head; *pp; pp = &(*pp)->next) {
-        if ((*pp)->job->tag == tag) {
-            dropped = *pp;
-            *pp = dropped->next;
-            R.tail = NULL;
-            for (struct pending *q = R.head; q; q = q->next)
-                R.tail = q;
-            break;
-        }
-    }
-    for (size_t i = 0; !dropped && i < sizeof(R.active) / sizeof(R.active[0]); i++) {
+    bool is_found = false;
+    for (size_t i = 0; i < sizeof(R.active) / sizeof(R.active[0]); i++) {
         struct runner_job *job = R.active[i];
         if (job && job->tag == tag) {
+            is_found = true;
             pthread_mutex_lock(&job->lock);
             atomic_store(&job->is_aborted, true);
             for (int k = 0; k < 64; k++) {
@@ -203,14 +137,108 @@ static void abort_tag(uint64_t tag)
             pthread_mutex_unlock(&job->lock);
         }
     }
+    if (!is_found) /* its RUN is still on its way (the server writes it after the ABORT's
+                    * decision): remembered, so the run ends at once when it comes */
+        R.early_aborts[R.early_next++ % EARLY_ABORTS] = tag;
     pthread_mutex_unlock(&R.lock);
-    if (dropped) {
-        send_result(tag, serve_error_result(SBX_E_ABORTED, "run was aborted by the host"));
-        serve_frame_free(&dropped->frame);
-        pthread_mutex_destroy(&dropped->job->lock);
-        free(dropped->job);
-        free(dropped);
+}
+
+static bool is_early_aborted(uint64_t tag) /* R.lock held */
+{
+    for (int i = 0; i < EARLY_ABORTS; i++) {
+        if (R.early_aborts[i] == tag)
+            return true;
     }
+    return false;
+}
+
+static void abort_all(void)
+{
+    uint64_t tags[256];
+    size_t n = 0;
+    pthread_mutex_lock(&R.lock);
+    for (size_t i = 0; i < sizeof(R.active) / sizeof(R.active[0]); i++) {
+        if (R.active[i])
+            tags[n++] = R.active[i]->tag;
+    }
+    pthread_mutex_unlock(&R.lock);
+    for (size_t i = 0; i < n; i++)
+        abort_tag(tags[i]);
+}
+
+static void reply_metrics(uint64_t tag);
+
+/* Reads frames until a RUN (returned) or the end of the socket (false). */
+static bool read_run(struct serve_frame *f)
+{
+    while (serve_frame_read(R.fd, f) == 0) {
+        if (f->type == FRAME_RUN)
+            return true;
+        if (f->type == FRAME_ABORT)
+            abort_tag(f->tag);
+        else if (f->type == FRAME_METRICS)
+            reply_metrics(f->tag);
+        serve_frame_free(f);
+    }
+    return false;
+}
+
+/* Becomes the reader, reads a RUN, hands the reading on; false when the runner closes. */
+static bool next_run(struct serve_frame *f)
+{
+    pthread_mutex_lock(&R.lock);
+    while (R.has_reader && !R.is_closing)
+        pthread_cond_wait(&R.cond, &R.lock);
+    bool is_closing = R.is_closing;
+    R.has_reader = !is_closing;
+    pthread_mutex_unlock(&R.lock);
+    bool got = !is_closing && read_run(f);
+    pthread_mutex_lock(&R.lock);
+    R.has_reader = false;
+    if (!got)
+        R.is_closing = true; /* the server closed the socket */
+    pthread_cond_signal(&R.cond);
+    if (!got)
+        pthread_cond_broadcast(&R.cond);
+    pthread_mutex_unlock(&R.lock);
+    if (!got && !is_closing)
+        abort_all(); /* no one will take their results */
+    return got;
+}
+
+static void run_frame(struct sandbox_cache *cache, const char *slot_dir, struct serve_frame *f)
+{
+    struct runner_job *job = calloc(1, sizeof(*job));
+    if (!job) {
+        send_result(f->tag, NULL);
+        return;
+    }
+    job->tag = f->tag;
+    pthread_mutex_init(&job->lock, NULL);
+    set_active(job, true);
+    char *json = slot_dir && cache ? run_payload(cache, job, f, slot_dir)
+                                   : serve_error_result(SBX_E_IO, "runner: no work directory");
+    set_active(job, false);
+    send_result(job->tag, json);
+    pthread_mutex_destroy(&job->lock);
+    free(job);
+}
+
+static void *slot_main(void *arg)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "slot%u", (unsigned)(uintptr_t)arg);
+    char *slot_dir = exec_make_dir(R.root, name);
+    struct sandbox_cache *cache = sandbox_cache_create();
+    struct serve_frame f;
+    while (next_run(&f)) {
+        run_frame(cache, slot_dir, &f);
+        serve_frame_free(&f);
+    }
+    sandbox_cache_destroy(cache);
+    exec_remove_dir(slot_dir);
+    free(slot_dir);
+    return NULL;
 }
 
 /* HELLO: the tiers this host runs and what the process tier enforces (its /bin/true probe). */
@@ -304,34 +332,16 @@ int serve_runner_run(int argc, char **argv)
     }
     if (sbx_prometheus_create(&R.prom) == SBX_OK)
         sbx_telemetry_set_hooks(sbx_prometheus_hooks(R.prom));
-    pthread_t threads[64];
-    for (unsigned i = 0; i < R.slots; i++)
+    pthread_t threads[65];
+    hello(); /* before any thread reads: the server's first frames come after it */
+    for (unsigned i = 0; i <= R.slots; i++) /* one more than slots: one always reads */
         pthread_create(&threads[i], NULL, slot_main, (void *)(uintptr_t)i);
-    hello();
-    struct serve_frame f;
-    while (serve_frame_read(R.fd, &f) == 0) {
-        if (f.type == FRAME_RUN) {
-            enqueue(&f); /* owns the frame now */
-            continue;
-        }
-        if (f.type == FRAME_ABORT)
-            abort_tag(f.tag);
-        else if (f.type == FRAME_METRICS)
-            reply_metrics(f.tag);
-        serve_frame_free(&f);
-    }
-    /* The server closed the socket: abort what runs, let the slots end, clean up. */
-    pthread_mutex_lock(&R.lock);
-    R.is_closing = true;
-    pthread_cond_broadcast(&R.cond);
-    pthread_mutex_unlock(&R.lock);
-    for (size_t i = 0; i < sizeof(R.active) / sizeof(R.active[0]); i++) {
-        if (R.active[i])
-            abort_tag(R.active[i]->tag);
-    }
-    for (unsigned i = 0; i < R.slots; i++)
+    for (unsigned i = 0; i <= R.slots; i++)
         pthread_join(threads[i], NULL);
     exec_remove_dir(R.root);
+    free(R.root);
     sbx_shutdown();
+    sbx_telemetry_set_hooks(NULL);
+    sbx_prometheus_destroy(R.prom);
     return 0;
 }

@@ -194,6 +194,7 @@ struct serve_req {
     bool wait;
     char *callback_url;
     bool is_batch;
+    bool is_js; /* the worker tier: SERVE_JOB_JS */
 };
 
 /* Validates a POST /v1/runs body (already parsed) for key: shape, sizes, the key's tiers and

@@ -52,8 +52,9 @@ class Server:
         self.port = None
         self._lines = threading.Condition()
         threading.Thread(target=self._read_log, daemon=True).start()
-        self.wait_log(r"listening on ", 30)
-        m = re.search(r"listening on \[?([0-9a-f.:]+?)\]?:(\d+)$", self.logtext(), re.M)
+        where = r"listening on \[?([0-9a-f.:]+?)\]?:(\d+)$"
+        self.wait_log(where, 30)
+        m = re.search(where, self.logtext(), re.M)
         self.host, self.port = m.group(1), int(m.group(2))
         self.base = "http://%s:%d" % (self.host if ":" not in self.host else "[%s]" % self.host,
                                       self.port)
@@ -77,7 +78,7 @@ class Server:
     def wait_log(self, pattern, timeout):
         deadline = time.monotonic() + timeout
         with self._lines:
-            while not re.search(pattern, "\n".join(self.log)):
+            while not re.search(pattern, "\n".join(self.log), re.M):
                 left = deadline - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None:
                     raise AssertionError("no %r in the server's log:\n%s" % (pattern,

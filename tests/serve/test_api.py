@@ -158,7 +158,7 @@ def test_events_of_a_process_run_and_resume(server):
 
 
 def test_delete_queued_and_running(server):
-    # fill every slot (2 runners x 4) with long runs, then one more waits in the queue
+    # fill every JavaScript slot (2 runners x 4) with long runs, then one more waits
     long = [server.run({"tier": "worker", "code": "for(;;){}", "policy": {"timeoutMs": 20000},
                         "wait": False}).json()["id"] for _ in range(8)]
     queued = server.run({"tier": "worker", "code": "return 1", "wait": False}).json()["id"]
@@ -262,7 +262,7 @@ def test_metrics_promtool(server):
     text = server.metrics()
     assert 'sandbox_runs_total{' in text and 'runner="' in text  # the library's, per runner
     assert 'sbx_serve_http_requests_total{route="/v1/runs",status="200"}' in text
-    for name in ("sbx_serve_queue_depth", "sbx_serve_runs_in_flight", "sbx_serve_runners_alive 2",
+    for name in ("sbx_serve_queue_depth", "sbx_serve_runs_in_flight", "sbx_serve_runners_alive 4",
                  "sbx_serve_runners_restarted_total"):
         assert name in text
     p = subprocess.run(["promtool", "check", "metrics"], input=text, text=True,

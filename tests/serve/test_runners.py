@@ -37,10 +37,10 @@ def ancestor_in(pid, candidates):
 
 
 def test_a_dead_runner_fails_only_its_run():
-    s = Server({"runners": 2, "runnerSlots": 1})
+    s = Server({"runners": 2, "runnerSlots": 1})  # per class: 2 + 2 processes
     try:
         runners = s.runner_pids()
-        assert len(runners) == 2
+        assert len(runners) == 4  # 2 for JavaScript, 2 for jails
         victim = {}
 
         def run_victim():
@@ -79,12 +79,12 @@ def test_a_dead_runner_fails_only_its_run():
             [r for r in results if not r.get("ok")]
         s.wait_log(r"runner \d+ \(pid %d\) died \(signal 9\); 1 run\(s\) failed" % doomed, 10)
         deadline = time.monotonic() + 30
-        while "sbx_serve_runners_alive 2" not in s.metrics():
+        while "sbx_serve_runners_alive 4" not in s.metrics():
             assert time.monotonic() < deadline, s.metrics()
             time.sleep(0.1)
         assert "sbx_serve_runners_restarted_total 1" in s.metrics()
         fresh = s.runner_pids()
-        assert len(fresh) == 2 and doomed not in fresh
+        assert len(fresh) == 4 and doomed not in fresh
         # the new runner works: runs that need both runners at once finish
         both = [s.run({"tier": "worker", "code": "return 2", "wait": False}).json()["id"]
                 for _ in range(4)]
