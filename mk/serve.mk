@@ -47,10 +47,10 @@ TEST_DEPS += $(SERVE_MODULE)
 
 # make bench-serve: the service against the library in the same run (bench/serve/run.sh).
 BENCH_SERVE_BIN := $(BUILD)/bench/serve/bench_lib $(BUILD)/bench/serve/load
-$(BUILD)/bench/serve/bench_lib: bench/serve/bench_lib.c $(BUILD)/libsbx.a
+$(BUILD)/bench/serve/bench_lib: bench/serve/bench_lib.c bench/serve/http_client.h $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
-$(BUILD)/bench/serve/load: bench/serve/load.c
+$(BUILD)/bench/serve/load: bench/serve/load.c bench/serve/http_client.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 .PHONY: bench-serve

@@ -2,6 +2,9 @@
  * figures, measured in the same run. Modes:
  *   worker THREADS SECONDS   runs/s of `return context.a + 1`, one sandbox per thread
  *   process RUNS             median and mean ms of /bin/true, one reused sandbox
+ *   pair PORT RUNS           /bin/true through the library and through sbx serve on PORT,
+ *                            one of each in turn, so the machine's load falls on both alike;
+ *                            the median of the per-pair differences is the service's cost
  * Prints one line of key=value pairs. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,12 +15,7 @@
 
 #include <sbx.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "http_client.h"
 
 static atomic_long total;
 static double until;
@@ -56,6 +54,43 @@ static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+static int pair(int to_port, int n)
+{
+    host = "127.0.0.1";
+    port = to_port;
+    path = "/v1/runs";
+    body = "{\"tier\":\"process\",\"command\":[\"/bin/true\"]}";
+    int fd = connect_to();
+    sbx_sandbox *sb = sandbox(SBX_BACKEND_PROCESS);
+    const char *cmd[] = {"/bin/true", NULL};
+    sbx_run_input in = {.argv = cmd};
+    double *lib = calloc((size_t)n, sizeof(double)), *http = calloc((size_t)n, sizeof(double));
+    double *diff = calloc((size_t)n, sizeof(double));
+    for (int i = -5; i < n; i++) { /* 5 warm-up pairs */
+        double t0 = now_s();
+        sbx_result r;
+        sbx_sandbox_run(sb, &in, &r);
+        bool ok = r.ok;
+        sbx_result_free(&r);
+        double t1 = now_s();
+        if (!ok || exchange(fd) != 200)
+            return 1;
+        if (i >= 0) {
+            lib[i] = (t1 - t0) * 1e3;
+            http[i] = (now_s() - t1) * 1e3;
+            diff[i] = http[i] - lib[i];
+        }
+    }
+    qsort(lib, (size_t)n, sizeof(double), cmp);
+    qsort(http, (size_t)n, sizeof(double), cmp);
+    qsort(diff, (size_t)n, sizeof(double), cmp);
+    printf("library_ms=%.3f http_ms=%.3f added_ms=%.3f added_p25_ms=%.3f added_p75_ms=%.3f "
+           "pairs=%d\n",
+           lib[n / 2], http[n / 2], diff[n / 2], diff[n / 4], diff[3 * n / 4], n);
+    sbx_sandbox_destroy(sb);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -104,6 +139,8 @@ int main(int argc, char **argv)
         sbx_sandbox_destroy(sb);
         return 0;
     }
-    fprintf(stderr, "usage: bench_lib worker THREADS SECONDS | process RUNS\n");
+    if (argc == 4 && strcmp(argv[1], "pair") == 0)
+        return pair(atoi(argv[2]), atoi(argv[3]));
+    fprintf(stderr, "usage: bench_lib worker THREADS SECONDS | process RUNS | pair PORT RUNS\n");
     return 2;
 }

@@ -97,7 +97,15 @@ static bool spawn(struct runner_proc *r)
     char slots[16], par[16];
     snprintf(slots, sizeof(slots), "%u", p->slots);
     snprintf(par, sizeof(par), "%llu", (unsigned long long)p->batch_parallel);
-    char *argv[] = {"sbx", "__serve-runner", "--slots", slots, "--batch-parallel", par, NULL};
+    char *argv[] = {"sbx",
+                    "__serve-runner",
+                    "--class",
+                    r->class == CLASS_JS ? "js" : "jail",
+                    "--slots",
+                    slots,
+                    "--batch-parallel",
+                    par,
+                    NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears FD_CLOEXEC on fd 3 */
@@ -425,31 +433,35 @@ void serve_pool_abort_all(struct serve_pool *p)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Appends the names in hello's list key to dst (comma-separated) that it has not yet. */
+static void add_names(char *dst, size_t cap, const char *hello, const char *key)
+{
+    json_t *h = hello ? json_loads(hello, 0, NULL) : NULL;
+    json_t *list = json_object_get(h, key);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const char *name = json_string_value(json_array_get(list, i));
+        size_t len = strlen(dst);
+        if (name && !strstr(dst, name))
+            snprintf(dst + len, cap - len, "%s%s", len ? "," : "", name);
+    }
+    json_decref(h);
+}
+
 void serve_pool_stats(struct serve_pool *p, struct serve_pool_stats *out)
 {
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&p->lock);
     out->restarted = p->restarted;
     out->slots = (uint64_t)p->n * p->slots;
-    const char *hello = NULL;
     for (unsigned i = 0; i < p->n; i++) {
-        out->alive += p->runners[i].is_ready;
-        out->in_flight += p->runners[i].count;
-        if (!hello && p->runners[i].hello)
-            hello = p->runners[i].hello;
+        struct runner_proc *r = &p->runners[i];
+        out->alive += r->is_ready;
+        out->in_flight += r->count;
+        add_names(out->tiers, sizeof(out->tiers), r->hello, "tiers");
+        if (r->class == CLASS_JAIL && !out->enforced[0])
+            add_names(out->enforced, sizeof(out->enforced), r->hello, "enforced");
     }
-    json_error_t je;
-    json_t *h = hello ? json_loads(hello, 0, &je) : NULL;
     pthread_mutex_unlock(&p->lock);
-    for (int k = 0; k < 2; k++) {
-        json_t *list = json_object_get(h, k ? "enforced" : "tiers");
-        char *dst = k ? out->enforced : out->tiers;
-        size_t cap = k ? sizeof(out->enforced) : sizeof(out->tiers), len = 0;
-        for (size_t i = 0; i < json_array_size(list) && len < cap; i++)
-            len += (size_t)snprintf(dst + len, cap - len, "%s%s", i ? "," : "",
-                                    json_string_value(json_array_get(list, i)));
-    }
-    json_decref(h);
 }
 
 void serve_pool_metrics(struct serve_pool *p, FILE *out)

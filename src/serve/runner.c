@@ -32,6 +32,7 @@ struct runner {
     unsigned early_next;
     bool is_closing;
     unsigned slots, batch_parallel;
+    bool is_js; /* --class js: the worker tier; else process and wasm */
     char *root;
     sbx_prometheus *prom;
 };
@@ -245,18 +246,20 @@ static void *slot_main(void *arg)
 static void hello(void)
 {
     json_t *tiers = json_array(), *enforced = json_array();
-    json_array_append_new(tiers, json_string("wasm"));
+    if (!R.is_js)
+        json_array_append_new(tiers, json_string("wasm"));
     sbx_policy *p = NULL;
     sbx_policy_parse("{}", 2, &p, NULL, 0);
     sbx_sandbox *sb = NULL;
-    if (p && sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb) == SBX_OK)
+    /* Only a JavaScript runner loads the engine: it would grow a jail runner for nothing. */
+    if (R.is_js && p && sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb) == SBX_OK)
         json_array_append_new(tiers, json_string("worker"));
     sbx_sandbox_destroy(sb);
     sb = NULL;
     const char *argv[] = {"/bin/true", NULL};
     sbx_run_input in = {.argv = argv};
     sbx_result r = {0};
-    if (p && sbx_sandbox_create(SBX_BACKEND_PROCESS, p, &sb) == SBX_OK &&
+    if (!R.is_js && p && sbx_sandbox_create(SBX_BACKEND_PROCESS, p, &sb) == SBX_OK &&
         sbx_sandbox_run(sb, &in, &r) == SBX_OK && r.ok) {
         static const struct {
             unsigned bit;
@@ -294,7 +297,9 @@ static bool parse_args(int argc, char **argv)
     R.batch_parallel = 2;
     for (int i = 1; i + 1 < argc; i += 2) {
         unsigned long v = strtoul(argv[i + 1], NULL, 10);
-        if (strcmp(argv[i], "--slots") == 0 && v >= 1 && v <= 64)
+        if (strcmp(argv[i], "--class") == 0)
+            R.is_js = strcmp(argv[i + 1], "js") == 0;
+        else if (strcmp(argv[i], "--slots") == 0 && v >= 1 && v <= 64)
             R.slots = (unsigned)v;
         else if (strcmp(argv[i], "--batch-parallel") == 0 && v >= 1 && v <= 64)
             R.batch_parallel = (unsigned)v;
