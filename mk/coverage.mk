@@ -4,16 +4,19 @@
 
 COV_BUILD := build-cov
 CLEAN_EXTRA += $(COV_BUILD)
-# LDFLAGS goes through the environment so the Makefile's own += still applies. SpiderMonkey is
+# LDFLAGS goes through the environment so the Makefile's own += still applies. -u __gcov_dump:
+# the engine module dumps its own counters through a weak reference (js/runtime.cpp, which must
+# not know SBX_COVERAGE), which alone would not pull libgcov's dump into the module. SpiderMonkey is
 # a system library (libmozjs-102): uninstrumented; OPT instruments the C++ adapter too.
 # Counters are updated atomically: pool and watchdog threads run the same functions at once
 # (issue 15). GCC already picks prefer-atomic wherever -pthread is given (all of CFLAGS); the flag
 # makes it explicit for any rule without it. COV_FLAGS reaches every compile rule that instruments
 # (C and C++) through OPT. Atomic increments do not stop the other source of negative counts: a
 # dump taken while a pool thread is mid-function (at exit) breaks gcov's flow equations: coverage
-# builds (SBX_COVERAGE) hold libsbx's threads still while the counters are written (js/worker.c).
+# builds (SBX_COVERAGE, known only to src/core/exit.c) hold libsbx's threads still while the
+# counters are written (the exit steps of core/exit.c).
 COV_FLAGS := --coverage -fprofile-update=atomic
-COV_MAKE := LDFLAGS=--coverage $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
+COV_MAKE := LDFLAGS="--coverage -Wl,-u,__gcov_dump" $(MAKE) --no-print-directory BUILD=$(COV_BUILD) SAN=0 \
             OPT="-O0 -g $(COV_FLAGS) -DSBX_COVERAGE"
 
 .PHONY: coverage coverage-deps coverage-suites coverage-report coverage-diff

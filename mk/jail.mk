@@ -1,5 +1,6 @@
 # mk/jail.mk: the process tier: escape probes and their driver, jail suites, benchmark.
-CFLAGS_jail := -DSBX_BINDIR='"$(PREFIX)/bin"'
+# SBX_BINDIR (where the sbx-js guest binary is) comes from the generated install-paths header
+# of mk/js.mk, rewritten when PREFIX changes, so `make install PREFIX=...` rebuilds guest.o.
 
 JAIL_PROBE_SRC := $(wildcard tests/jail/probes/*.c)
 JAIL_PROBES    := $(JAIL_PROBE_SRC:tests/jail/probes/%.c=$(BUILD)/tests/jail/probes/%)
@@ -42,3 +43,16 @@ $(BENCH_PROCESS): bench/process/bench.c bench/process/connect.c bench/process/co
 
 bench-process: $(BENCH_PROCESS)
 	$(BENCH_PROCESS) $(BENCH_ITERATIONS)
+
+# The jail's seccomp filters, computed once by the build with libseccomp (the same seccomp.c,
+# compiled with SBX_SECCOMP_GENERATOR) and compiled into seccomp.o: no process pays ~1 ms of
+# libseccomp work for them at run time (`sbx run` is a fresh process every time).
+SECCOMP_GEN   := $(BUILD)/gen/sbx-seccomp-gen
+SECCOMP_BPF_H := $(BUILD)/gen/seccomp_prebuilt.h
+$(BUILD)/gen/seccomp_gen.o: src/jail/seccomp.c src/jail/jail.h $(DEPS_STAMP) | $(BUILD)/gen/.dir
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKGS_CFLAGS) -DSBX_SECCOMP_GENERATOR -c $< -o $@
+$(SECCOMP_GEN): src/jail/gen/seccomp_bpf.c $(BUILD)/gen/seccomp_gen.o $(BUILD)/src/util/alloc.o
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+$(SECCOMP_BPF_H): $(SECCOMP_GEN)
+	ASAN_OPTIONS=detect_leaks=0 $(SECCOMP_GEN) > $@.tmp && mv $@.tmp $@
+$(BUILD)/src/jail/seccomp.o: $(SECCOMP_BPF_H)

@@ -25,7 +25,7 @@ JS_MODULE     := $(BUILD)/lib/sbx/libsbx-js.so
 JS_MODULE_NO_UNDEF ?= -Wl,--no-undefined
 JS_MODULE_C   := src/js/account.c src/js/module.c
 JS_MODULE_OBJ := $(JS_CXX_OBJ) $(JS_MODULE_C:%.c=$(BUILD)/%.o) $(BUILD)/src/js/text.o \
-                 $(BUILD)/src/util/buf.o
+                 $(BUILD)/src/util/buf.o $(BUILD)/src/util/json_text.o $(BUILD)/src/util/utf8.o
 LIB_SRC       := $(filter-out $(JS_MODULE_C),$(LIB_SRC))
 LIB_OBJ       := $(LIB_SRC:%.c=$(BUILD)/%.o)
 all: $(JS_MODULE)
@@ -53,14 +53,15 @@ $(JS_STENCIL_GEN): src/js/gen/stencil.c $(BUILD)/libsbx.a
 $(JS_STENCIL): $(JS_STENCIL_GEN) $(JS_MODULE)
 	ASAN_OPTIONS=detect_leaks=0 $(JS_STENCIL_GEN) $(JS_MODULE) $@
 
-# Where loader.c looks (besides next to a shared libsbx): this tree's module, then PREFIX's.
-# Rewritten only when PREFIX or the tree moves, so `make install PREFIX=...` rebuilds loader.o.
+# Where core/engine_module.c looks (besides next to a shared libsbx): this tree's module, then PREFIX's.
+# Rewritten only when PREFIX or the tree moves, so `make install PREFIX=...` rebuilds engine_module.o.
 JS_MODULE_PATH_H := $(BUILD)/gen/js_module_path.h
 JS_MODULE_PATHS  := \#define SBX_JS_MODULE_BUILD "$(abspath $(JS_MODULE))"\n\#define \
-                    SBX_JS_MODULE_INSTALL "$(PREFIX)/lib/sbx/libsbx-js.so"
+                    SBX_JS_MODULE_INSTALL "$(PREFIX)/lib/sbx/libsbx-js.so"\n\#define \
+                    SBX_BINDIR "$(PREFIX)/bin"
 $(JS_MODULE_PATH_H): FORCE | $(BUILD)/gen/.dir
 	@printf '$(JS_MODULE_PATHS)\n' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-$(BUILD)/src/js/loader.o: $(JS_MODULE_PATH_H)
+$(BUILD)/src/core/engine_module.o $(BUILD)/src/jail/guest.o: $(JS_MODULE_PATH_H)
 .PHONY: FORCE
 FORCE:
 

@@ -19,3 +19,4 @@ TEST_DEPS += $(PLUGIN_GUESTS)
 
 .PHONY: plugin-guests
 plugin-guests: $(PLUGIN_GUESTS)
+TEST_SERIAL += unit.plugin.test_backend # its load cases bound a wall time, as test_sandbox's

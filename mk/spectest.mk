@@ -10,10 +10,11 @@ SPECTEST_SUMMARY ?=
 SPECTEST_SRC := $(wildcard tests/wasm/spectest*.c)
 SPECTEST_OBJ := $(SPECTEST_SRC:%.c=$(BUILD)/%.o)
 
-$(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $(SPECTEST_OBJ) $(BUILD)/libsbx.a $(LDLIBS)
+$(BUILD)/sbx-spectest: $(SPECTEST_OBJ) $(BUILD)/tests/common/file.o $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(SPECTEST_OBJ) $(BUILD)/tests/common/file.o $(BUILD)/libsbx.a $(LDLIBS)
 
 $(SPECTEST_OBJ): tests/wasm/spectest.h
+$(SPECTEST_OBJ): CPPFLAGS += -Itests/common
 
 TEST_DEPS   += $(BUILD)/sbx-spectest
 # needs: a missing suite directory fails the suite with one line naming it (run-tests.sh).

@@ -10,3 +10,4 @@ bench-telemetry: $(BENCH_TELEMETRY)
 $(BUILD)/bench/telemetry/%: bench/telemetry/%.c $(BUILD)/libsbx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDFLAGS) $(LDLIBS)
+TEST_FIRST += unit.telemetry.test_otlp_retry # long, as test_otlp (its retries wait)

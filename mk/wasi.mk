@@ -11,13 +11,13 @@ WASI_CFLAGS    := --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-debug -Wal
 WASI_GUEST_SRC := $(wildcard tests/wasi/guest/*.c)
 WASI_GUEST_BIN := $(WASI_GUEST_SRC:tests/wasi/guest/%.c=$(BUILD)/tests/wasi/%.wasm)
 
-$(BUILD)/sbx-wasi-run: $(BUILD)/tests/wasi/wasi_run.o $(BUILD)/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libsbx.a $(LDLIBS)
+$(BUILD)/sbx-wasi-run: $(BUILD)/tests/wasi/wasi_run.o $(BUILD)/tests/common/file.o $(BUILD)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/tests/common/file.o $(BUILD)/libsbx.a $(LDLIBS)
 
 -include $(BUILD)/tests/wasi/wasi_run.d
 $(BUILD)/tests/wasi/wasi_run.o: tests/wasi/wasi_run.c mk/wasi.mk $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/wasi/%.wasm: tests/wasi/guest/%.c
 	@mkdir -p $(@D)

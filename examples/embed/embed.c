@@ -46,6 +46,8 @@ int main(void)
     const char *const argv[] = {"/bin/echo", "hello from the jail", NULL};
     sbx_run_input cmd = {.argv = argv};
     failures += run(SBX_BACKEND_PROCESS, policy, &cmd);
+    /* the same JavaScript in the jail: sbx's own guest, with the engine module bound in */
+    failures += run(SBX_BACKEND_PROCESS, policy, &js);
 
     sbx_run_input wasm = {.module = hello_wasm, .module_len = sizeof(hello_wasm)};
     failures += run(SBX_BACKEND_WASM, policy, &wasm);

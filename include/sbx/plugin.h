@@ -38,29 +38,6 @@ SBX_API void sbx_preopens_free(sbx_preopen *list, size_t count);
 SBX_API long sbx_preopen_match(const sbx_preopen *list, size_t count, const char *guest_path,
                                const char **rest);
 
-/* One policy.net.outbound pattern, parsed. */
-typedef struct sbx_outbound_rule {
-    char *host;       /* lower-case; "*.example.org" for a wildcard; IPv6 without brackets */
-    uint16_t port;    /* 0 when is_any_port */
-    bool is_wildcard; /* matches strictly deeper subdomains only */
-    bool is_any_port; /* the pattern's port was "*" */
-} sbx_outbound_rule;
-
-/* Builds the outbound allowlist of policy.net.outbound in policy order. *out owns *count rules
- * (NULL when none); free them with sbx_outbound_allowlist_free(). Returns SBX_OK,
- * SBX_E_INVALID_ARGUMENT, SBX_E_NOMEM. */
-SBX_API sbx_err sbx_outbound_allowlist_build(const sbx_policy *policy, sbx_outbound_rule **out,
-                                             size_t *count);
-
-/* Frees a list from sbx_outbound_allowlist_build(). Accepts NULL. */
-SBX_API void sbx_outbound_allowlist_free(sbx_outbound_rule *list, size_t count);
-
-/* Returns true when a rule allows connecting to host:port: the gate the wasm tier's
- * sock_connect applies. host is a DNS name (case-insensitive), an IPv4 literal or an IPv6
- * literal with or without brackets; IP literals compare as addresses. false for NULL. */
-SBX_API bool sbx_outbound_allowed(const sbx_outbound_rule *list, size_t count, const char *host,
-                                  uint16_t port);
-
 /* One function import of a module outside wasi_snapshot_preview1: a capability. */
 typedef struct sbx_wasm_import {
     char *name;      /* "module.name", the policy's key and sbx_wasm_host_func.name */

@@ -38,6 +38,29 @@ SBX_API sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const c
  * failure. The caller frees it with sbx_free(). */
 SBX_API char *sbx_policy_to_json(const sbx_policy *policy);
 
+/* One policy.net.outbound pattern, parsed. */
+typedef struct sbx_outbound_rule {
+    char *host;       /* lower-case; "*.example.org" for a wildcard; IPv6 without brackets */
+    uint16_t port;    /* 0 when is_any_port */
+    bool is_wildcard; /* matches strictly deeper subdomains only */
+    bool is_any_port; /* the pattern's port was "*" */
+} sbx_outbound_rule;
+
+/* Builds the outbound allowlist of policy.net.outbound in policy order. *out owns *count rules
+ * (NULL when none); free them with sbx_outbound_allowlist_free(). Returns SBX_OK,
+ * SBX_E_INVALID_ARGUMENT, SBX_E_NOMEM. */
+SBX_API sbx_err sbx_outbound_allowlist_build(const sbx_policy *policy, sbx_outbound_rule **out,
+                                             size_t *count);
+
+/* Frees a list from sbx_outbound_allowlist_build(). Accepts NULL. */
+SBX_API void sbx_outbound_allowlist_free(sbx_outbound_rule *list, size_t count);
+
+/* Returns true when a rule allows connecting to host:port: the gate the wasm tier's
+ * sock_connect applies. host is a DNS name (case-insensitive), an IPv4 literal or an IPv6
+ * literal with or without brackets; IP literals compare as addresses. false for NULL. */
+SBX_API bool sbx_outbound_allowed(const sbx_outbound_rule *list, size_t count, const char *host,
+                                  uint16_t port);
+
 /* Frees a policy. Accepts NULL. */
 SBX_API void sbx_policy_destroy(sbx_policy *policy);
 

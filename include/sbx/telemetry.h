@@ -86,7 +86,7 @@ typedef struct sbx_otlp sbx_otlp;
  * OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; "/v1/traces" and "/v1/metrics" are
  * appended), OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT (used as is), _HEADERS, _TIMEOUT and
  * _PROTOCOL in their generic and per-signal forms (http/protobuf by default, http/json; grpc is
- * warned about once on stderr and sent as http/protobuf), OTEL_RESOURCE_ATTRIBUTES,
+ * sent as http/protobuf, with a warning in sbx_otlp_last_error(NULL)), OTEL_RESOURCE_ATTRIBUTES,
  * OTEL_SERVICE_NAME, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_{TRACES,METRICS}_EXPORTER. Returns
  * SBX_E_INVALID_OPTIONS for a malformed variable (sbx_otlp_last_error(NULL) then names it),
  * SBX_E_UNAVAILABLE if libcurl cannot be initialised, SBX_E_NOMEM. */
@@ -114,7 +114,8 @@ SBX_API uint64_t sbx_otlp_dropped_spans(const sbx_otlp *o);
 /* Returns a one-line description of the last flush's failures or partial success, or "" if
  * none. Owned by o; valid until the next flush or destroy; not to be read while another thread
  * flushes. With o NULL: why this thread's last sbx_otlp_create_from_env() failed, naming the
- * variable ("" if it did not fail). */
+ * variable; after a success, a warning about the configuration it worked around (grpc), or "".
+ * The library never prints: showing it is the caller's choice. */
 SBX_API const char *sbx_otlp_last_error(const sbx_otlp *o);
 
 /* Flushes what was recorded since the last flush (ignoring failures; metrics a flush failed to

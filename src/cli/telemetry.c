@@ -182,6 +182,9 @@ int cli_telemetry_start(int *argc, char **argv)
             prom = NULL;
             return -1;
         }
+        const char *note = sbx_otlp_last_error(NULL); /* a warning after a success */
+        if (note[0])
+            fprintf(stderr, "sbx: %s\n", note);
     }
     static sbx_telemetry_hooks tee = {NULL, tee_span_start, tee_span_end, tee_counter,
                                       tee_histogram};

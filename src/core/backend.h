@@ -10,7 +10,10 @@
 
 #include "core/policy.h"
 
+struct sbx__backend;
+
 struct sbx__run {
+    const struct sbx__backend *backend; /* the tier running it */
     const struct sbx_policy *policy;
     const sbx_run_input *input;
     uint64_t start_ns;    /* CLOCK_MONOTONIC */

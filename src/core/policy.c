@@ -207,7 +207,7 @@ static bool is_host_char(char c)
 }
 
 /* Parses "host:port", "*.suffix:port", "host:*", "[v6]:port". */
-static sbx_err parse_pattern(const char *spec, const char *path, struct sbx__net_pattern *n,
+static sbx_err parse_pattern(const char *spec, const char *path, sbx_outbound_rule *n,
                              struct diag *d)
 {
     const char *colon = strrchr(spec, ':');
@@ -483,6 +483,7 @@ sbx_err sbx__policy_from_json(const json_t *root, struct sbx_policy **out, char 
     if (!p)
         return SBX_E_NOMEM;
     set_defaults(p);
+    atomic_init(&p->refs, 1);
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)root, key, val)
@@ -560,22 +561,79 @@ static void free_contents(struct sbx_policy *p)
 
 void sbx_policy_destroy(sbx_policy *policy)
 {
-    if (!policy)
+    if (!policy || atomic_fetch_sub(&policy->refs, 1) != 1)
         return;
     free_contents(policy);
+    sbx__free(atomic_load(&policy->json));
     sbx__free(policy);
 }
 
-struct sbx_policy *sbx__policy_clone(const struct sbx_policy *p)
+struct sbx_policy *sbx__policy_ref(const struct sbx_policy *p)
 {
-    json_t *j = sbx__policy_to_jobj(p);
-    if (!j)
+    struct sbx_policy *q = (struct sbx_policy *)p; /* only the count changes */
+    atomic_fetch_add(&q->refs, 1);
+    return q;
+}
+
+static char *dup_or_null(const char *s, bool *is_nomem)
+{
+    char *d = s ? sbx__strdup(s) : NULL;
+    *is_nomem |= s && !d;
+    return d;
+}
+
+/* Each array copied with its strings; false when memory ran out (what was copied is freed by
+ * free_contents through the counts). */
+static bool copy_arrays(struct sbx_policy *q, const struct sbx_policy *p)
+{
+    bool nomem = false;
+    q->env = p->env_count ? sbx__calloc(p->env_count, sizeof(*q->env)) : NULL;
+    q->fs = p->fs_count ? sbx__calloc(p->fs_count, sizeof(*q->fs)) : NULL;
+    q->outbound = p->outbound_count ? sbx__calloc(p->outbound_count, sizeof(*q->outbound)) : NULL;
+    q->caps = p->cap_count ? sbx__calloc(p->cap_count, sizeof(*q->caps)) : NULL;
+    if ((p->env_count && !q->env) || (p->fs_count && !q->fs) ||
+        (p->outbound_count && !q->outbound) || (p->cap_count && !q->caps))
+        return false;
+    for (size_t i = 0; i < p->env_count; i++, q->env_count++)
+        q->env[i] = (struct sbx__env_var){dup_or_null(p->env[i].name, &nomem),
+                                          dup_or_null(p->env[i].value, &nomem)};
+    for (size_t i = 0; i < p->fs_count; i++, q->fs_count++)
+        q->fs[i] =
+            (struct sbx__fs_grant){dup_or_null(p->fs[i].host_path, &nomem),
+                                   dup_or_null(p->fs[i].guest_path, &nomem), p->fs[i].is_writable};
+    for (size_t i = 0; i < p->outbound_count; i++, q->outbound_count++) {
+        q->outbound[i] = p->outbound[i];
+        q->outbound[i].host = dup_or_null(p->outbound[i].host, &nomem);
+    }
+    for (size_t i = 0; i < p->cap_count; i++, q->cap_count++)
+        q->caps[i] =
+            (struct sbx__capability){dup_or_null(p->caps[i].name, &nomem), p->caps[i].mode};
+    return !nomem;
+}
+
+struct sbx_policy *sbx__policy_copy(const struct sbx_policy *p)
+{
+    struct sbx_policy *q = sbx__calloc(1, sizeof(*q));
+    if (!q)
         return NULL;
-    struct sbx_policy *copy = NULL;
-    char err[8];
-    sbx__policy_from_json(j, &copy, err, sizeof(err));
-    json_decref(j);
-    return copy;
+    *q = (struct sbx_policy){
+        .timeout_ms = p->timeout_ms,
+        .memory_bytes = p->memory_bytes,
+        .cpu_percent = p->cpu_percent,
+        .max_output_bytes = p->max_output_bytes,
+        .pids = p->pids,
+        .fuel = p->fuel,
+        .net_loopback = p->net_loopback,
+        .wasm_tier = p->wasm_tier,
+        .wasm_cache = p->wasm_cache,
+        .js_jit = p->js_jit,
+    };
+    atomic_init(&q->refs, 1);
+    if (!copy_arrays(q, p)) {
+        sbx_policy_destroy(q);
+        return NULL;
+    }
+    return q;
 }
 
 enum sbx__cap_mode sbx__policy_capability(const struct sbx_policy *p, const char *name)

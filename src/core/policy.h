@@ -1,8 +1,10 @@
-/* core/policy.h: the resolved policy as the tiers read it. Immutable after parse; every field
- * holds its default when the JSON left it out. */
+/* core/policy.h: the resolved policy as the tiers read it. Immutable after parse (but for its
+ * reference count and the JSON text it caches); every field holds its default when the JSON left
+ * it out. Handles and runs share one policy by reference (sbx__policy_ref); nothing copies it. */
 #ifndef SBX_CORE_POLICY_H
 #define SBX_CORE_POLICY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,14 +16,6 @@ struct sbx__fs_grant {
     char *host_path;  /* as written (not canonicalised): the tiers open it themselves */
     char *guest_path; /* = host_path when no "::GUEST" was given */
     bool is_writable; /* only with an explicit "rw:" prefix */
-};
-
-/* One policy.net.outbound pattern "host:port". */
-struct sbx__net_pattern {
-    char *host;       /* lower-case; "*.example.org" wildcard, IPv6 without brackets */
-    bool is_wildcard; /* host started with "*." : matches any deeper subdomain */
-    bool is_any_port; /* port was "*" */
-    uint16_t port;
 };
 
 struct sbx__env_var {
@@ -51,20 +45,31 @@ struct sbx_policy {
     struct sbx__fs_grant *fs;
     size_t fs_count;
     bool net_loopback;
-    struct sbx__net_pattern *outbound;
+    sbx_outbound_rule *outbound; /* policy.net.outbound, matched by core/outbound.h */
     size_t outbound_count;
     struct sbx__capability *caps;
     size_t cap_count;
     enum sbx__wasm_tier wasm_tier; /* default auto */
     bool wasm_cache;               /* policy.wasm.cache: the compiled-code cache; default true */
     bool js_jit;                   /* policy.js.jit: the engine's JIT tiers; default false */
+    _Atomic size_t refs;           /* the caller's and each handle's; freed when it drops to 0 */
+    char *_Atomic json;            /* sbx__policy_json()'s text, made once, or NULL */
 };
 
 /* Returns "auto", "interp" or "compiled". Static storage. */
 const char *sbx__policy_wasm_tier_name(enum sbx__wasm_tier tier);
 
-/* Returns a deep copy of p, or NULL on allocation failure. */
-struct sbx_policy *sbx__policy_clone(const struct sbx_policy *p);
+/* Takes a reference to p for a handle (any thread); sbx_policy_destroy() drops it. Returns p. */
+struct sbx_policy *sbx__policy_ref(const struct sbx_policy *p);
+
+/* Returns a new policy (one reference) with p's contents, for a caller that changes its copy
+ * before anyone shares it (the conformance harness); NULL on allocation failure. */
+struct sbx_policy *sbx__policy_copy(const struct sbx_policy *p);
+
+/* Returns p as sbx_policy_to_json() writes it, made on the first call and kept with p (the JS
+ * guest's copy, where the policy crosses a process boundary); NULL on allocation failure.
+ * Valid while p is. Any thread. */
+const char *sbx__policy_json(const struct sbx_policy *p);
 
 /* Returns the capability mode for "module.name"; absent names are denied. */
 enum sbx__cap_mode sbx__policy_capability(const struct sbx_policy *p, const char *name);

@@ -23,7 +23,7 @@ static json_t *fs_entry(const struct sbx__fs_grant *g)
     return j;
 }
 
-static json_t *net_entry(const struct sbx__net_pattern *n)
+static json_t *net_entry(const sbx_outbound_rule *n)
 {
     char buf[320];
     bool is_v6 = strchr(n->host, ':') != NULL;
@@ -153,4 +153,17 @@ sbx_err sbx_policy_with(const sbx_policy *base, const char *key, const char *jso
     }
     json_decref(value);
     return e == SBX_E_NOMEM ? sbx__policy_nomem(err, errlen) : e;
+}
+
+const char *sbx__policy_json(const struct sbx_policy *p)
+{
+    struct sbx_policy *q = (struct sbx_policy *)p; /* only the cache is written */
+    char *text = atomic_load(&q->json);
+    if (text)
+        return text;
+    char *mine = sbx_policy_to_json(p), *none = NULL;
+    if (!mine || atomic_compare_exchange_strong(&q->json, &none, mine))
+        return mine;
+    sbx__free(mine); /* another thread made it first */
+    return none;
 }

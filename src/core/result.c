@@ -10,7 +10,11 @@
 #include "core/denials.h"
 #include "core/json.h"
 #include "util/alloc.h"
+#include "util/json_text.h"
 #include "util/utf8.h"
+
+/* Stands for the value in the dump when jansson cannot hold it; replaced by the raw text. */
+#define RAW_MARK "sbx:raw-value"
 
 void sbx_result_free(sbx_result *result)
 {
@@ -51,15 +55,56 @@ static const char *limit_name(sbx_limit limit)
     return (unsigned)limit < sizeof(names) / sizeof(names[0]) ? names[limit] : NULL;
 }
 
-static json_t *value_of(const sbx_result *r)
+/* The value as jansson holds it. Lone surrogate escapes (\ud800, which jansson refuses) become
+ * \ufffd; a value jansson cannot hold (nested deeper than its 2048 levels) is RAW_MARK here and
+ * its text goes to *raw, for the caller to splice in. Text that is not JSON (a forged record)
+ * is null: the type of a value is never changed into a string. */
+static json_t *value_of(const sbx_result *r, char **raw)
 {
+    *raw = NULL;
     if (!r->value_json)
         return json_null();
+    size_t len = strlen(r->value_json);
     json_error_t je;
-    json_t *v = json_loads(r->value_json, JSON_DECODE_ANY, &je);
-    if (!v && sbx__json_out_of_memory(&je))
+    json_t *v = json_loadb(r->value_json, len, JSON_DECODE_ANY, &je);
+    if (v || sbx__json_out_of_memory(&je))
+        return v;
+    if (!sbx__json_text_is_valid(r->value_json, len))
+        return json_null();
+    char *fixed = sbx__strndup(r->value_json, len);
+    if (!fixed)
         return NULL;
-    return v ? v : text(r->value_json, strlen(r->value_json));
+    sbx__json_text_replace_lone_surrogates(fixed, len);
+    v = json_loadb(fixed, len, JSON_DECODE_ANY, &je);
+    if (v || sbx__json_out_of_memory(&je)) {
+        sbx__free(fixed);
+        return v;
+    }
+    *raw = fixed;
+    return json_string(RAW_MARK);
+}
+
+/* Puts raw in place of the first "value":RAW_MARK of the dump s ("ok" comes first, so it is the
+ * value's); frees s and raw. */
+static char *splice(char *s, char *raw)
+{
+    if (!s || !raw) {
+        sbx__free(raw);
+        return s;
+    }
+    char *at = strstr(s, "\"value\":\"" RAW_MARK "\"");
+    size_t skip = strlen("\"value\":\"" RAW_MARK "\""), head = at ? (size_t)(at - s) : 0;
+    size_t raw_len = strlen(raw), tail = at ? strlen(at + skip) : 0;
+    char *out = at ? sbx__mallocn(head + 8 + raw_len + tail + 1, 1) : NULL;
+    if (out) {
+        memcpy(out, s, head);
+        memcpy(out + head, "\"value\":", 8);
+        memcpy(out + head + 8, raw, raw_len);
+        memcpy(out + head + 8 + raw_len, at + skip, tail + 1);
+    }
+    sbx__free(s);
+    sbx__free(raw);
+    return out;
 }
 
 static json_t *error_of(const sbx_result *r)
@@ -159,8 +204,9 @@ char *sbx_result_to_json(const sbx_result *r)
     json_t *o = json_object();
     if (!o)
         return NULL;
+    char *raw = NULL;
     int rc = json_object_set_new(o, "ok", json_boolean(r->ok));
-    rc |= json_object_set_new(o, "value", value_of(r));
+    rc |= json_object_set_new(o, "value", value_of(r, &raw));
     rc |= json_object_set_new(o, "stdout", text(r->stdout_data, r->stdout_len));
     rc |= json_object_set_new(o, "stderr", text(r->stderr_data, r->stderr_len));
     rc |= json_object_set_new(o, "stdoutTruncated", json_boolean(r->stdout_truncated));
@@ -183,5 +229,5 @@ char *sbx_result_to_json(const sbx_result *r)
                  : sbx__json_dump(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
                                          JSON_REAL_PRECISION(10));
     json_decref(o);
-    return s;
+    return splice(s, raw);
 }

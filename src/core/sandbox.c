@@ -8,6 +8,7 @@
 
 #include <sbx/sandbox.h>
 
+#include "core/abort.h"
 #include "core/backend.h"
 #include "core/telemetry.h"
 #include "util/alloc.h"
@@ -18,9 +19,7 @@ struct sbx_sandbox {
     struct sbx_policy *policy;
     void *tier_handle;
     bool is_disposed;
-    pthread_mutex_t lock; /* guards current and is_abort_pending: abort comes from any thread */
-    struct sbx__run *current;
-    bool is_abort_pending; /* an abort came while no run was registered: the next run takes it */
+    struct sbx__abort abort; /* the run abort reaches, or a pending abort (core/abort.h) */
 };
 
 static const struct sbx__backend *const backends[] = {
@@ -67,8 +66,8 @@ sbx_err sbx_sandbox_create(sbx_backend backend, const sbx_policy *policy, sbx_sa
         return SBX_E_NOMEM;
     sb->kind = backend;
     sb->backend = backends[backend];
-    sb->policy = sbx__policy_clone(policy);
-    if (!sb->policy || pthread_mutex_init(&sb->lock, NULL) != 0) {
+    sb->policy = sbx__policy_ref(policy); /* shared, never copied */
+    if (sbx__abort_init(&sb->abort) != 0) {
         sbx_policy_destroy(sb->policy);
         sbx__free(sb);
         return SBX_E_NOMEM;
@@ -76,7 +75,7 @@ sbx_err sbx_sandbox_create(sbx_backend backend, const sbx_policy *policy, sbx_sa
     if (sb->backend->create) {
         sbx_err e = sb->backend->create(sb->policy, &sb->tier_handle);
         if (e) {
-            pthread_mutex_destroy(&sb->lock);
+            sbx__abort_destroy(&sb->abort);
             sbx_policy_destroy(sb->policy);
             sbx__free(sb);
             return e;
@@ -115,18 +114,15 @@ static void span_finish(const sbx_sandbox *sb, void *span, const sbx_result *r)
     sbx__telemetry_run_end(span, sb->backend->name, r);
 }
 
-/* Registers run as the one abort reaches (NULL: only looks), unless an abort is pending: then
- * takes the abort and returns true. Until a run is registered abort has no run to interrupt,
- * so it leaves the pending flag for this check instead of being lost. */
-static bool take_abort(sbx_sandbox *sb, struct sbx__run *run)
+/* What an abort does to the registered run (under the latch's lock): the reason first, so a
+ * tier that has not reached its interruptible part yet still sees it. */
+static void interrupt_run(void *arg)
 {
-    pthread_mutex_lock(&sb->lock);
-    bool is_aborted = sb->is_abort_pending;
-    sb->is_abort_pending = false;
-    if (!is_aborted)
-        sb->current = run;
-    pthread_mutex_unlock(&sb->lock);
-    return is_aborted;
+    struct sbx__run *run = arg;
+    atomic_store(&run->interrupt_reason, SBX_E_ABORTED);
+    const struct sbx__backend *be = run->backend;
+    if (be->interrupt)
+        be->interrupt(run);
 }
 
 static void exec_run(sbx_sandbox *sb, struct sbx__run *run, sbx_result *out, sbx_err *rc)
@@ -137,15 +133,16 @@ static void exec_run(sbx_sandbox *sb, struct sbx__run *run, sbx_result *out, sbx
         sbx__result_fail(out, *rc, "the %s tier is not available in this build", be->name);
         return;
     }
-    bool is_aborted = take_abort(sb, NULL);
+    /* Until a run is registered an abort has no run to interrupt: it stays pending for these
+     * checks instead of being lost. */
+    bool is_aborted = sbx__abort_take(&sb->abort);
     *rc = !is_aborted && be->open ? be->open(run) : SBX_OK;
-    if (*rc == SBX_OK && !is_aborted)
-        is_aborted = take_abort(sb, run); /* an abort may have come while open() ran */
     if (*rc == SBX_OK && !is_aborted) {
-        *rc = be->exec(run, out);
-        pthread_mutex_lock(&sb->lock);
-        sb->current = NULL;
-        pthread_mutex_unlock(&sb->lock);
+        /* an abort may have come while open() ran */
+        is_aborted = sbx__abort_begin(&sb->abort, interrupt_run, run);
+        if (!is_aborted)
+            *rc = be->exec(run, out);
+        sbx__abort_end(&sb->abort);
     }
     if (is_aborted) /* a guest outcome, as an abort during the run is */
         sbx__result_fail(out, SBX_E_ABORTED, "run was aborted by the host before it started");
@@ -171,6 +168,7 @@ sbx_err sbx_sandbox_run(sbx_sandbox *sb, const sbx_run_input *input, sbx_result 
         return SBX_OK;
     }
     struct sbx__run run = {
+        .backend = sb->backend,
         .policy = sb->policy,
         .input = input,
         .start_ns = sbx__now_ns(),
@@ -188,27 +186,14 @@ sbx_err sbx_sandbox_run(sbx_sandbox *sb, const sbx_run_input *input, sbx_result 
 
 void sbx_sandbox_abort(sbx_sandbox *sb)
 {
-    if (!sb)
-        return;
-    pthread_mutex_lock(&sb->lock);
-    struct sbx__run *run = sb->current;
-    if (run) {
-        atomic_store(&run->interrupt_reason, SBX_E_ABORTED);
-        if (sb->backend->interrupt)
-            sb->backend->interrupt(run);
-    } else {
-        sb->is_abort_pending = true;
-    }
-    pthread_mutex_unlock(&sb->lock);
+    if (sb)
+        sbx__abort_request(&sb->abort);
 }
 
 void sbx_sandbox_clear_abort(sbx_sandbox *sb)
 {
-    if (!sb)
-        return;
-    pthread_mutex_lock(&sb->lock);
-    sb->is_abort_pending = false;
-    pthread_mutex_unlock(&sb->lock);
+    if (sb)
+        sbx__abort_clear(&sb->abort);
 }
 
 void sbx_sandbox_dispose(sbx_sandbox *sb)
@@ -226,7 +211,7 @@ void sbx_sandbox_destroy(sbx_sandbox *sb)
     if (!sb)
         return;
     sbx_sandbox_dispose(sb);
-    pthread_mutex_destroy(&sb->lock);
+    sbx__abort_destroy(&sb->abort);
     sbx_policy_destroy(sb->policy);
     sbx__free(sb);
 }

@@ -1,9 +1,10 @@
 /* jail/gate.c: the broker of policy.net.outbound, run inside the supervisor's poll loop. Per
  * trapped connect() it reads the guest's sockaddr once, checks the notification is still live,
  * inspects the guest's socket through pidfd_getfd and matches its own copy of the address with
- * the wasm tier's allowlist. An allowed TCP destination is connected by a socket of its own in
- * the host namespace, installed over the guest's fd (ADDFD + SETFD). The guest's syscall is
- * never continued: another thread could swap the fd (dup2) or the address after the check. */
+ * the policy's rules (core/outbound.h, every tier's matcher). An allowed TCP destination is
+ * connected by a socket of its own in the host namespace, installed over the guest's fd (ADDFD +
+ * SETFD). The guest's syscall is never continued: another thread could swap the fd (dup2) or the
+ * address after the check. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -219,9 +220,9 @@ static bool is_allowed(const struct sbx__jail_gate *g, const char *ip, uint16_t 
 {
     if (port == 0)
         return false;
-    if (sbx_outbound_allowed(g->rules, g->rule_count, ip, port))
+    if (sbx__outbound_match(g->rules, g->rule_count, ip, port))
         return true;
-    if (is_loopback_name(ip) && sbx_outbound_allowed(g->rules, g->rule_count, "localhost", port))
+    if (is_loopback_name(ip) && sbx__outbound_match(g->rules, g->rule_count, "localhost", port))
         return true;
     return sbx__jail_gate_name_allows(g, ip, port); /* reached by a name the stub answered */
 }
@@ -478,8 +479,9 @@ bool sbx__jail_gate_init(struct sbx__jail_gate *g, const struct sbx_policy *p, i
     g->host_netns_cookie = probe >= 0 ? netns_cookie(probe) : 0;
     if (probe >= 0)
         close(probe);
-    return g->host_netns_cookie != 0 &&
-           sbx_outbound_allowlist_build(p, &g->rules, &g->rule_count) == SBX_OK;
+    g->rules = p->outbound; /* the policy outlives the run */
+    g->rule_count = p->outbound_count;
+    return g->host_netns_cookie != 0;
 }
 
 void sbx__jail_gate_destroy(struct sbx__jail_gate *g)
@@ -497,7 +499,6 @@ void sbx__jail_gate_destroy(struct sbx__jail_gate *g)
     }
     sbx__jail_gate_stub_destroy(g);
     sbx__denials_free(&g->denials);
-    sbx_outbound_allowlist_free(g->rules, g->rule_count);
     g->rules = NULL;
     g->rule_count = 0;
 }

@@ -1,8 +1,8 @@
 /* jail/gate.h: per-destination outbound connections (policy.net.outbound) for the process tier.
  * The guest's connect() goes to the supervisor through a seccomp user-notification listener;
- * the broker (gate.c) matches its own copy of the address with the allowlist the wasm tier uses
- * and, when allowed, connects a socket of its own in the host namespace and installs it over
- * the guest's fd. The guest's own syscall is never continued. */
+ * the broker (gate.c) matches its own copy of the address with the policy's rules (core's
+ * matcher, as every tier) and, when allowed, connects a socket of its own in the host namespace
+ * and installs it over the guest's fd. The guest's own syscall is never continued. */
 #ifndef SBX_JAIL_GATE_H
 #define SBX_JAIL_GATE_H
 
@@ -12,9 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include <sbx/plugin.h>
-
 #include "core/denials.h"
+#include "core/outbound.h"
 #include "jail/gate_dns.h"
 #include "jail/jail.h"
 
@@ -66,7 +65,7 @@ struct sbx__jail_gate_name {
 };
 
 struct sbx__jail_gate {
-    sbx_outbound_rule *rules;
+    const sbx_outbound_rule *rules; /* the run's policy's own net.outbound (not a copy) */
     size_t rule_count;
     int ctrl_fd;     /* the parent's end of the socketpair the listener arrives on, or -1 */
     int listener_fd; /* the seccomp listener, or -1 */
@@ -87,7 +86,7 @@ bool sbx__jail_gate_init(struct sbx__jail_gate *g, const struct sbx_policy *p, i
 void sbx__jail_gate_poll_fds(struct sbx__jail_gate *g, struct pollfd *pfd);
 /* Serves what the poll reported; never blocks. */
 void sbx__jail_gate_handle(struct sbx__jail_gate *g, const struct pollfd *pfd);
-/* Closes every fd and frees the rules; safe on a zeroed or destroyed gate. */
+/* Closes every fd; safe on a zeroed or destroyed gate. */
 void sbx__jail_gate_destroy(struct sbx__jail_gate *g);
 
 /* gate_stub.c: the DNS stub. Questions for names the allowlist lists (any port) are resolved

@@ -132,14 +132,7 @@ static void send_answer(const struct sbx__jail_gate *g, const struct sbx__dns_qu
 /* Any pattern's host matches name, whatever its port: the same matcher as connects. */
 static bool is_listed(const struct sbx__jail_gate *g, const char *name)
 {
-    for (size_t i = 0; i < g->rule_count; i++) {
-        sbx_outbound_rule any = g->rules[i];
-        any.is_any_port = true;
-        any.port = 0;
-        if (sbx_outbound_allowed(&any, 1, name, 0))
-            return true;
-    }
-    return false;
+    return sbx__outbound_names(g->rules, g->rule_count, name);
 }
 
 /* RFC 6761 6.3: names under localhost are the loopback, answered without the host's resolver
@@ -338,7 +331,7 @@ bool sbx__jail_gate_name_allows(const struct sbx__jail_gate *g, const char *ip, 
         ip += 7; /* a v4-mapped destination is the IPv4 address the stub answered */
     for (size_t i = 0; g->names && i < SBX__GATE_NAMES; i++)
         if (g->names[i].ip[0] && strcmp(g->names[i].ip, ip) == 0 &&
-            sbx_outbound_allowed(g->rules, g->rule_count, g->names[i].name, port))
+            sbx__outbound_match(g->rules, g->rule_count, g->names[i].name, port))
             return true;
     return false;
 }

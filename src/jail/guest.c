@@ -15,12 +15,12 @@
 
 #include <sbx/policy.h>
 
-#include "jail/guest.h"
-#include "util/alloc.h"
+#include "core/policy.h"
 
-#ifndef SBX_BINDIR
-#define SBX_BINDIR "/usr/local/bin"
-#endif
+#include "jail/guest.h"
+#include "js_module_path.h" /* generated: SBX_BINDIR, PREFIX's (mk/js.mk) */
+#include "util/alloc.h"
+#include "util/json_text.h"
 
 static int open_candidate(void)
 {
@@ -141,9 +141,8 @@ sbx_err sbx__jail_guest_stage(const char *dir, const struct sbx__run *run, const
     const char *name = is_js ? "main.js" : script_name(in->interpreter);
     int rc = write_file(dir, name, in->code, in->code_len);
     if (rc == 0 && is_js) {
-        char *pj = sbx_policy_to_json(run->policy);
+        const char *pj = sbx__policy_json(run->policy); /* made once per policy */
         rc = pj ? write_file(dir, "policy.json", pj, strlen(pj)) : -ENOMEM;
-        sbx_free(pj);
     }
     if (rc) {
         snprintf(err, errlen, "staging the script: %s", strerror(-rc));
@@ -257,6 +256,15 @@ bool sbx__jail_guest_apply_result(const char *data, size_t len, sbx_result *out)
             break;
         has_ok |= strcmp(key, "ok") == 0;
         apply_record(key, val, vlen, out, &code, &message);
+    }
+    if (has_ok && out->ok && out->value_json &&
+        !sbx__json_text_is_valid(out->value_json, strlen(out->value_json))) {
+        sbx__free(out->value_json); /* a forged record: never shown as some other value */
+        out->value_json = NULL;
+        out->ok = false;
+        code = SBX_E_EXECUTION_FAILED;
+        sbx__free(message);
+        message = sbx__strdup("the guest's value record is not JSON");
     }
     if (has_ok && !out->ok) {
         sbx__result_fail(out, code, "%s", message ? message : sbx_err_message(code));

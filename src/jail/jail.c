@@ -15,11 +15,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/exit.h"
 #include "jail/gate.h"
 #include "jail/jail.h"
 
 /* Fixed fd numbers inside the jail. */
-enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_GATE = 7, FD_FIRST_FREE = 8 };
+enum { FD_RESULT = 3, FD_EXEC = 4, FD_STATUS = 5, FD_SYNC = 6, FD_GATE = 7 };
+/* then SBX__JAIL_FD_TREE + 0, 1 (jail.h); the first fd the jail leaves free: */
+#define FD_FIRST_FREE (SBX__JAIL_FD_TREE + SBX__JAIL_TREES)
+#define FD_KEPT       FD_FIRST_FREE
 
 const char *sbx__jail_stage_name(int stage)
 {
@@ -42,57 +46,6 @@ const char *sbx__jail_stage_name(int stage)
     return "setup";
 }
 
-#ifdef SBX_COVERAGE
-/* Coverage builds count the child too: libgcov reads GCOV_PREFIX when it dumps, so the counters
- * go through a handle on the host's root opened before pivot_root. Dumps stop at Landlock, which
- * forbids those writes; setting environ allocates nothing, as this child must not. */
-void __gcov_dump(void);
-void __gcov_reset(void);
-extern char **environ;
-static char cov_prefix[] = "GCOV_PREFIX=/proc/self/fd/8",
-            cov_errors[] = "GCOV_ERROR_FILE=/dev/null";
-static char *cov_env[] = {cov_prefix, cov_errors, NULL};
-static int cov_root = -1;
-
-static void cov_begin(void)
-{
-    __gcov_reset(); /* the counters copied from the host are the host's to dump */
-    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (root >= 0) {
-        cov_root = fcntl(root, F_DUPFD_CLOEXEC, FD_FIRST_FREE);
-        close(root);
-    }
-    if (cov_root == FD_FIRST_FREE)
-        environ = cov_env;
-}
-
-static void cov_dump(void)
-{
-    if (cov_root != FD_FIRST_FREE)
-        return;
-    __gcov_dump();
-    __gcov_reset();
-}
-
-static void cov_end(void)
-{
-    cov_dump();
-    if (cov_root >= 0)
-        close(cov_root);
-    cov_root = -1;
-}
-#else
-static void cov_begin(void)
-{
-}
-static void cov_dump(void)
-{
-}
-static void cov_end(void)
-{
-}
-#endif
-
 static void report(int fd, const struct sbx__jail_report *r)
 {
     ssize_t n;
@@ -106,7 +59,7 @@ static _Noreturn void fail(int status_fd, int stage, int err, int detail)
     struct sbx__jail_report r = {
         .kind = SBX__REPORT_SETUP, .stage = stage, .err = err, .detail = detail};
     report(status_fd, &r);
-    cov_dump();
+    sbx__exit_child_dump();
     _exit(1);
 }
 
@@ -114,15 +67,17 @@ static _Noreturn void fail(int status_fd, int stage, int err, int detail)
  * the host, including fds other host threads opened: the guest sees none of them). */
 static int arrange_fds(const struct sbx__jail_spec *spec)
 {
-    int src[8] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
-                  spec->exec_fd,  spec->status_fd, spec->sync_fd,  spec->gate_fd};
-    int tmp[8];
-    for (int i = 0; i < 8; i++) {
+    int src[FD_KEPT] = {spec->stdio[0], spec->stdio[1],  spec->stdio[2], spec->result_fd,
+                        spec->exec_fd,  spec->status_fd, spec->sync_fd,  spec->gate_fd};
+    for (size_t i = 0; i < SBX__JAIL_TREES; i++)
+        src[SBX__JAIL_FD_TREE + i] = i < spec->tree_count ? spec->tree_fds[i] : -1;
+    int tmp[FD_KEPT];
+    for (int i = 0; i < FD_KEPT; i++) {
         tmp[i] = src[i] >= 0 ? fcntl(src[i], F_DUPFD_CLOEXEC, 16) : -1;
         if (src[i] >= 0 && tmp[i] < 0)
             return -errno;
     }
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < FD_KEPT; i++) {
         if (tmp[i] < 0)
             continue;
         int flags = i >= FD_EXEC ? O_CLOEXEC : 0;
@@ -327,7 +282,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     step(spec->status_fd, SBX__STAGE_CGROUP, attach_self(spec));
     /* Early, so fds other host threads opened (their runs' pipes) leave this child at once. */
     step(spec->status_fd, SBX__STAGE_FDS, arrange_fds(spec));
-    cov_begin();
+    sbx__exit_child_begin(FD_FIRST_FREE); /* coverage builds: counters dumped via the host's root */
     int sfd = FD_STATUS;
     if (spec->is_self_mapped)
         step(sfd, SBX__STAGE_USERNS, sbx__jail_userns_map_self(spec));
@@ -339,6 +294,8 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     int rc = sbx__jail_mount_apply(spec, &failed_step);
     if (rc)
         fail(sfd, SBX__STAGE_MOUNT, -rc, failed_step);
+    for (size_t i = 0; i < spec->tree_count; i++) /* attached now; the guest never sees them */
+        close(SBX__JAIL_FD_TREE + (int)i);
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_pivot(spec->root_dir));
     step(sfd, SBX__STAGE_PIVOT, sbx__jail_mount_finish());
     bool has_gate = spec->gate_filter.count > 0;
@@ -352,7 +309,7 @@ _Noreturn void sbx__jail_child_main(const struct sbx__jail_spec *spec)
     /* Entered once attached, so the jail's cgroup is the namespace's root. */
     step(sfd, SBX__STAGE_CGROUPNS, neg_errno(unshare(CLONE_NEWCGROUP)));
     step(sfd, SBX__STAGE_CAPS, sbx__jail_caps_drop());
-    cov_end();
+    sbx__exit_child_end(); /* before Landlock forbids the writes */
     if (spec->landlock_abi > 0)
         step(sfd, SBX__STAGE_LANDLOCK, sbx__jail_landlock_apply(spec));
     sbx__jail_mount_close_grants(spec);

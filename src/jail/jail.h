@@ -12,6 +12,11 @@
 #include "core/backend.h"
 #include "util/buf.h"
 
+/* Detached mounts (open_tree(2)) the parent hands the child: the engine module and its stencil
+ * file. The child keeps them at fds SBX__JAIL_FD_TREE + slot until its mounts are made. */
+#define SBX__JAIL_TREES   2
+#define SBX__JAIL_FD_TREE 8
+
 /* Inside the jail the guest is this uid/gid; outside it is an unprivileged host id. */
 #define SBX__JAIL_GUEST_ID 1000
 #define SBX__JAIL_NOBODY   65534
@@ -58,6 +63,7 @@ enum sbx__jail_mount_kind {
     SBX__MNT_READONLY, /* remount dst read-only (after it was filled) */
     SBX__MNT_MASK,     /* hide dst if it exists: /dev/null over a file, an empty tmpfs over a dir */
     SBX__MNT_FILE,     /* src = the text of a new read-only file in the root tmpfs */
+    SBX__MNT_TREE,     /* a detached read-only mount the parent cloned from src: spec->tree_fds */
 };
 
 struct sbx__jail_mount {
@@ -68,6 +74,7 @@ struct sbx__jail_mount {
     bool is_optional; /* binds: skip when the source vanished */
     bool is_grant;    /* from policy.fs: a failure is the policy's, not the kernel's */
     int grant;        /* is_grant: its slot in spec->grant_fds; -1 otherwise */
+    int tree;         /* SBX__MNT_TREE: its slot in spec->tree_fds */
 };
 
 /* One Landlock rule: a guest path and the access granted beneath it. */
@@ -114,6 +121,8 @@ struct sbx__jail_spec {
      * the one thing of the spec the child writes, in its own copy-on-write memory. */
     int *grant_fds;
     size_t grant_count;
+    int tree_fds[SBX__JAIL_TREES]; /* the parent's, tree_count of them; the plan closes them */
+    size_t tree_count;
     struct sbx__jail_bpf filters[2]; /* argument filter, then the allowlist */
     bool has_late_filters; /* the process's first run: filters[] arrive on sync_fd, built by the
                             * parent while this child sets up (libseccomp takes ~1 ms) */
@@ -171,8 +180,13 @@ uint64_t sbx__jail_landlock_dev_access(int abi);
 uint64_t sbx__jail_landlock_file_access(void);
 int sbx__jail_landlock_apply(const struct sbx__jail_spec *spec);
 
-/* seccomp.c: builds both filters once per process; sbx__jail_seccomp_apply() in the child. */
+/* seccomp.c: both filters, as the build computed them (or built once per process when it did
+ * not); sbx__jail_seccomp_apply() in the child. */
 sbx_err sbx__jail_seccomp_filters(struct sbx__jail_bpf out[2]);
+/* Builds both filters with libseccomp now (the build step, and a test comparing the two). */
+sbx_err sbx__jail_seccomp_build(struct sbx__jail_bpf out[2]);
+/* Whether the filters come compiled in (no libseccomp work at run time). */
+bool sbx__jail_seccomp_is_prebuilt(void);
 int sbx__jail_seccomp_apply(const struct sbx__jail_bpf filters[2]);
 /* Exports a libseccomp context as plain BPF (out->insns allocated, kept for the process). */
 int sbx__jail_seccomp_export(void *ctx, struct sbx__jail_bpf *out);

@@ -247,6 +247,12 @@ static int apply_one(const struct sbx__jail_spec *spec, const struct sbx__jail_m
         return apply_mask(m);
     case SBX__MNT_FILE:
         return write_file(m);
+    case SBX__MNT_TREE:
+        rc = make_mountpoint(m);
+        if (rc == 0 && move_mount(SBX__JAIL_FD_TREE + m->tree, "", AT_FDCWD, m->dst,
+                                  MOVE_MOUNT_F_EMPTY_PATH) != 0)
+            rc = -errno;
+        return rc;
     }
     return -EINVAL;
 }

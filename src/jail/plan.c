@@ -7,13 +7,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/landlock.h>
 
 #include "jail/plan.h"
-#include "js/module.h"
+#include "core/engine_module.h"
 #include "util/alloc.h"
 #include "util/path.h"
 
@@ -73,8 +74,50 @@ static void add_rule(struct plan_ctx *c, const char *guest, uint64_t access)
         s->rule_count++;
 }
 
+/* A read-only file bind at guest. The host clones it here as a detached mount (open_tree(2)),
+ * with its own rights: the child, which maps to nobody under a root host, may not be able to
+ * reach the file's directory (a private prefix of mode 0700, #23 item 5). A host without
+ * CAP_SYS_ADMIN cannot clone; its child is the caller's own uid and binds by path. */
+static void add_file_bind(struct plan_ctx *c, const char *src, const char *guest)
+{
+    int tree = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    struct mount_attr ma = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    if (tree >= 0 && mount_setattr(tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) != 0) {
+        close(tree);
+        tree = -1;
+    }
+    struct sbx__jail_spec *s = c->spec;
+    if (tree >= 0 && s->tree_count == SBX__JAIL_TREES) {
+        close(tree);
+        tree = -1;
+    }
+    size_t before = s->mount_count;
+    add_mount(c, tree >= 0 ? SBX__MNT_TREE : SBX__MNT_BIND, src, guest, false);
+    if (tree >= 0 && s->mount_count > before) {
+        s->mounts[before].tree = (int)s->tree_count;
+        s->tree_fds[s->tree_count++] = tree;
+    } else if (tree >= 0) {
+        close(tree);
+    }
+    add_rule(c, guest, LANDLOCK_ACCESS_FS_READ_FILE);
+}
+
+/* The engine module and its stencil file, for a guest that runs sbx's JavaScript (js/loader.c
+ * finds them at their fixed place in the jail), unless /usr holds them already. A run of any
+ * other program does not depend on them at all. */
+static void plan_engine(struct plan_ctx *c)
+{
+    const char *js = sbx__engine_module_path();
+    if (strncmp(js, "/usr/", 5) == 0 || access(js, R_OK) != 0)
+        return;
+    add_file_bind(c, js, SBX_JS_MODULE_JAIL);
+    char stencil[PATH_MAX];
+    if (sbx__engine_stencil_path(js, stencil, sizeof(stencil)) && access(stencil, R_OK) == 0)
+        add_file_bind(c, stencil, SBX_JS_STENCIL_JAIL);
+}
+
 /* /usr, and /bin, /lib... as symlinks (merged /usr) or read-only binds. */
-static void plan_system(struct plan_ctx *c, const struct sbx_policy *p)
+static void plan_system(struct plan_ctx *c, const struct sbx_policy *p, bool is_js)
 {
     static const char *const tops[] = {"/usr",   "/bin",   "/sbin",  "/lib",
                                        "/lib64", "/lib32", "/libx32"};
@@ -97,23 +140,8 @@ static void plan_system(struct plan_ctx *c, const struct sbx_policy *p)
             add_rule(c, tops[i], rd);
         }
     }
-    /* The worker tier's engine module, which the sbx-js guest loads (js/loader.c), read-only at
-     * its fixed place in the jail when it is not under /usr already (the build tree's). */
-    const char *js = sbx__js_module_path();
-    if (strncmp(js, "/usr/", 5) != 0 && access(js, R_OK) == 0) {
-        add_mount(c, SBX__MNT_BIND, js, SBX_JS_MODULE_JAIL, false);
-        add_rule(c, SBX_JS_MODULE_JAIL, LANDLOCK_ACCESS_FS_READ_FILE);
-        /* and its self-hosted stencil, which saves the guest's engine parsing that code */
-        char stencil[PATH_MAX];
-        const char *slash = strrchr(js, '/');
-        if (slash &&
-            snprintf(stencil, sizeof(stencil), "%.*s/" SBX_JS_STENCIL_NAME, (int)(slash - js), js) <
-                (int)sizeof(stencil) &&
-            access(stencil, R_OK) == 0) {
-            add_mount(c, SBX__MNT_BIND, stencil, SBX_JS_STENCIL_JAIL, false);
-            add_rule(c, SBX_JS_STENCIL_JAIL, LANDLOCK_ACCESS_FS_READ_FILE);
-        }
-    }
+    if (is_js)
+        plan_engine(c);
     /* What the dynamic loader and Debian's interpreter symlinks need from /etc, nothing more. */
     add_mount(c, SBX__MNT_DIR, NULL, "/etc", true);
     static const char *const etc[] = {"/etc/ld.so.cache", "/etc/alternatives"};
@@ -257,7 +285,7 @@ sbx_err sbx__jail_plan_fs(struct sbx__jail_spec *spec, const struct sbx_policy *
     spec->grant_count = p->fs_count;
     for (size_t i = 0; i < p->fs_count; i++)
         spec->grant_fds[i] = -1;
-    plan_system(&c, p);
+    plan_system(&c, p, spec->exec_fd >= 0);
     plan_proc_dev_tmp(&c, p);
     if (input_dir) {
         add_mount(&c, SBX__MNT_BIND, input_dir, "/sbx", true);
@@ -398,6 +426,9 @@ void sbx__jail_plan_free(struct sbx__jail_spec *spec)
         sbx__free(spec->rules[i].path);
     sbx__free(spec->rules);
     sbx__free(spec->grant_fds);
+    for (size_t i = 0; i < spec->tree_count; i++)
+        close(spec->tree_fds[i]);
+    spec->tree_count = 0;
     free_strv(spec->exec_paths, spec->exec_path_count);
     free_strv(spec->argv, 0);
     sbx__free(spec->cwd);

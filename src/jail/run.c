@@ -111,7 +111,7 @@ static sbx_err prepare(struct sbx__jail_handle *h, struct sbx__jail_run *r,
         s->rlimits.data_bytes = p->memory_bytes;
         s->rlimits.nproc = p->pids;
     }
-    s->has_late_filters = !atomic_load(&filters_ready);
+    s->has_late_filters = !atomic_load(&filters_ready) && !sbx__jail_seccomp_is_prebuilt();
     if (!s->has_late_filters && sbx__jail_seccomp_filters(s->filters) != SBX_OK) {
         snprintf(err, errlen, "seccomp: libseccomp could not build the filter");
         return SBX_E_UNAVAILABLE;

@@ -2,7 +2,9 @@
  * plain BPF, so the fork-like child only calls prctl(2). Filter 1 checks arguments (TIOCSTI and
  * TIOCLINUX on the low 32 bits of the ioctl number, CVE-2019-10063; clone with a namespace
  * flag; socket families); filter 2 is the allowlist. The kernel applies the stricter verdict of the
- * two. */
+ * two. The build runs this same code once (src/jail/gen/seccomp_bpf.c) and compiles its output in
+ * (seccomp_prebuilt.h), so a process never pays libseccomp's ~1 ms for them: `sbx run` is a
+ * fresh process every time (docs/process.md, Cost). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -18,6 +20,9 @@
 
 #include "jail/jail.h"
 #include "util/alloc.h"
+#ifndef SBX_SECCOMP_GENERATOR
+#include "seccomp_prebuilt.h" /* generated: SBX__SECCOMP_PREBUILT_{0,1} (mk/jail.mk) */
+#endif
 
 /* What interpreters (sh, python3, node, sbx's own engine) use. Absent on purpose, so denied
  * with EPERM: mount and the new mount API, pivot_root, ptrace, process_vm_*, keyctl, add_key,
@@ -401,12 +406,41 @@ static int build_one(uint32_t def, int (*add)(scmp_filter_ctx), struct sbx__jail
     return rc;
 }
 
+sbx_err sbx__jail_seccomp_build(struct sbx__jail_bpf out[2])
+{
+    if (build_one(SCMP_ACT_ALLOW, build_args, &out[0]) != 0 ||
+        build_one(SCMP_ACT_ERRNO(EPERM), build_allow, &out[1]) != 0)
+        return SBX_E_UNAVAILABLE;
+    return SBX_OK;
+}
+
+#ifdef SBX__SECCOMP_PREBUILT_0
+static const struct sock_filter prebuilt_args[] = SBX__SECCOMP_PREBUILT_0;
+static const struct sock_filter prebuilt_allow[] = SBX__SECCOMP_PREBUILT_1;
+_Static_assert(sizeof(prebuilt_args) / sizeof(prebuilt_args[0]) == SBX__SECCOMP_PREBUILT_COUNT_0,
+               "filter 1's length");
+_Static_assert(sizeof(prebuilt_allow) / sizeof(prebuilt_allow[0]) == SBX__SECCOMP_PREBUILT_COUNT_1,
+               "filter 2's length");
+#endif
+
+bool sbx__jail_seccomp_is_prebuilt(void)
+{
+#ifdef SBX__SECCOMP_PREBUILT_0
+    return true;
+#else
+    return false;
+#endif
+}
+
 static void build_once(void)
 {
-    if (build_one(SCMP_ACT_ALLOW, build_args, &built[0]) != 0 ||
-        build_one(SCMP_ACT_ERRNO(EPERM), build_allow, &built[1]) != 0)
-        return;
+#ifdef SBX__SECCOMP_PREBUILT_0
+    built[0] = (struct sbx__jail_bpf){prebuilt_args, SBX__SECCOMP_PREBUILT_COUNT_0};
+    built[1] = (struct sbx__jail_bpf){prebuilt_allow, SBX__SECCOMP_PREBUILT_COUNT_1};
     built_err = SBX_OK;
+#else
+    built_err = sbx__jail_seccomp_build(built);
+#endif
 }
 
 sbx_err sbx__jail_seccomp_filters(struct sbx__jail_bpf out[2])

@@ -150,6 +150,30 @@ static void send_eof(struct sbx__jail_tty *t, bool is_final)
     }
 }
 
+/* Before the host's terminal goes raw: lines and an end of input (^D) already typed, which its
+ * cooked line discipline holds, are taken now as what they are. Raw mode would hand a pending ^D
+ * over as the NUL byte n_tty keeps for it, and the guest's pty would echo that as "^@" (script(1)
+ * types ^D at once when its own input is at its end: #23 item 6). poll first: a description
+ * shared with the host may be blocking, and a cooked terminal is readable only with a whole
+ * line or an end of input in it. */
+static void take_typed(struct sbx__jail_tty *t)
+{
+    struct sbx__tty_pipe *p = &t->to_guest;
+    struct pollfd pfd = {.fd = p->src, .events = POLLIN};
+    while (p->src >= 0 && p->len < sizeof(p->buf) && poll(&pfd, 1, 0) == 1 &&
+           (pfd.revents & POLLIN)) {
+        ssize_t n = read(p->src, p->buf + p->len, sizeof(p->buf) - p->len);
+        struct termios m;
+        if (n > 0) {
+            p->len += (size_t)n;
+            continue;
+        }
+        if (n == 0 && t->master >= 0 && tcgetattr(t->master, &m) == 0)
+            p->buf[p->len++] = (char)m.c_cc[VEOF];
+        return;
+    }
+}
+
 sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, size_t errlen)
 {
     bool is_tty[3];
@@ -177,6 +201,7 @@ sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, siz
         t->to_host.dst = t->host_fds[1] = reopen_host(out, &t->is_shared[1]);
     for (int i = 0; i < 3; i++)
         guest[i] = is_tty[i] ? t->guest_ends[i == 0 ? 0 : 1] : -1;
+    take_typed(t);
     go_raw(t);
     return SBX_OK;
 }

@@ -21,9 +21,14 @@
 #define ACCOUNTS  4096u
 #define SIZE_BITS 48
 #define SIZE_MASK ((UINT64_C(1) << SIZE_BITS) - 1)
-/* At most this much may be refused outright; smaller blocks over the cap are still handed out
- * (the engine treats some small allocations as infallible) and the run is stopped instead. */
+/* Past its cap a run is stopped at its next interrupt check, and until then the engine keeps
+ * getting what it asks for: many of its allocations must not fail (it crashes the process on
+ * them: Irregexp's zone, the GC's store buffer and unique-id tables, ...; js/oom.cpp). Only
+ * once the run is OVERSHOOT past its cap are blocks of LARGE_BYTES or more refused, so a single
+ * huge request (an ArrayBuffer, a string) still fails as the out-of-memory error it can be. */
 #define LARGE_BYTES (64u * 1024u)
+/* The overshoot is the larger of the cap itself and this. */
+#define OVERSHOOT_MIN_BYTES (64u << 20)
 
 struct account {
     _Atomic int64_t live; /* bytes in blocks of this account, headers included */
@@ -31,9 +36,11 @@ struct account {
 };
 
 struct run_state {
-    int64_t limit; /* live may not pass this during the run */
+    int64_t limit; /* passing this stops the run at its next interrupt check */
+    int64_t hard;  /* past this, blocks of LARGE_BYTES or more are refused */
     int64_t start;
     int64_t peak;
+    uint64_t refused; /* blocks refused during the run */
     bool is_active;
     bool is_over;
     void (*over)(void *);
@@ -87,8 +94,10 @@ static bool admit(size_t size)
         run.peak = after - run.start;
     if (after <= run.limit)
         return true;
-    if (size >= LARGE_BYTES)
+    if (size >= LARGE_BYTES && after > run.hard) {
+        run.refused++; /* never allocated: the run is no more over its cap than before */
         return false;
+    }
     if (!run.is_over) {
         run.is_over = true;
         if (run.over)
@@ -312,9 +321,14 @@ void sbx__js_account_detach(void)
 void sbx__js_account_begin(uint64_t cap_bytes, void (*over)(void *arg), void *arg)
 {
     int64_t now = atomic_load(&accounts[my_account].live);
-    int64_t cap = cap_bytes > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)cap_bytes;
-    run = (struct run_state){
-        .limit = now + cap, .start = now, .is_active = true, .over = over, .arg = arg};
+    int64_t cap = cap_bytes > INT64_MAX / 8 ? INT64_MAX / 8 : (int64_t)cap_bytes;
+    int64_t overshoot = cap > (int64_t)OVERSHOOT_MIN_BYTES ? cap : (int64_t)OVERSHOOT_MIN_BYTES;
+    run = (struct run_state){.limit = now + cap,
+                             .hard = now + cap + overshoot,
+                             .start = now,
+                             .is_active = true,
+                             .over = over,
+                             .arg = arg};
 }
 
 bool sbx__js_account_end(void)
@@ -339,6 +353,11 @@ uint64_t sbx__js_account_live_bytes(void)
 {
     int64_t v = atomic_load(&accounts[my_account].live);
     return v > 0 ? (uint64_t)v : 0;
+}
+
+uint64_t sbx__js_account_refused_count(void)
+{
+    return run.refused;
 }
 
 uint64_t sbx__js_account_peak_bytes(void)

@@ -28,7 +28,9 @@ bool sbx__js_account_attach(void);
 void sbx__js_account_detach(void);
 
 /* Starts a run on this thread's account: it may allocate cap_bytes more than now. Once it has,
- * large allocations fail and over(arg) is called (on this thread) so the run can be stopped. */
+ * over(arg) is called (on this thread) so the run can be stopped at its next interrupt check;
+ * allocations still succeed until the run is max(cap_bytes, 64 MiB) further, where large ones
+ * (64 KiB or more) start to fail. */
 void sbx__js_account_begin(uint64_t cap_bytes, void (*over)(void *arg), void *arg);
 
 /* Ends the run; returns whether it went over its cap. */
@@ -39,6 +41,9 @@ bool sbx__js_account_in_alloc(void);
 
 /* Whether the current run on this thread has gone over its cap. */
 bool sbx__js_account_is_over(void);
+
+/* Blocks refused to the current run on this thread. */
+uint64_t sbx__js_account_refused_count(void);
 
 /* Bytes live on this thread's account, and the most its current run had above its start. */
 uint64_t sbx__js_account_live_bytes(void);

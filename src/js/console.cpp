@@ -207,10 +207,10 @@ void sm_emit(JSContext *cx, struct sbx__buf *b, JSString *str)
         } else {
             const uint16_t *c =
                 reinterpret_cast<const uint16_t *>(JS::GetTwoByteLinearStringChars(nogc, lin));
-            n = sbx__js_utf16_to_utf8(c, take, SBX_JS_LONE_REPLACE, nullptr);
+            n = sbx__js_utf16_to_utf8(c, take, nullptr);
             text = static_cast<char *>(sbx__mallocn(n + 1, 1));
             if (text)
-                sbx__js_utf16_to_utf8(c, take, SBX_JS_LONE_REPLACE, text);
+                sbx__js_utf16_to_utf8(c, take, text);
         }
     }
     if (!text) {

@@ -19,9 +19,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "js/platform/platform.h"
 #include "js/text.h"
 extern "C" {
 #include "util/alloc.h"
+#include "util/json_text.h"
 }
 
 /* Longest guest-derived text in an error message; core caps messages at 512 bytes. */
@@ -46,8 +48,9 @@ static std::atomic<unsigned> test_deaf_ms;
 static thread_local uint32_t gc_bytes_after_gc;
 static thread_local unsigned runs_since_gc;
 
+/* The platform's ops: the standard classes and the platform's globals resolve lazily. */
 static const JSClass global_class = {
-    "global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps, nullptr, nullptr, nullptr};
+    "global", JSCLASS_GLOBAL_FLAGS, &sm_platform_global_ops, nullptr, nullptr, nullptr};
 
 static void set_error(struct sbx__js_eval_out *out, sbx_err err, sbx_limit limit, const char *msg)
 {
@@ -162,6 +165,15 @@ static bool fail_limit(struct sm_run *run)
     return true;
 }
 
+/* A run that returned after going over its cap (past it the engine keeps allocating until the
+ * next interrupt check, account.c) still ends as the limit it hit. */
+static void fail_memory(struct sm_run *run)
+{
+    if (sbx__js_account_is_over()) /* not a refusal the guest caught: memory it did hold */
+        set_error(run->out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
+                  "guest exceeded its memory limit (memoryBytes)");
+}
+
 /* Classifies a failed step: a stop or deadline beats a memory cap, which beats the error. The
  * description runs guest getters, which can themselves be stopped (issue 10, item 7). */
 static void fail_run(struct sm_run *run, enum phase phase)
@@ -273,7 +285,32 @@ static JSObject *compile(JSContext *cx, const uint16_t *code, size_t n, unsigned
     return fn;
 }
 
-/* A promise or thenable result settles by draining the job queue; a rejection is thrown. */
+/* A promise still pending with no job left can never settle (no timer is left and a realm has no
+ * I/O): the run sleeps until its deadline or stop, and ends as a timeout. */
+static void wait_out(struct sm_run *run)
+{
+    struct timespec tick = {0, 1000000};
+    while ((run->in->deadline_ns || run->in->stop) && !sm_should_stop(run))
+        nanosleep(&tick, nullptr);
+    if (!sm_should_stop(run))
+        JS_ReportErrorASCII(run->cx, "the returned promise never settles");
+}
+
+/* One more task of the run's event loop while its promise is pending: the next timer or
+ * immediate (platform/), else what a GC may find: FinalizationRegistry cleanups of targets that
+ * died (a guest cannot call gc()). *more: whether anything ran or was queued. */
+static bool next_task(JSContext *cx, bool *more)
+{
+    if (!sm_platform_turn(cx, more))
+        return false;
+    if (!*more)
+        *more = sm_collect_for_cleanups(cx);
+    return true;
+}
+
+/* A promise or thenable result settles by draining the job queue and running the run's event
+ * loop (timers); a rejection is thrown, and so is a callback's uncaught exception
+ * (queueMicrotask, a timer). Any other value is the result at once: nothing queued runs. */
 static bool settle(JSContext *cx, JS::MutableHandleValue rval)
 {
     if (!rval.isObject())
@@ -289,13 +326,15 @@ static bool settle(JSContext *cx, JS::MutableHandleValue rval)
     JS::RootedObject promise(cx, JS::CallOriginalPromiseResolve(cx, rval));
     if (!promise)
         return false;
-    /* A drain that leaves the promise pending has nothing left to run but what a GC may find:
-     * FinalizationRegistry cleanups of targets that died (a guest cannot call gc()). */
-    do {
-        if (!sm_drain_jobs(cx))
+    bool more = true;
+    for (;;) {
+        if (!sm_drain_jobs(cx) || !sm_platform_check(cx))
             return false;
-    } while (JS::GetPromiseState(promise) == JS::PromiseState::Pending &&
-             sm_collect_for_cleanups(cx));
+        if (JS::GetPromiseState(promise) != JS::PromiseState::Pending || !more)
+            break;
+        if (!next_task(cx, &more))
+            return false;
+    }
     JS::RootedValue result(cx, JS::GetPromiseResult(promise));
     switch (JS::GetPromiseState(promise)) {
     case JS::PromiseState::Fulfilled:
@@ -305,7 +344,8 @@ static bool settle(JSContext *cx, JS::MutableHandleValue rval)
         JS_SetPendingException(cx, result);
         return false;
     default:
-        return false; /* never settles: only the deadline ends the run (see run_guest) */
+        wait_out(sm_current()); /* never settles: only the deadline or a stop ends the run */
+        return false;
     }
 }
 
@@ -320,7 +360,7 @@ static bool on_json(const char16_t *s, uint32_t n, void *data)
 {
     json_sink *sink = static_cast<json_sink *>(data);
     const uint16_t *u = reinterpret_cast<const uint16_t *>(s);
-    size_t len = sbx__js_utf16_to_utf8(u, n, SBX_JS_LONE_ESCAPE, nullptr);
+    size_t len = sbx__js_utf16_to_utf8(u, n, nullptr);
     sink->len += len;
     if (sink->len > sink->limit) {
         sink->is_over = true;
@@ -329,7 +369,7 @@ static bool on_json(const char16_t *s, uint32_t n, void *data)
     char *dst = static_cast<char *>(sbx__mallocn(len + 1, 1));
     if (!dst)
         return false;
-    sbx__js_utf16_to_utf8(u, n, SBX_JS_LONE_ESCAPE, dst);
+    sbx__js_utf16_to_utf8(u, n, dst);
     bool ok = sbx__buf_append(sink->buf, dst, len);
     sbx__free(dst);
     return ok;
@@ -362,23 +402,15 @@ static bool encode(struct sm_run *run, JS::MutableHandleValue rval)
                  (unsigned long long)sink.len, run->out->out.limit);
         set_error(run->out, SBX_E_OUTPUT_LIMIT, SBX_LIMIT_OUTPUT, msg);
     } else if (ok) {
-        run->out->value_json = buf.is_oom ? nullptr : sbx__buf_take(&buf, nullptr);
+        size_t len = 0;
+        run->out->value_json = buf.is_oom ? nullptr : sbx__buf_take(&buf, &len);
         if (!run->out->value_json)
             set_error(run->out, SBX_E_NOMEM, SBX_LIMIT_NONE, "host ran out of memory");
+        else /* JSON.stringify escapes lone surrogates (\ud800), which JSON parsers refuse */
+            sbx__json_text_replace_lone_surrogates(run->out->value_json, len);
     }
     sbx__buf_free(&buf);
     return ok;
-}
-
-/* A promise still pending with no job left can never settle (a realm has no timers or I/O):
- * the run sleeps until its deadline or stop, and ends as a timeout. */
-static void wait_out(struct sm_run *run)
-{
-    struct timespec tick = {0, 1000000};
-    while ((run->in->deadline_ns || run->in->stop) && !sm_should_stop(run))
-        nanosleep(&tick, nullptr);
-    if (!sm_should_stop(run))
-        JS_ReportErrorASCII(run->cx, "the returned promise never settles");
 }
 
 /* Runs the guest in the current (fresh) realm; on failure *phase says which step threw. */
@@ -387,7 +419,7 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
     JSContext *cx = run->cx;
     JS::RootedValue ctx(cx), rval(cx);
     *phase = PHASE_SETUP;
-    if (!sm_console_install(cx, global))
+    if (!sm_console_install(cx, global) || !sm_platform_install(cx, global))
         return false;
     *phase = PHASE_CONTEXT;
     if (!parse_context(cx, run->in, &ctx))
@@ -410,11 +442,10 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
     if (!JS::Call(cx, JS::UndefinedHandleValue, fn, args, &rval))
         return false;
     *phase = PHASE_SETTLE;
-    if (!settle(cx, &rval)) {
-        if (!JS_IsExceptionPending(cx) && !sm_should_stop(run))
-            wait_out(run);
+    /* A settle interrupted by a limit returns at once, without waiting out the deadline: a
+     * memory cap hit inside a promise job used to be reported as a timeout after it. */
+    if (!settle(cx, &rval))
         return false;
-    }
     *phase = PHASE_ENCODE;
     return encode(run, &rval);
 }
@@ -491,6 +522,8 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
             sm_cleanups_begin(&run, JS::GetObjectRealmOrNull(global));
             if (!run_guest(&run, global, &phase))
                 fail_run(&run, phase);
+            else
+                fail_memory(&run);
             sm_cleanups_end(&run);
         }
         out->heap_peak_bytes = JS_GetGCParameter(cx, JSGC_BYTES) + sbx__js_account_peak_bytes();
@@ -539,6 +572,8 @@ void sbx__js_engine_run(struct sbx__js_engine *js, const struct sbx__js_eval_in 
         set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, "the process is exiting");
     } else if (jit_refusal) {
         set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, jit_refusal);
+    } else if (sm_oom_refusal()) {
+        set_error(out, SBX_E_UNAVAILABLE, SBX_LIMIT_NONE, sm_oom_refusal());
     } else if (cx && in->memory_bytes < MIN_MEMORY_BYTES) {
         set_error(out, SBX_E_MEMORY_LIMIT, SBX_LIMIT_MEMORY,
                   "memoryBytes is too small for the engine (at least 256 KiB)");

@@ -1,9 +1,5 @@
 /* js/loader.c: loads the engine module (js/module.h) on first use and forwards js/engine.h's
- * calls to it. Where it looks (docs/worker.md, Engine module): next to a shared libsbx
- * (<its dir>/sbx/libsbx-js.so), the jail's bind, then the build tree and the install path
- * compiled in; never the current directory or the environment. A candidate that someone other
- * than root or this user could replace (its file or directory writable by group or others, or
- * owned by another user) is skipped. */
+ * calls to it. Where the module is, core decides (core/engine_module.c). */
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -13,128 +9,36 @@
 #include <unistd.h>
 
 #include "core/backend.h"
+#include "core/engine_module.h"
+#include "core/exit.h"
 #include "js/module.h"
-#include "js_module_path.h" /* generated: SBX_JS_MODULE_BUILD, SBX_JS_MODULE_INSTALL */
 #include "util/alloc.h"
 
-#define MODULE_NAME "libsbx-js.so"
 #define STENCIL_MAX (64 << 20) /* a larger file is not one of ours (they are about 300 KB) */
 
-#ifdef SBX_COVERAGE
-void __gcov_dump(void);
-#define DUMP_COUNTERS                                                                              \
-    __gcov_dump /* libsbx's own counters: the module's libgcov has only its own                    \
-                 */
-#else
-#define DUMP_COUNTERS NULL
-#endif
-
-static const struct sbx__js_host host = {
+/* dump_counters is set at load, in coverage builds only (core/exit.h). */
+static struct sbx__js_host host = {
     .calloc = sbx__calloc,
     .mallocn = sbx__mallocn,
     .reallocn = sbx__reallocn,
     .strndup = sbx__strndup,
     .free = sbx__free,
     .now_ns = sbx__now_ns,
-    .dump_counters = DUMP_COUNTERS,
 };
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static pthread_once_t path_once = PTHREAD_ONCE_INIT;
 static const struct sbx__js_module *mod;
-static char path[PATH_MAX];
 static char load_error[PATH_MAX + 200];
-
-/* Whether uid is the kernel's overflow uid standing for an owner this user namespace does not
- * map (inside the process tier's jail, root's files show so): no one in here can change it. */
-static bool is_unmapped_owner(uid_t uid)
-{
-    unsigned long overflow = 0, in, out, count;
-    FILE *f = fopen("/proc/sys/kernel/overflowuid", "re");
-    bool ok = f && fscanf(f, "%lu", &overflow) == 1 && overflow == uid;
-    if (f)
-        fclose(f);
-    f = ok ? fopen("/proc/self/uid_map", "re") : NULL;
-    if (!f)
-        return false;
-    while (ok && fscanf(f, "%lu %lu %lu", &in, &out, &count) == 3)
-        ok = !(uid >= in && uid - in < count);
-    fclose(f);
-    return ok;
-}
-
-static bool is_trusted(const struct stat *st)
-{
-    bool owner_ok = st->st_uid == 0 || st->st_uid == geteuid() || is_unmapped_owner(st->st_uid);
-    return owner_ok && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-bool sbx__js_module_is_trusted(const char *p)
-{
-    struct stat st;
-    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || !is_trusted(&st))
-        return false;
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof(dir), "%s", p);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return false;
-    *slash = '\0';
-    return stat(dir, &st) == 0 && is_trusted(&st);
-}
-
-/* <dir of libsbx.so>/sbx/libsbx-js.so when this code is in a shared libsbx, else "". */
-static void beside_shared_lib(char *out, size_t outlen)
-{
-    Dl_info info;
-    out[0] = '\0';
-    if (!dladdr((void *)sbx__js_module_load, &info) || !info.dli_fname)
-        return;
-    const char *slash = strrchr(info.dli_fname, '/');
-    if (!slash || strncmp(slash + 1, "libsbx.so", 9) != 0)
-        return;
-    snprintf(out, outlen, "%.*s/sbx/" MODULE_NAME, (int)(slash - info.dli_fname), info.dli_fname);
-}
-
-static void find_path(void)
-{
-    if (path[0])
-        return; /* set by a test */
-    char beside[PATH_MAX];
-    beside_shared_lib(beside, sizeof(beside));
-    const char *const candidates[] = {beside, SBX_JS_MODULE_JAIL, SBX_JS_MODULE_BUILD,
-                                      SBX_JS_MODULE_INSTALL};
-    snprintf(path, sizeof(path), "%s", SBX_JS_MODULE_INSTALL);
-    for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
-        if (candidates[i][0] && sbx__js_module_is_trusted(candidates[i])) {
-            snprintf(path, sizeof(path), "%s", candidates[i]);
-            return;
-        }
-    }
-}
-
-void sbx__js_test_module_path(const char *p)
-{
-    snprintf(path, sizeof(path), "%s", p);
-}
-
-const char *sbx__js_module_path(void)
-{
-    pthread_once(&path_once, find_path);
-    return path;
-}
 
 /* The stencil file beside the module at p, when it is as trusted as the module (never freed:
  * the engine decodes from it for the process's life); NULL when there is none. */
 static const uint8_t *read_stencil(const char *p, size_t *len)
 {
     char file[PATH_MAX];
-    const char *slash = strrchr(p, '/');
-    if (!slash || snprintf(file, sizeof(file), "%.*s/" SBX_JS_STENCIL_NAME, (int)(slash - p), p) >=
-                      (int)sizeof(file))
+    if (!sbx__engine_stencil_path(p, file, sizeof(file)))
         return NULL;
     struct stat st;
-    FILE *f = sbx__js_module_is_trusted(file) ? fopen(file, "rbe") : NULL;
+    FILE *f = sbx__engine_module_is_trusted(file) ? fopen(file, "rbe") : NULL;
     uint8_t *data = NULL;
     if (f && fstat(fileno(f), &st) == 0 && st.st_size > 0 && st.st_size < STENCIL_MAX)
         data = sbx__mallocn(1, (size_t)st.st_size);
@@ -146,7 +50,7 @@ static const uint8_t *read_stencil(const char *p, size_t *len)
 
 static void load(void)
 {
-    const char *p = sbx__js_module_path();
+    const char *p = sbx__engine_module_path();
     void *lib = dlopen(p, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
@@ -156,6 +60,8 @@ static void load(void)
         return;
     }
     sbx__js_module_open_fn *open_fn = (sbx__js_module_open_fn *)dlsym(lib, SBX_JS_MODULE_OPEN);
+    /* libsbx's own counters, for an engine leaving by _exit: the module's libgcov has its own */
+    host.dump_counters = sbx__exit_counts_coverage() ? sbx__exit_dump_counters : NULL;
     mod = open_fn ? open_fn(SBX_JS_MODULE_ABI, &host) : NULL;
     if (mod) {
         size_t len = 0;

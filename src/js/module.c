@@ -45,6 +45,11 @@ uint64_t sbx__now_ns(void)
     return host->now_ns();
 }
 
+bool sbx__js_host_counts_coverage(void)
+{
+    return host && host->dump_counters;
+}
+
 void sbx__js_host_dump_counters(void)
 {
     if (host && host->dump_counters)

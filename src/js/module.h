@@ -6,13 +6,11 @@
 #ifndef SBX_JS_MODULE_H
 #define SBX_JS_MODULE_H
 
+#include "core/engine_module.h" /* SBX_JS_STENCIL_NAME, where the module is */
 #include "js/engine.h"
 
 #define SBX_JS_MODULE_ABI  4
 #define SBX_JS_MODULE_OPEN "sbx__js_module_open" /* the module's one exported symbol */
-/* Where the process tier's jail binds the module when the host's is not under /usr. */
-#define SBX_JS_MODULE_JAIL  "/.sbx-js/libsbx-js.so"
-#define SBX_JS_STENCIL_JAIL "/.sbx-js/libsbx-js.stencil" /* its stencil file, beside it */
 
 struct sbx__js_host {
     void *(*calloc)(size_t count, size_t size);
@@ -21,7 +19,8 @@ struct sbx__js_host {
     char *(*strndup)(const char *s, size_t len);
     void (*free)(void *ptr);
     uint64_t (*now_ns)(void);
-    /* Coverage builds: writes the host's counters, for an engine leaving by _exit; else NULL. */
+    /* Coverage builds (core/exit.h): writes the host's counters, for an engine leaving by
+     * _exit; else NULL, which tells the module it is no coverage build. */
     void (*dump_counters)(void);
 };
 
@@ -43,7 +42,6 @@ struct sbx__js_module {
  * (trusted locations only) and offers its bytes, which must stay alive for the process; the
  * module uses them only if their header names this libmozjs and sbx and the checksum holds
  * (then it returns true; false: the caller may free them). NULL data: there is none. */
-#define SBX_JS_STENCIL_NAME "libsbx-js.stencil"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,6 +54,8 @@ bool sbx__js_self_hosted_write(const char *path, char *err, size_t errlen);
 bool sbx__js_jit_claim(bool want);
 /* The module's side of the host's dump_counters (a no-op when the host has none). */
 void sbx__js_host_dump_counters(void);
+/* Whether the host is a coverage build (it hands over dump_counters only then). */
+bool sbx__js_host_counts_coverage(void);
 #ifdef __cplusplus
 }
 #endif
@@ -66,16 +66,6 @@ typedef const struct sbx__js_module *sbx__js_module_open_fn(unsigned abi,
 
 /* Loads the module once per process. false: err says which path failed and why (dlerror). */
 bool sbx__js_module_load(char *err, size_t errlen);
-
-/* The module's path (the first candidate that exists, else the build-time install path). */
-const char *sbx__js_module_path(void);
-
-/* Whether p is a regular file that only root or this user can replace (neither it nor its
- * directory writable by group or others, both owned by root or the effective user). */
-bool sbx__js_module_is_trusted(const char *p);
-
-/* For tests only: look for the module at p instead (before the first use of the engine). */
-void sbx__js_test_module_path(const char *p);
 
 /* Loads the module and has it write its stencil file to out (src/js/gen/stencil.c). */
 bool sbx__js_write_stencil(const char *out, char *err, size_t errlen);

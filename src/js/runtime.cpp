@@ -5,6 +5,7 @@
 #include "js/sm.h" /* first: see there */
 
 #include "js/module.h"
+#include "js/platform/platform.h"
 
 #include <js/ContextOptions.h>
 #include <js/GCAPI.h>
@@ -165,16 +166,15 @@ static struct {
     bool is_closed; /* the process is exiting and has shut the engine down */
 } wd = {PTHREAD_MUTEX_INITIALIZER, {}, nullptr, false, 0, false};
 
-#ifdef SBX_COVERAGE
-/* Coverage builds (issue 15): leaving by _exit skips libgcov's dump, so a process that exits with
- * a run stuck in the engine would write none of its counters (nor the host's: each shared object
- * has its own libgcov). They are written before that _exit, once no thread runs instrumented
- * code: stuck runs sit in the engine's own (uninstrumented) code or in on_throttle, which no new
- * signal enters while process_exit holds wd.lock, so it waits for every signal sent to have
- * been handled. A forked child writes none: its copies of the parent's counters may have been
- * taken mid-update. */
-extern "C" void __gcov_dump(void);
-static int throttles_sent; /* under wd.lock */
+/* Coverage builds (issue 15; the host says which build is one: sbx__js_host_counts_coverage):
+ * leaving by _exit skips libgcov's dump, so a process that exits with a run stuck in the engine
+ * would write none of its counters (nor the host's: each shared object has its own libgcov).
+ * They are written before that _exit, once no thread runs instrumented code: stuck runs sit in
+ * the engine's own (uninstrumented) code or in on_throttle, which no new signal enters while
+ * process_exit holds wd.lock, so it waits for every signal sent to have been handled. A forked
+ * child writes none: its copies of the parent's counters may have been taken mid-update. */
+extern "C" void __gcov_dump(void) __attribute__((weak)); /* the module's libgcov, when linked */
+static int throttles_sent;                               /* under wd.lock */
 static std::atomic<int> throttles_done;
 
 static void cov_throttle_sent(void)
@@ -189,23 +189,15 @@ static void cov_throttle_done(void)
 
 static void cov_dump(void)
 {
+    if (!sbx__js_host_counts_coverage())
+        return;
     for (int ms = 0; ms < 2000 && throttles_done.load() < throttles_sent; ms++)
         usleep(1000);
     usleep(1000); /* the last handler's return */
-    __gcov_dump();
+    if (__gcov_dump)
+        __gcov_dump();
     sbx__js_host_dump_counters();
 }
-#else
-static void cov_throttle_sent(void)
-{
-}
-static void cov_throttle_done(void)
-{
-}
-static void cov_dump(void)
-{
-}
-#endif
 
 bool sm_enter(void)
 {
@@ -230,6 +222,7 @@ static void thread_exit(void *arg)
         return; /* the engine is gone with the process */
     JS::SetJobQueue(t->cx, nullptr);
     js_delete(t->jobs);
+    sm_platform_thread_end(); /* its stencils go before their runtime (platform.cpp) */
     JS_DestroyContext(t->cx);
     sbx__js_account_detach();
     free(t);
@@ -246,9 +239,8 @@ static void process_exit(int status, void *)
     pthread_mutex_lock(&wd.lock);
     bool is_idle = !wd.inside && !is_forked;
     wd.is_closed = is_idle;
-#ifndef SBX_COVERAGE
-    pthread_mutex_unlock(&wd.lock);
-#endif /* else held: the watchdog then stays still while libgcov writes the counters (issue 15) */
+    if (!sbx__js_host_counts_coverage()) /* else held: the watchdog then stays still while */
+        pthread_mutex_unlock(&wd.lock);  /* libgcov writes the counters (issue 15) */
     if (is_idle) {
         JS_ShutDown();
         return;
@@ -329,6 +321,7 @@ static void process_init(void)
     if (!sm_jit_claim(false))
         JS::DisableJitBackend();
     sm_set_build_id();
+    (void)sm_oom_install(); /* best effort: without it such a crash ends the process */
     is_engine_ok =
         sbx__js_account_install() && JS_Init() && pthread_key_create(&thread_key, thread_exit) == 0;
     if (is_engine_ok) {

@@ -41,7 +41,8 @@ using ::sbx__js_realloc;
 extern "C" uint64_t sbx__now_ns(void); /* core/backend.h, which is C only */
 
 /* The global's reserved slot that caches the console inspector of its realm. */
-#define SM_SLOT_INSPECT 0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
+#define SM_SLOT_INSPECT  0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
+#define SM_SLOT_PLATFORM 1 /* the realm's platform state (js/platform/platform.cpp) */
 
 /* One pool thread's engine state: its JSContext lives as long as the thread. */
 struct sm_thread;
@@ -127,6 +128,15 @@ void sm_heap_cap_end(struct sm_run *run);
 /* For the interrupt callback: false when the run's GC heap stays over its cap after a full GC
  * (then run->is_oom is set). */
 bool sm_heap_cap_ok(struct sm_run *run);
+
+/* Turns the engine's unhandlable out-of-memory crash into the end of the run and the retirement
+ * of its thread (oom.cpp), before JS_Init; false where that is not possible (the crash stays). */
+bool sm_oom_install(void);
+bool sm_oom_is_contained(void);
+int sm_oom_retired_count(void);
+
+/* Why no run may start (too many retired threads: static text), or NULL. */
+const char *sm_oom_refusal(void);
 
 /* Defines `console` on the current global. */
 bool sm_console_install(JSContext *cx, JS::HandleObject global);

@@ -116,19 +116,7 @@ uint16_t *sbx__js_utf8_to_utf16(const char *s, size_t len, size_t *out_count)
     return dst;
 }
 
-static size_t lone(uint32_t cp, enum sbx__js_lone mode, char *dst)
-{
-    if (mode == SBX_JS_LONE_REPLACE)
-        return encode(REPLACEMENT, dst);
-    static const char hex[] = "0123456789abcdef";
-    char b[6] = {'\\',        'u', hex[(cp >> 12) & 15], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15],
-                 hex[cp & 15]};
-    if (dst)
-        memcpy(dst, b, sizeof(b));
-    return sizeof(b);
-}
-
-size_t sbx__js_utf16_to_utf8(const uint16_t *s, size_t count, enum sbx__js_lone mode, char *dst)
+size_t sbx__js_utf16_to_utf8(const uint16_t *s, size_t count, char *dst)
 {
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
@@ -138,8 +126,7 @@ size_t sbx__js_utf16_to_utf8(const uint16_t *s, size_t count, enum sbx__js_lone 
             cp = 0x10000 + ((cp - 0xD800) << 10) + (s[i + 1] - 0xDC00u);
             i++;
         } else if (is_high(cp) || is_low(cp)) {
-            n += lone(cp, mode, at);
-            continue;
+            cp = REPLACEMENT;
         }
         n += encode(cp, at);
     }

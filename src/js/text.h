@@ -12,19 +12,14 @@
 extern "C" {
 #endif
 
-/* How engine output treats a surrogate without its partner. */
-enum sbx__js_lone {
-    SBX_JS_LONE_REPLACE, /* U+FFFD: console text, error messages */
-    SBX_JS_LONE_ESCAPE,  /* a \u escape: inside JSON strings, as ES2019 JSON.stringify does */
-};
-
 /* Returns a UTF-16 copy of UTF-8 s[0..len) (ill-formed bytes become U+FFFD), or NULL on NOMEM.
  * *out_count gets its length in code units. */
 uint16_t *sbx__js_utf8_to_utf16(const char *s, size_t len, size_t *out_count);
 
-/* Converts UTF-16 s[0..count) to UTF-8: surrogate pairs join, lone surrogates follow mode. Writes
- * to dst when non-NULL (which must hold the returned length); call with dst == NULL to size it. */
-size_t sbx__js_utf16_to_utf8(const uint16_t *s, size_t count, enum sbx__js_lone mode, char *dst);
+/* Converts UTF-16 s[0..count) to UTF-8: surrogate pairs join, lone surrogates become U+FFFD.
+ * Writes to dst when non-NULL (which must hold the returned length); call with dst == NULL to
+ * size it. */
+size_t sbx__js_utf16_to_utf8(const uint16_t *s, size_t count, char *dst);
 
 /* Converts Latin-1 s[0..count) to UTF-8, like sbx__js_utf16_to_utf8. */
 size_t sbx__js_latin1_to_utf8(const uint8_t *s, size_t count, char *dst);

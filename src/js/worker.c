@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "core/backend.h"
+#include "core/exit.h"
 #include "util/alloc.h"
-#include "wasm/jit/jit.h"
 
 /* Deep recursion in the engine's C code (compiler, regexp, nested native calls) needs room;
  * the memory is only reserved, pages are touched on demand. */
@@ -60,12 +60,11 @@ static struct {
 static atomic_int abandoned_count;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-#ifdef SBX_COVERAGE
-/* Coverage builds (issue 15): libgcov writes the counters at exit, and a thread caught between
- * two counter updates leaves a snapshot that breaks gcov's flow equations (negative counts).
- * So exit first waits until every pool thread is parked (or gone, joined) and then holds
- * pool.lock, so none resumes; the engine's exit handler holds the watchdog's lock likewise. */
-#define POOL_DETACH PTHREAD_CREATE_JOINABLE
+/* Coverage builds (issue 15; core/exit.h says which build is one): libgcov writes the counters at
+ * exit, and a thread caught between two counter updates leaves a snapshot that breaks gcov's flow
+ * equations (negative counts). So exit's step (core/exit.c) first waits until every pool thread
+ * is parked (or gone, joined) and then holds pool.lock, so none resumes; the engine's exit
+ * handler holds the watchdog's lock likewise. Other builds count nothing and detach threads. */
 /* Short: a run still live at exit (a host calling exit mid-run) must not hold exit up long. */
 #define QUIESCE_WAIT_MS 2000
 static atomic_int busy;       /* pool threads not parked in worker_main's wait */
@@ -74,7 +73,8 @@ static bool has_exited;
 
 static void busy_add(int n)
 {
-    atomic_fetch_add(&busy, n);
+    if (sbx__exit_counts_coverage())
+        atomic_fetch_add(&busy, n);
 }
 
 /* Under pool.lock. The thread is past its last use of the lock. */
@@ -87,6 +87,8 @@ static void reap_exited(void)
 
 static void note_exit(void)
 {
+    if (!sbx__exit_counts_coverage())
+        return;
     reap_exited();
     last_exited = pthread_self();
     has_exited = true;
@@ -94,39 +96,36 @@ static void note_exit(void)
 
 /* Abandoned runs are not waited for: they may be stuck for minutes, and while one is inside the
  * engine the engine's exit handler leaves without any dump (js/runtime.cpp). The wasm tier-up
- * stops first: its worker would otherwise start compiling (loading libLLVM) while exit waits
- * here for a busy run, and LLVM's destructors would then run under that compile. */
+ * stops first (sbx_shutdown): its worker would otherwise start compiling (loading libLLVM) while
+ * exit waits here for a busy run, and LLVM's destructors would then run under that compile. */
 static void quiesce_at_exit(void)
 {
-    sbx__wasm_tierup_stop();
+    sbx_shutdown();
     pthread_mutex_lock(&pool.lock);
-    int ms = 0;
-    for (; ms < QUIESCE_WAIT_MS && atomic_load(&busy) > atomic_load(&abandoned_count); ms++) {
+    for (int ms = 0; ms < QUIESCE_WAIT_MS && atomic_load(&busy) > atomic_load(&abandoned_count);
+         ms++) {
         pthread_mutex_unlock(&pool.lock);
         usleep(1000);
         pthread_mutex_lock(&pool.lock);
     }
-    if (ms == QUIESCE_WAIT_MS)
-        fprintf(stderr,
-                "sbx coverage build: pool threads still busy at exit after %d ms; "
-                "counters may be inconsistent\n",
-                ms);
     reap_exited();
 }
 
 static pthread_once_t quiesce_once = PTHREAD_ONCE_INIT;
 
-/* After the engine's own exit handler is registered (it starts here), so this one runs first. */
+/* After the engine's own exit handler is registered (it starts here), so this step runs first. */
 static void add_quiesce(void)
 {
     (void)sbx__js_can_throttle();
-    atexit(quiesce_at_exit);
+    sbx__exit_at(SBX__EXIT_PARK_JS_POOL, quiesce_at_exit);
 }
 
 /* Before the first job starts (a caller may exit the moment its run is done), with the JIT
  * mode of that job's policy fixed first, as its run would. */
 static void register_quiesce(const struct sbx__js_eval_in *in)
 {
+    if (!sbx__exit_counts_coverage())
+        return;
     sbx__js_claim_jit(in->jit);
     pthread_once(&quiesce_once, add_quiesce);
 }
@@ -136,26 +135,6 @@ static void forget_quiesce(void)
     atomic_store(&busy, 0);
     has_exited = false;
 }
-#else
-#define POOL_DETACH PTHREAD_CREATE_DETACHED
-static void busy_add(int n)
-{
-    (void)n;
-}
-
-static void note_exit(void)
-{
-}
-
-static void register_quiesce(const struct sbx__js_eval_in *in)
-{
-    (void)in;
-}
-
-static void forget_quiesce(void)
-{
-}
-#endif
 
 /* A forked child has none of the parent's threads: forget them (their structs leak there). */
 static void forget_pool_in_child(void)
@@ -359,7 +338,8 @@ static bool spawn(struct sbx__js_job *job)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, WORKER_STACK_BYTES);
-    pthread_attr_setdetachstate(&attr, POOL_DETACH);
+    pthread_attr_setdetachstate(&attr, sbx__exit_counts_coverage() ? PTHREAD_CREATE_JOINABLE
+                                                                   : PTHREAD_CREATE_DETACHED);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

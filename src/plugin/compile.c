@@ -1,10 +1,10 @@
 /* plugin/compile.c: sbx_wasm_compile() and sbx_wasm_cache_check(), the public face of the
- * compiled tier's cache (src/wasm/jit/cache.h): `sbx compile` fills it ahead of time. */
+ * compiled tier's cache (wasm/cache.h): `sbx compile` fills it ahead of time. */
 #include <stdio.h>
 
 #include <sbx.h>
 
-#include "wasm/jit/cache.h"
+#include "wasm/cache.h"
 #include "wasm/module.h"
 #include "wasm/wasm.h"
 
@@ -25,18 +25,13 @@ sbx_err sbx_wasm_compile(const uint8_t *bytes, size_t len, char *path, size_t pa
     sbx_err rc = sbx__wasm_module_load(bytes, len, &m, err, errlen);
     if (rc != SBX_OK)
         return rc;
-    rc = sbx__jit_cache_fill(m, path, pathlen, was_cached, err, errlen);
+    rc = sbx__wasm_cache_fill(m, path, pathlen, was_cached, err, errlen);
     sbx__wasm_module_destroy(m);
     return rc;
 }
 
 sbx_err sbx_wasm_cache_check(char *path, size_t pathlen, char *err, size_t errlen)
 {
-    struct sbx__jit_cache c;
     clear(path, pathlen);
-    sbx_err rc = sbx__jit_cache_open(&c, NULL, 0, err, errlen);
-    if (path && pathlen)
-        snprintf(path, pathlen, "%s", c.path);
-    sbx__jit_cache_close(&c);
-    return rc;
+    return sbx__wasm_cache_check(path, pathlen, err, errlen);
 }

@@ -96,7 +96,7 @@ static sbx_err open_listener(struct harness *h)
 /* Replaces the copy's fs grants with one: the scratch root at the first grant's guest path. */
 static sbx_err move_fs_grant(struct harness *h, const struct sbx_policy *user)
 {
-    h->policy = sbx__policy_clone(user);
+    h->policy = sbx__policy_copy(user); /* changed below, before anyone shares it */
     if (!h->policy)
         return SBX_E_NOMEM;
     struct sbx_policy *p = h->policy;

@@ -1,6 +1,7 @@
 /* plugin/create.c: building a plugin handle, in order: copy the policy, load the module, create
  * the store with the policy's limits, decide capabilities (failing early with deny_at_create),
  * create the WASI context, instantiate (WASI first, then capabilities) and run _initialize. */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,8 +117,28 @@ static sbx_err check_denials(struct sbx_wasm_sandbox *sb, const sbx_wasm_options
     return SBX_E_WASM_PERMISSION_DENIED;
 }
 
-/* Instantiates (running the start function) and calls _initialize, under the watchdog. */
-static sbx_err instantiate(struct sbx_wasm_sandbox *sb, char *err, size_t errlen)
+/* A timeout or abort that came while instantiating is the outcome, also when the work (the
+ * compiled tier's compile, the start function) finished after it: a create whose time ran out
+ * never succeeds. Other failures keep their own code. */
+static sbx_err stopped_by(struct sbx_wasm_sandbox *sb, sbx_err rc, char *err, size_t errlen)
+{
+    sbx_err reason = (sbx_err)atomic_load(&sb->stop_reason);
+    if (reason == SBX_OK && sbx__now_ns() >= sb->deadline_ns)
+        reason = SBX_E_TIMEOUT; /* the watchdog has not fired yet */
+    if (reason == SBX_OK || (rc != SBX_OK && rc != SBX_E_ABORTED && rc != SBX_E_TIMEOUT))
+        return rc;
+    if (rc != reason && reason == SBX_E_TIMEOUT)
+        snprintf(err, errlen, "guest exceeded its time limit of %" PRIu32 " ms while instantiating",
+                 sb->policy->timeout_ms);
+    else if (rc != reason)
+        snprintf(err, errlen, "run was aborted by the host while instantiating");
+    return reason;
+}
+
+/* Instantiates (compiling first under the compiled tier, then running the start function) and
+ * calls _initialize, under the watchdog and g (the deadline and abort of the run). */
+static sbx_err instantiate(struct sbx_wasm_sandbox *sb, const struct wasm_load_guard *g, char *err,
+                           size_t errlen)
 {
     sbx_err rc = sbx__plugin_begin_call(sb);
     if (rc != SBX_OK) {
@@ -125,7 +146,8 @@ static sbx_err instantiate(struct sbx_wasm_sandbox *sb, char *err, size_t errlen
         return rc;
     }
     struct wasm_trap trap = {0};
-    rc = sbx__wasm_instantiate(sb->store, sb->module, resolve, sb, &sb->inst, &trap, err, errlen);
+    rc = sbx__wasm_instantiate_guarded(sb->store, sb->module, resolve, sb, g, &sb->inst, &trap, err,
+                                       errlen);
     struct wasm_extern ext;
     if (rc == SBX_OK && sbx__wasm_instance_export(sb->inst, "_initialize", 11, &ext) &&
         ext.kind == WASM_EXTERN_FUNC && sbx__wasm_func_type(ext.u.func)->param_count == 0) {
@@ -141,7 +163,7 @@ static sbx_err instantiate(struct sbx_wasm_sandbox *sb, char *err, size_t errlen
         rc = r.ok ? SBX_OK : r.error;
         sbx_result_free(&r);
     }
-    return rc;
+    return stopped_by(sb, rc, err, errlen);
 }
 
 static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t len,
@@ -169,7 +191,7 @@ static sbx_err build(struct sbx_wasm_sandbox *sb, const uint8_t *bytes, size_t l
      * deadline and abort, as it bounded loading. */
     sb->external_reason = guard ? guard->stop : NULL;
     sb->run_deadline_ns = guard ? guard->deadline_ns : 0;
-    return instantiate(sb, err, errlen);
+    return instantiate(sb, guard ? guard : &own, err, errlen);
 }
 
 sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_policy *policy,
@@ -191,9 +213,8 @@ sbx_err sbx__plugin_create(const uint8_t *bytes, size_t len, const struct sbx_po
     struct sbx_wasm_sandbox *sb = NULL;
     if (rc == SBX_OK) {
         sb = sbx__calloc(1, sizeof(*sb));
-        if (!sb || !(sb->policy = sbx__policy_clone(policy)) ||
-            pthread_mutex_init(&sb->pending_mu, NULL) != 0 ||
-            pthread_mutex_init(&sb->abort_mu, NULL) != 0) {
+        if (!sb || !(sb->policy = sbx__policy_ref(policy)) ||
+            pthread_mutex_init(&sb->pending_mu, NULL) != 0 || sbx__abort_init(&sb->abort) != 0) {
             if (sb)
                 sbx_policy_destroy(sb->policy);
             sbx__free(sb);

@@ -11,6 +11,7 @@
 
 #include <sbx/wasm.h>
 
+#include "core/abort.h"
 #include "core/policy.h"
 #include "util/buf.h"
 #include "wasm/wasm.h"
@@ -88,7 +89,7 @@ struct sbx__caps {
     struct sbx__cap_stub *stubs; /* one per import of the module (only denied ones are set) */
     size_t stub_count;
     struct sbx_wasm_sandbox *sb;
-    const struct sbx_policy *policy; /* the handle's copy */
+    const struct sbx_policy *policy; /* the handle's reference to the caller's */
 };
 
 /* Parses "(i32, i64) -> (f64)" into *out (types owned by out). false if malformed. */
@@ -137,11 +138,9 @@ struct sbx_wasm_sandbox {
     sbx_output_fn on_output; /* options.on_output: the buffers' tap */
     void *on_output_user;
     bool is_disposed;
-    bool emit_span;           /* false when core's sbx_sandbox_run already made the span */
-    atomic_int stop_reason;   /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */
-    pthread_mutex_t abort_mu; /* guards is_running and is_abort_pending against abort */
-    bool is_running;
-    bool is_abort_pending; /* an abort came while no call ran: the next call takes it */
+    bool emit_span;          /* false when core's sbx_sandbox_run already made the span */
+    atomic_int stop_reason;  /* SBX_OK, or SBX_E_TIMEOUT / SBX_E_ABORTED for the current call */
+    struct sbx__abort abort; /* the call abort reaches, or a pending abort (core/abort.h) */
     /* core's run->interrupt_reason when run by the backend: an abort that core delivered just
      * before this call started is seen by begin_call (see sbx__plugin_begin_call). */
     const atomic_int *external_reason;

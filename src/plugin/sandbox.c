@@ -35,6 +35,11 @@ static void on_timeout(void *user)
     stop(user, SBX_E_TIMEOUT);
 }
 
+static void on_abort(void *user)
+{
+    stop(user, SBX_E_ABORTED);
+}
+
 /* ---- one guarded call ------------------------------------------------------------------- */
 
 sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
@@ -52,6 +57,8 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
                      : sb->run_deadline_ns - now < timeout_ns ? sb->run_deadline_ns - now
                                                               : timeout_ns;
     sb->deadline_ns = now + timeout_ns;
+    if (timeout_ns == 0) /* the run's time ran out before this call (loading, instantiating) */
+        stop(sb, SBX_E_TIMEOUT);
     sb->watchdog.on_timeout = on_timeout;
     sb->watchdog.user = sb;
     sb->throttle.stop_reason = &sb->stop_reason;
@@ -62,22 +69,16 @@ sbx_err sbx__plugin_begin_call(struct sbx_wasm_sandbox *sb)
         return e;
     /* An abort that came before this call (sbx_wasm_sandbox_abort() while idle, or core's
      * reason set before its interrupt found the handle) ends the call at once. */
-    pthread_mutex_lock(&sb->abort_mu);
-    sb->is_running = true;
-    bool is_aborted = sb->is_abort_pending ||
+    bool is_aborted = sbx__abort_begin(&sb->abort, on_abort, sb) ||
                       (sb->external_reason && atomic_load(sb->external_reason) == SBX_E_ABORTED);
-    sb->is_abort_pending = false;
     if (is_aborted)
         stop(sb, SBX_E_ABORTED);
-    pthread_mutex_unlock(&sb->abort_mu);
     return SBX_OK;
 }
 
 void sbx__plugin_end_call(struct sbx_wasm_sandbox *sb)
 {
-    pthread_mutex_lock(&sb->abort_mu);
-    sb->is_running = false;
-    pthread_mutex_unlock(&sb->abort_mu);
+    sbx__abort_end(&sb->abort);
     sbx__plugin_watchdog_disarm(&sb->watchdog);
 }
 
@@ -174,16 +175,6 @@ static void result_init(sbx_result *out)
     out->backend = SBX_BACKEND_WASM;
 }
 
-/* Takes an abort remembered while no call ran (as core takes one before a run's input). */
-static bool take_pending_abort(struct sbx_wasm_sandbox *sb)
-{
-    pthread_mutex_lock(&sb->abort_mu);
-    bool is_aborted = sb->is_abort_pending;
-    sb->is_abort_pending = false;
-    pthread_mutex_unlock(&sb->abort_mu);
-    return is_aborted;
-}
-
 /* Looks up an exported function; fills out on failure (and on a remembered abort). */
 static struct wasm_func *find_export(struct sbx_wasm_sandbox *sb, const char *name, sbx_result *out,
                                      sbx_err *rc)
@@ -195,7 +186,7 @@ static struct wasm_func *find_export(struct sbx_wasm_sandbox *sb, const char *na
         sbx__result_fail(out, *rc, "wasm sandbox was disposed");
         return NULL;
     }
-    if (take_pending_abort(sb)) { /* a guest outcome, as an abort during the call is */
+    if (sbx__abort_take(&sb->abort)) { /* a guest outcome, as an abort during the call is */
         sbx__result_fail(out, SBX_E_ABORTED, "run was aborted by the host before it started");
         return NULL;
     }
@@ -341,22 +332,15 @@ void sbx_wasm_sandbox_abort(sbx_wasm_sandbox *sb)
 {
     if (!sb)
         return;
-    /* Under abort_mu, so a stop meant for this call cannot land on the next one. */
-    pthread_mutex_lock(&sb->abort_mu);
-    if (sb->is_running)
-        stop(sb, SBX_E_ABORTED);
-    else
-        sb->is_abort_pending = true;
-    pthread_mutex_unlock(&sb->abort_mu);
+    sbx__abort_request(&sb->abort); /* the latch's lock: a stop meant for this call cannot land
+                                     * on the next one */
 }
 
 void sbx_wasm_sandbox_clear_abort(sbx_wasm_sandbox *sb)
 {
     if (!sb)
         return;
-    pthread_mutex_lock(&sb->abort_mu);
-    sb->is_abort_pending = false;
-    pthread_mutex_unlock(&sb->abort_mu);
+    sbx__abort_clear(&sb->abort);
 }
 
 uint64_t sbx_wasm_sandbox_denied_count(const sbx_wasm_sandbox *sb)
@@ -391,7 +375,7 @@ void sbx_wasm_sandbox_destroy(sbx_wasm_sandbox *sb)
         return;
     sbx_wasm_sandbox_dispose(sb);
     pthread_mutex_destroy(&sb->pending_mu);
-    pthread_mutex_destroy(&sb->abort_mu);
+    sbx__abort_destroy(&sb->abort);
     sbx_policy_destroy(sb->policy);
     sbx__free(sb);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/backend.h"
+#include "core/exit.h"
 #include "plugin/plugin.h"
 
 #define THROTTLE_MAGIC  0x54484c54u
@@ -154,11 +155,10 @@ static sbx_err init_sync(struct sbx__watchdog *wd)
     return SBX_OK;
 }
 
-#ifdef SBX_COVERAGE
 /* Coverage builds (issue 15): libgcov writes the counters at exit, and a watchdog thread caught
  * between two counter updates (a wait that ends after the call was disarmed) leaves a snapshot
- * that breaks gcov's flow equations. The thread runs only while it holds its mu, so exit takes
- * every live watchdog's mu and keeps it. */
+ * that breaks gcov's flow equations. The thread runs only while it holds its mu, so exit (its
+ * step in core/exit.c) takes every live watchdog's mu and keeps it. Other builds keep no list. */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sbx__watchdog *live;
 static pthread_once_t live_once = PTHREAD_ONCE_INIT;
@@ -179,11 +179,13 @@ static void forget_live_in_child(void)
 static void register_live(void)
 {
     pthread_atfork(NULL, NULL, forget_live_in_child);
-    atexit(hold_all_at_exit);
+    sbx__exit_at(SBX__EXIT_HOLD_WATCHDOGS, hold_all_at_exit);
 }
 
 static void live_add(struct sbx__watchdog *wd)
 {
+    if (!sbx__exit_counts_coverage())
+        return;
     pthread_once(&live_once, register_live);
     pthread_mutex_lock(&live_lock);
     wd->cov_next = live;
@@ -193,6 +195,8 @@ static void live_add(struct sbx__watchdog *wd)
 
 static void live_remove(struct sbx__watchdog *wd)
 {
+    if (!sbx__exit_counts_coverage())
+        return;
     pthread_mutex_lock(&live_lock);
     for (struct sbx__watchdog **p = &live; *p; p = &(*p)->cov_next) {
         if (*p == wd) {
@@ -202,17 +206,6 @@ static void live_remove(struct sbx__watchdog *wd)
     }
     pthread_mutex_unlock(&live_lock);
 }
-#else
-static void live_add(struct sbx__watchdog *wd)
-{
-    (void)wd;
-}
-
-static void live_remove(struct sbx__watchdog *wd)
-{
-    (void)wd;
-}
-#endif
 
 /* Starts the thread on first use; it lives until sbx__plugin_watchdog_destroy(). */
 static sbx_err ensure_thread(struct sbx__watchdog *wd)

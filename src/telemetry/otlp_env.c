@@ -242,8 +242,9 @@ static sbx_err parse_headers(struct sbx__otlp_signal *sig, const char *specific)
     return each_item(var, v, add_header, &c);
 }
 
-/* http/protobuf is the specification's default; grpc is not spoken: warned about once per
- * process, and sent as http/protobuf to the same URL. */
+/* http/protobuf is the specification's default; grpc is not spoken: sent as http/protobuf to the
+ * same URL, and said in this thread's create note (sbx_otlp_last_error(NULL) after a successful
+ * create): the library never writes to the host's stderr; the CLI prints the note. */
 static sbx_err parse_protocol(struct sbx__otlp_signal *sig, const char *specific)
 {
     const char *var;
@@ -257,10 +258,9 @@ static sbx_err parse_protocol(struct sbx__otlp_signal *sig, const char *specific
     }
     if (strcmp(v, "grpc") != 0)
         return reject(var, "'%s' is not http/protobuf, http/json or grpc", v);
-    static atomic_flag warned = ATOMIC_FLAG_INIT;
-    if (!atomic_flag_test_and_set(&warned))
-        fprintf(stderr, "sbx: %s=grpc is not supported; sending http/protobuf over HTTP instead\n",
-                var);
+    if (!create_error[0])
+        snprintf(create_error, sizeof(create_error),
+                 "%s=grpc is not supported; sending http/protobuf over HTTP instead", var);
     return SBX_OK;
 }
 

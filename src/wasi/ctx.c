@@ -269,8 +269,7 @@ static void setup_stdio(struct sbx__wasi *w, const struct sbx__wasi_config *cfg)
     }
 }
 
-static sbx_err open_preopen(struct sbx__wasi *w, const struct sbx__wasi_preopen *p, char *err,
-                            size_t errlen)
+static sbx_err open_preopen(struct sbx__wasi *w, const sbx_preopen *p, char *err, size_t errlen)
 {
     int fd;
     sbx_err rc = sbx__wasi_preopen_open(p, &fd, err, errlen);
@@ -293,7 +292,7 @@ static sbx_err open_preopen(struct sbx__wasi *w, const struct sbx__wasi_preopen 
 static sbx_err setup_preopens(struct sbx__wasi *w, const struct sbx_policy *policy, char *err,
                               size_t errlen)
 {
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t count;
     sbx_err rc = sbx__wasi_preopens_build(policy, &list, &count);
     for (size_t i = 0; rc == SBX_OK && i < count; i++)
@@ -302,23 +301,13 @@ static sbx_err setup_preopens(struct sbx__wasi *w, const struct sbx_policy *poli
     return rc;
 }
 
-static bool copy_outbound(struct sbx__wasi *w, const struct sbx_policy *policy)
+static bool use_outbound(struct sbx__wasi *w, const struct sbx_policy *policy)
 {
     if (!policy)
         return true;
     w->net_loopback = policy->net_loopback;
-    if (policy->outbound_count == 0)
-        return true;
-    w->outbound = sbx__calloc(policy->outbound_count, sizeof(*w->outbound));
-    if (!w->outbound)
-        return false;
-    for (size_t i = 0; i < policy->outbound_count; i++) {
-        w->outbound[i] = policy->outbound[i];
-        w->outbound[i].host = sbx__strdup(policy->outbound[i].host);
-        w->outbound_count = i + 1;
-        if (!w->outbound[i].host)
-            return false;
-    }
+    w->outbound = policy->outbound;
+    w->outbound_count = policy->outbound_count;
     return true;
 }
 
@@ -327,7 +316,7 @@ static sbx_err create_parts(struct sbx__wasi *w, const struct sbx__wasi_config *
 {
     w->argc = (uint32_t)(cfg->argv ? cfg->argc : 0);
     w->args = copy_strings(cfg->argv, w->argc);
-    if (!w->args || !setup_env(w, cfg) || !copy_outbound(w, cfg->policy))
+    if (!w->args || !setup_env(w, cfg) || !use_outbound(w, cfg->policy))
         return SBX_E_NOMEM;
     w->bindings = sbx__calloc(ROW_COUNT, sizeof(*w->bindings));
     w->fds = sbx__calloc(16, sizeof(*w->fds));
@@ -381,9 +370,6 @@ void sbx__wasi_destroy(struct sbx__wasi *w)
     sbx__wasi_fd_table_free(w);
     free_strings(w->args, w->argc);
     free_strings(w->env, w->envc);
-    for (size_t i = 0; i < w->outbound_count; i++)
-        sbx__free(w->outbound[i].host);
-    sbx__free(w->outbound);
     sbx__wasi_sock_names_free(w);
     sbx__denials_free(&w->net_denials);
     sbx__free(w->stdin_data);

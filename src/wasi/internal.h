@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/denials.h"
+#include "core/outbound.h"
 #include "wasi/wasi.h"
 
 /* Preview1 errno values (witx typenames "errno"). */
@@ -184,7 +185,7 @@ struct sbx__wasi {
     uint32_t envc;
     uint8_t *stdin_data;
     size_t stdin_len, stdin_pos;
-    struct sbx__net_pattern *outbound; /* a copy of policy->net.outbound */
+    const sbx_outbound_rule *outbound; /* the policy's own net.outbound (it outlives w) */
     size_t outbound_count;
     bool net_loopback;
     struct wasi_resolved_name *names; /* what sock_addr_resolve answered, for the gate */
@@ -312,10 +313,6 @@ struct wasi_env;
 struct wasi_fd *sbx__wasi_sock_get(struct wasi_env *e, uint32_t num, uint64_t need, uint32_t *err);
 /* sock.c: frees what sock_addr_resolve remembered. */
 void sbx__wasi_sock_names_free(struct sbx__wasi *w);
-
-/* outbound.c */
-bool sbx__wasi_outbound_match(const struct sbx__net_pattern *pats, size_t count, const char *host,
-                              uint16_t port);
 
 /* The host functions, one per file by noun. Each returns a WASI errno, or WASI_TRAPPED after
  * it recorded a trap or exit on e->call. */

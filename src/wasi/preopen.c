@@ -42,7 +42,7 @@ static char *normalise_guest(const char *guest)
     return out;
 }
 
-void sbx__wasi_preopens_free(struct sbx__wasi_preopen *list, size_t count)
+void sbx__wasi_preopens_free(sbx_preopen *list, size_t count)
 {
     if (!list)
         return;
@@ -53,7 +53,7 @@ void sbx__wasi_preopens_free(struct sbx__wasi_preopen *list, size_t count)
     sbx__free(list);
 }
 
-static long find_guest(const struct sbx__wasi_preopen *list, size_t count, const char *guest)
+static long find_guest(const sbx_preopen *list, size_t count, const char *guest)
 {
     for (size_t i = 0; i < count; i++)
         if (strcmp(list[i].guest_path, guest) == 0)
@@ -61,15 +61,14 @@ static long find_guest(const struct sbx__wasi_preopen *list, size_t count, const
     return -1;
 }
 
-sbx_err sbx__wasi_preopens_build(const struct sbx_policy *policy, struct sbx__wasi_preopen **out,
-                                 size_t *count)
+sbx_err sbx__wasi_preopens_build(const struct sbx_policy *policy, sbx_preopen **out, size_t *count)
 {
     *out = NULL;
     *count = 0;
     size_t n = policy ? policy->fs_count : 0;
     if (n == 0)
         return SBX_OK;
-    struct sbx__wasi_preopen *list = sbx__calloc(n, sizeof(*list));
+    sbx_preopen *list = sbx__calloc(n, sizeof(*list));
     if (!list)
         return SBX_E_NOMEM;
     size_t used = 0;
@@ -112,12 +111,14 @@ static size_t prefix_len(const char *prefix, const char *path)
     return (path[n] == '\0' || path[n] == '/') ? n : 0;
 }
 
-long sbx__wasi_preopen_match(const struct sbx__wasi_preopen *list, size_t count,
-                             const char *guest_path, const char **rest)
+long sbx__wasi_preopen_match(const sbx_preopen *list, size_t count, const char *guest_path,
+                             const char **rest)
 {
     long best = -1;
     size_t best_len = 0;
     for (size_t i = 0; i < count; i++) {
+        if (!list[i].guest_path)
+            continue; /* a hole in a caller-built list (sbx_preopen_match) is nobody's prefix */
         size_t n = prefix_len(list[i].guest_path, guest_path);
         if (n > best_len) {
             best = (long)i;
@@ -135,7 +136,7 @@ long sbx__wasi_preopen_match(const struct sbx__wasi_preopen *list, size_t count,
     return best;
 }
 
-sbx_err sbx__wasi_preopen_open(const struct sbx__wasi_preopen *p, int *fd, char *err, size_t errlen)
+sbx_err sbx__wasi_preopen_open(const sbx_preopen *p, int *fd, char *err, size_t errlen)
 {
     /* Never through a symlink: one a guest planted in an earlier run (path_symlink, or a
      * process-tier guest's ln -s /etc) would otherwise turn this grant into the host's /etc. */

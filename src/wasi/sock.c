@@ -141,11 +141,11 @@ static bool connect_allowed(struct sbx__wasi *w, const struct sockaddr_storage *
                           ? (const void *)&((const struct sockaddr_in *)ss)->sin_addr
                           : (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
     inet_ntop(ss->ss_family, src, text, sizeof(text));
-    if (sbx__wasi_outbound_match(w->outbound, w->outbound_count, text, port))
+    if (sbx__outbound_match(w->outbound, w->outbound_count, text, port))
         return true;
     for (const struct wasi_resolved_name *n = w->names; n; n = n->next)
         if (memcmp(n->ip, ip, 16) == 0 &&
-            sbx__wasi_outbound_match(w->outbound, w->outbound_count, n->host, port))
+            sbx__outbound_match(w->outbound, w->outbound_count, n->host, port))
             return true;
     return false;
 }

@@ -78,14 +78,8 @@ WASI_FN(sock_shutdown)
 static bool resolve_allowed(const struct sbx__wasi *w, const char *host, uint32_t port)
 {
     if (port != 0)
-        return sbx__wasi_outbound_match(w->outbound, w->outbound_count, host, (uint16_t)port);
-    for (size_t i = 0; i < w->outbound_count; i++) {
-        struct sbx__net_pattern p = w->outbound[i];
-        p.is_any_port = true;
-        if (sbx__wasi_outbound_match(&p, 1, host, 0))
-            return true;
-    }
-    return false;
+        return sbx__outbound_match(w->outbound, w->outbound_count, host, (uint16_t)port);
+    return sbx__outbound_names(w->outbound, w->outbound_count, host);
 }
 
 static void remember(struct sbx__wasi *w, const uint8_t ip[16], const char *host)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <sbx/error.h>
+#include <sbx/plugin.h> /* sbx_preopen */
 #include <sbx/sandbox.h>
 
 #include "core/policy.h"
@@ -89,36 +90,22 @@ void sbx__wasi_take_denials(struct sbx__wasi *w, sbx_result *out);
 /* Number of denials counted so far (also reported through on_denied). */
 uint64_t sbx__wasi_denied_count(const struct sbx__wasi *w);
 
-/* --- the policy pieces, usable on their own (the seed's buildWasiPreopens / matchPreopen,
- * buildWasiOutboundAllowlist / gateOutboundConnect) ------------------------------------- */
-
-struct sbx__wasi_preopen {
-    char *host_path;  /* as granted */
-    char *guest_path; /* normalised: no trailing '/', no "." or empty components */
-    bool is_writable;
-};
+/* --- the policy pieces, usable on their own (the seed's buildWasiPreopens / matchPreopen);
+ * a preopen is the public sbx_preopen (<sbx/plugin.h>), not a mirror of it. The outbound
+ * allowlist is core's (core/outbound.h). ------------------------------------------------- */
 
 /* Builds the preopen list from policy->fs: duplicates (same guest path) merged, writable wins
  * only if some grant said "rw:" explicitly; order of first appearance kept. *out owns an
  * array of *count entries; free with sbx__wasi_preopens_free(). SBX_E_NOMEM or SBX_OK. */
-sbx_err sbx__wasi_preopens_build(const struct sbx_policy *policy, struct sbx__wasi_preopen **out,
-                                 size_t *count);
-void sbx__wasi_preopens_free(struct sbx__wasi_preopen *list, size_t count);
+sbx_err sbx__wasi_preopens_build(const struct sbx_policy *policy, sbx_preopen **out, size_t *count);
+void sbx__wasi_preopens_free(sbx_preopen *list, size_t count);
 /* Opens a preopen's host directory (O_CLOEXEC; O_PATH when it is not readable), never through
  * a symlink in any component. SBX_E_INVALID_OPTIONS with the grant named in err. */
-sbx_err sbx__wasi_preopen_open(const struct sbx__wasi_preopen *p, int *fd, char *err,
-                               size_t errlen);
+sbx_err sbx__wasi_preopen_open(const sbx_preopen *p, int *fd, char *err, size_t errlen);
 
 /* Returns the index of the preopen whose guest path is the longest component-wise prefix of
  * guest_path (an absolute guest path), or -1; *rest gets the remainder (no leading '/'). */
-long sbx__wasi_preopen_match(const struct sbx__wasi_preopen *list, size_t count,
-                             const char *guest_path, const char **rest);
-
-/* Returns true when policy->outbound allows a connection to host:port. host is a DNS name
- * (case-insensitive), an IPv4 literal or an IPv6 literal with or without brackets. */
-bool sbx__wasi_outbound_allowed(const struct sbx_policy *policy, const char *host, uint16_t port);
-/* The same against a list of patterns (sbx_outbound_allowed() passes the embedder's). */
-bool sbx__wasi_outbound_match(const struct sbx__net_pattern *pats, size_t count, const char *host,
-                              uint16_t port);
+long sbx__wasi_preopen_match(const sbx_preopen *list, size_t count, const char *guest_path,
+                             const char **rest);
 
 #endif

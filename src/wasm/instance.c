@@ -266,6 +266,15 @@ sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module
                               wasm_resolve_fn resolve, void *user, struct wasm_instance **out,
                               struct wasm_trap *trap, char *err, size_t errlen)
 {
+    return sbx__wasm_instantiate_guarded(store, m, resolve, user, NULL, out, trap, err, errlen);
+}
+
+sbx_err sbx__wasm_instantiate_guarded(struct wasm_store *store, const struct wasm_module *m,
+                                      wasm_resolve_fn resolve, void *user,
+                                      const struct wasm_load_guard *guard,
+                                      struct wasm_instance **out, struct wasm_trap *trap, char *err,
+                                      size_t errlen)
+{
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
@@ -277,7 +286,7 @@ sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module
         struct wasm_instance *inst = instance_alloc(store, m);
         rc = inst ? build(inst, imports, err, errlen) : SBX_E_NOMEM;
         if (rc == SBX_OK && store->limits.tier == WASM_TIER_COMPILED)
-            rc = sbx__wasm_jit_instance_cached(inst, err, errlen);
+            rc = sbx__wasm_jit_instance_cached(inst, guard, err, errlen);
         if (rc == SBX_OK && m->has_start)
             rc = run_start(inst, trap, err, errlen);
         if (rc == SBX_OK || rc == SBX_E_WASM_TRAP)

@@ -142,6 +142,14 @@ typedef bool (*wasm_resolve_fn)(void *user, const struct wasm_import *imp, struc
 sbx_err sbx__wasm_instantiate(struct wasm_store *store, const struct wasm_module *m,
                               wasm_resolve_fn resolve, void *user, struct wasm_instance **out,
                               struct wasm_trap *trap, char *err, size_t errlen);
+/* The same under a guard (may be NULL) that also bounds the compiled tier's compile: it ends
+ * at the guard's deadline (SBX_E_TIMEOUT) or stop flag (its code), as loading does, and at the
+ * store's interrupt (SBX_E_ABORTED), each at its next function or phase (jit/parts.c). */
+sbx_err sbx__wasm_instantiate_guarded(struct wasm_store *store, const struct wasm_module *m,
+                                      wasm_resolve_fn resolve, void *user,
+                                      const struct wasm_load_guard *guard,
+                                      struct wasm_instance **out, struct wasm_trap *trap, char *err,
+                                      size_t errlen);
 
 /* Looks up an export by name (name_len bytes). Returns false if there is none. */
 bool sbx__wasm_instance_export(const struct wasm_instance *inst, const char *name, size_t name_len,

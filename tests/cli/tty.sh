@@ -137,6 +137,20 @@ EOF
 out=$(timeout -k 2 40 script -qec "sh $dir/winch.sh" /dev/null </dev/null)
 expect_contains "$out" "winch os.terminal_size(columns=90, lines=40)" "the guest follows a resize"
 
+# ---- input at its end before the run: script(1) types its EOF (^D) at once, which the host's
+# cooked terminal holds as a pending end of line; going raw must not turn it into a NUL byte
+# that the guest's pty echoes as "^@" (#23 item 6). The control: the same command without sbx.
+out=$(timeout -k 2 40 script -qec "/bin/echo hi" /dev/null </dev/null | od -An -c | tr -s ' ')
+[ "$out" = " h i \r \n" ] && ok || bad "control: echo under script gave '$out'"
+for i in 1 2 3; do
+    out=$(timeout -k 2 40 script -qec "$SBX run -- /bin/echo hi" /dev/null </dev/null |
+        od -An -c | tr -s ' ')
+    [ "$out" = " h i \r \n" ] && ok || bad "sbx run under script at EOF gave '$out' (run $i)"
+done
+out=$(timeout -k 2 40 script -qec "$SBX run -- $PY -c 'import sys; print(repr(sys.stdin.read()))'" \
+    /dev/null </dev/null)
+expect_contains "$out" "''" "a guest reading a terminal at its end reads EOF"
+
 # ---- a non-terminal fd shared with the guest gets its status flags back
 cat >"$dir/flags.sh" <<EOF
 exec 3>>"$dir/shared"

@@ -25,31 +25,35 @@ enum arg_kind { ARG_NONE, ARG_SECRET, ARG_FD, ARG_PID, ARG_NET, ARG_CONTROL_PID 
 struct probe {
     const char *name;
     enum arg_kind args;
-    int is_control; /* safe and meaningful to run unjailed as root */
+    /* CONTROL_RUN: safe and meaningful to run unjailed as root; CONTROL_ASK: unjailed, with
+     * --control, the probe asks harmlessly whether the kernel has what it attacks (1 yes, 77
+     * no): a probe that skips in the jail then passes only where the control saw none. */
+    enum { CONTROL_NONE, CONTROL_RUN, CONTROL_ASK } control;
 };
 
 static const struct probe probes[] = {
-    {"read_passwd", ARG_NONE, 1},
-    {"write_outside", ARG_NONE, 0},
-    {"grant_readonly", ARG_NONE, 0},
-    {"symlink_escape", ARG_SECRET, 0},
-    {"ptrace_attach", ARG_NONE, 1},
-    {"mount_fs", ARG_NONE, 0},
-    {"userns_nested", ARG_NONE, 1},
-    {"keyring", ARG_NONE, 0},
-    {"kernel_attack_surface", ARG_NONE, 0},
-    {"tiocsti", ARG_NONE, 1},
-    {"host_fd", ARG_FD, 1},
-    {"host_signal", ARG_PID, 1},
-    {"proc_sys", ARG_NONE, 0},
-    {"host_uid0", ARG_NONE, 1},
-    {"net_host", ARG_NET, 1},
-    {"devices", ARG_NONE, 0},
-    {"chroot_escape", ARG_NONE, 0},
-    {"compat_abi", ARG_NONE, 0},
-    {"proc_init", ARG_CONTROL_PID, 1},
-    {"proc_host_info", ARG_NONE, 1},
-    {"socket_families", ARG_NONE, 1},
+    {"read_passwd", ARG_NONE, CONTROL_RUN},
+    {"write_outside", ARG_NONE, CONTROL_NONE},
+    {"grant_readonly", ARG_NONE, CONTROL_NONE},
+    {"symlink_escape", ARG_SECRET, CONTROL_NONE},
+    {"ptrace_attach", ARG_NONE, CONTROL_RUN},
+    {"mount_fs", ARG_NONE, CONTROL_NONE},
+    {"userns_nested", ARG_NONE, CONTROL_RUN},
+    {"keyring", ARG_NONE, CONTROL_NONE},
+    {"kernel_attack_surface", ARG_NONE, CONTROL_NONE},
+    {"tiocsti", ARG_NONE, CONTROL_RUN},
+    {"host_fd", ARG_FD, CONTROL_RUN},
+    {"host_signal", ARG_PID, CONTROL_RUN},
+    {"proc_sys", ARG_NONE, CONTROL_NONE},
+    {"host_uid0", ARG_NONE, CONTROL_RUN},
+    {"net_host", ARG_NET, CONTROL_RUN},
+    {"devices", ARG_NONE, CONTROL_NONE},
+    {"chroot_escape", ARG_NONE, CONTROL_NONE},
+    {"compat_x32", ARG_NONE, CONTROL_NONE},
+    {"compat_i386", ARG_NONE, CONTROL_ASK},
+    {"proc_init", ARG_CONTROL_PID, CONTROL_RUN},
+    {"proc_host_info", ARG_NONE, CONTROL_RUN},
+    {"socket_families", ARG_NONE, CONTROL_RUN},
 };
 
 struct fixture {
@@ -183,6 +187,8 @@ static int run_control(const struct probe *p, const struct fixture *fx, const ch
     snprintf(path, sizeof(path), "%s/%s", probe_dir, p->name);
     const char *argv[4];
     probe_argv(p, fx, path, true, argv);
+    if (p->control == CONTROL_ASK)
+        argv[1] = "--control";
     pid_t pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
@@ -214,6 +220,51 @@ static sbx_sandbox *make_sandbox(const struct fixture *fx)
     return sb;
 }
 
+/* The jailed verdict v, read with the control's c (1 when no control ran). */
+static const char *verdict(const struct probe *p, int v, int c, bool with_controls)
+{
+    if (p->control == CONTROL_ASK && with_controls) {
+        if (v == 77 && c == 77)
+            return "skip (the kernel lacks what it attacks; the unjailed control agrees)";
+        if (v == 77)
+            return "FAIL (skipped in the jail, but the unjailed control found the feature)";
+        if (v == 0 && (c == 1 || c == 77))
+            return "blocked";
+        return v == 0 ? "FAIL (control went wrong)" : "FAIL";
+    }
+    if (v == 0 && c == 1)
+        return "blocked";
+    if (v == 0)
+        return "FAIL (control did not detect the escape unjailed)";
+    return v == 77 ? "skip" : "FAIL";
+}
+
+/* The decision table itself, so both kinds of kernel are covered on either: this host may or
+ * may not have the ABI a CONTROL_ASK probe attacks. Returns the number of wrong rows. */
+static int verdict_self_test(void)
+{
+    static const struct probe ask = {"ask", ARG_NONE, CONTROL_ASK};
+    static const struct {
+        int v, c;
+        char want; /* first letter: blocked, skip, FAIL */
+    } rows[] = {
+        {0, 1, 'b'},   /* the ABI exists and the jail killed it */
+        {0, 77, 'b'},  /* blocked although the control found none (harmless) */
+        {77, 77, 's'}, /* no such ABI here, the control agrees: not an escape */
+        {77, 1, 'F'},  /* "no ABI" in the jail while the host has one */
+        {1, 1, 'F'},   {1, 77, 'F'}, {0, 2, 'F'}, {-1, 1, 'F'},
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const char *got = verdict(&ask, rows[i].v, rows[i].c, true);
+        if (got[0] != rows[i].want) {
+            printf("FAIL: verdict(%d, %d) = %s\n", rows[i].v, rows[i].c, got);
+            wrong++;
+        }
+    }
+    return wrong;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -228,13 +279,11 @@ int main(int argc, char **argv)
         printf("0 passed, 1 failed\n");
         return 1;
     }
-    int passed = 0, failed = 0, skipped = 0;
+    int failed = verdict_self_test(), passed = failed ? 0 : 1, skipped = 0;
     for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
         int v = run_jailed(sb, &probes[i], &fx);
-        int c = with_controls && probes[i].is_control ? run_control(&probes[i], &fx, argv[1]) : 1;
-        const char *status = v == 0 && c == 1 ? "blocked" : v == 77 ? "skip" : "FAIL";
-        if (v == 0 && c != 1)
-            status = "FAIL (control did not detect the escape unjailed)";
+        int c = with_controls && probes[i].control ? run_control(&probes[i], &fx, argv[1]) : 1;
+        const char *status = verdict(&probes[i], v, c, with_controls);
         printf("%-24s %s\n", probes[i].name, status);
         passed += status[0] == 'b';
         skipped += status[0] == 's';

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/policy.h"
+#include "file.h"
 #include "util/alloc.h"
 #include "wasi/wasi.h"
 #include "wasm/wasm.h"
@@ -19,37 +20,12 @@ struct run {
     struct sbx_policy policy;
     struct sbx__fs_grant fs[MAX_ITEMS];
     struct sbx__env_var env[MAX_ITEMS];
-    struct sbx__net_pattern net[MAX_ITEMS];
+    sbx_outbound_rule net[MAX_ITEMS];
     struct sbx__wasi *wasi;
     struct wasm_module *module;
     struct wasm_store *store;
     bool print_denials;
 };
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb)
-                break;
-            buf = nb;
-        }
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0)
-            break;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
 
 /* "[rw:]HOST[::GUEST]", as policy.fs spells it. */
 static void parse_dir(struct sbx__fs_grant *g, char *spec)
@@ -67,7 +43,7 @@ static void parse_dir(struct sbx__fs_grant *g, char *spec)
 }
 
 /* "host:port", "*.example.org:443", "host:*", "[::1]:80". */
-static bool parse_pattern(struct sbx__net_pattern *p, char *spec)
+static bool parse_pattern(sbx_outbound_rule *p, char *spec)
 {
     char *colon = strrchr(spec, ':');
     if (!colon)
@@ -177,7 +153,7 @@ int main(int argc, char **argv)
     r.policy.env = r.env;
     r.policy.outbound = r.net;
     size_t len;
-    uint8_t *bytes = read_file(argv[i], &len);
+    uint8_t *bytes = sbx_test_read_file(argv[i], &len);
     if (!bytes) {
         fprintf(stderr, "sbx-wasi-run: %s: %s\n", argv[i], strerror(errno));
         return 125;

@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "spectest.h"
 
 struct binding {
@@ -132,37 +133,6 @@ static bool resolve(void *user, const struct wasm_import *imp, struct wasm_exter
     return inst && sbx__wasm_instance_export(inst, imp->name, imp->name_len, out);
 }
 
-static bool read_file(const char *path, uint8_t **bytes, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb)
-                break;
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool ok = !ferror(f) && buf;
-    fclose(f);
-    if (!ok) {
-        free(buf);
-        return false;
-    }
-    *bytes = buf;
-    *len = n;
-    return true;
-}
-
 /* Loads cmd's module file. On success the module is kept until the script ends. */
 static sbx_err load(struct script *sc, json_t *cmd, struct wasm_module **out, char *err,
                     size_t errlen)
@@ -173,7 +143,7 @@ static sbx_err load(struct script *sc, json_t *cmd, struct wasm_module **out, ch
     size_t len;
     *out = NULL;
     snprintf(path, sizeof(path), "%s/%s", sc->dir, file ? file : "");
-    if (!file || !read_file(path, &bytes, &len)) {
+    if (!file || !(bytes = sbx_test_read_file(path, &len))) {
         snprintf(err, errlen, "cannot read %.400s", path);
         return SBX_E_IO;
     }

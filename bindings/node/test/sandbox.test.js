@@ -27,6 +27,17 @@ test('worker: objects round-trip; no return is null', T, async () => {
   sb.dispose();
 });
 
+// Issue 23, item 4: lone surrogates become U+FFFD and the value stays an object (it was a string).
+test('worker and process: a lone surrogate in the value is U+FFFD, the value an object', T, async () => {
+  const code = 'return {admin: false, note: "\\ud800", k: ["\\udc00x\\ud83d\\ude00"]}';
+  for (const sb of [new WorkerSandbox(), new ProcessSandbox()]) {
+    const r = await sb.run(code);
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    assert.deepEqual(r.value, { admin: false, note: '\ufffd', k: ['\ufffdx\ud83d\ude00'] }, sb.backend);
+    sb.dispose();
+  }
+});
+
 test('worker: syntax error and throw are ok:false with EXECUTION_FAILED', T, async () => {
   const sb = new WorkerSandbox();
   const syn = await sb.run('return (;');

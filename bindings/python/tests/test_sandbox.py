@@ -20,6 +20,15 @@ def test_eval_js_value_output_context():
     assert sbx.eval_js("var a = 1;").value is None
 
 
+def test_lone_surrogate_value_stays_an_object():
+    # Issue 23, item 4: lone surrogates become U+FFFD; the value was turned into a string.
+    code = 'return {admin: false, note: "\\ud800", k: ["\\udc00x\\ud83d\\ude00"]}'
+    for backend in ("worker", "process"):
+        r = sbx.eval_js(code, backend=backend)
+        assert r.ok, r.error
+        assert r.value == {"admin": False, "note": "\ufffd", "k": ["\ufffdx\U0001f600"]}, backend
+
+
 def test_eval_js_guest_errors_are_results_not_exceptions():
     r = sbx.eval_js('throw new Error("boom");')
     assert not r.ok and r.error.code == "SANDBOX_EXECUTION_FAILED" and "boom" in r.error.message

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[600] = "";
-    sbx__js_test_module_path(argv[1]);
+    sbx__engine_test_module_path(argv[1]);
     if (!sbx__js_write_stencil(argv[2], err, sizeof(err))) {
         fprintf(stderr, "sbx-js-stencil: %s\n", err);
         return 1;

@@ -69,13 +69,16 @@ void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 #define SBX__JIT_CACHE_OPTS_CHECKED SBX__JIT_CACHE_OPTS " checked"
 
 struct wasm_instance;
+struct wasm_load_guard;
 struct wasm_module;
 
 /* cache_tier.c: gives inst native code. With the store's use_cache, an entry that verifies,
  * decodes and links is used without loading LLVM; otherwise the module is compiled, its image
  * stored (a bad entry replaced) and linked. Without use_cache, sbx__wasm_jit_instance(). A
  * cache that cannot be used only costs the compile. Returns as sbx__wasm_jit_instance(). */
-sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, size_t errlen);
+sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst,
+                                      const struct wasm_load_guard *guard, char *err,
+                                      size_t errlen);
 /* The hit half alone: true when the store's use_cache and inst's module has an entry that
  * verifies, decodes and links (inst then has native code). Never loads LLVM. */
 bool sbx__wasm_jit_cache_link(struct wasm_instance *inst);

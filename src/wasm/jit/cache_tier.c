@@ -32,11 +32,11 @@ static struct sbx__jit_image *lookup(struct sbx__jit_cache *c, const uint8_t *ke
  * failed store only loses the cache). */
 static sbx_err build_and_store(struct sbx__jit_cache *c, const uint8_t *key,
                                const struct wasm_module *m, bool is_guarded,
-                               const atomic_bool *cancel, struct sbx__jit_image **out,
+                               const struct sbx__jit_stop *stop, struct sbx__jit_image **out,
                                sbx_err *stored, char *path, size_t pathlen, char *err,
                                size_t errlen)
 {
-    sbx_err rc = sbx__jit_image_build(m, is_guarded, cancel, out, err, errlen);
+    sbx_err rc = sbx__jit_image_build(m, is_guarded, stop, out, err, errlen);
     *stored = SBX_E_UNAVAILABLE;
     if (rc != SBX_OK)
         return rc;
@@ -88,10 +88,11 @@ bool sbx__wasm_jit_cache_link(struct wasm_instance *inst)
     return is_hit;
 }
 
-sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, size_t errlen)
+sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst,
+                                      const struct wasm_load_guard *guard, char *err, size_t errlen)
 {
     if (!inst->store->limits.use_cache)
-        return sbx__wasm_jit_instance(inst, err, errlen);
+        return sbx__wasm_jit_instance(inst, guard, err, errlen);
     uint8_t key[SBX__SHA256_LEN];
     struct sbx__jit_cache c;
     open_for(inst, &c, key);
@@ -100,9 +101,10 @@ sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst, char *err, siz
         return SBX_OK;
     }
     struct sbx__jit_image *im = NULL;
-    sbx_err stored,
-        rc = build_and_store(&c, key, inst->module, sbx__jit_wants_guard(inst),
-                             &inst->store->tierup.cancel, &im, &stored, NULL, 0, err, errlen);
+    struct sbx__jit_stop stop;
+    sbx__jit_stop_for(inst->store, guard, &stop);
+    sbx_err stored, rc = build_and_store(&c, key, inst->module, sbx__jit_wants_guard(inst), &stop,
+                                         &im, &stored, NULL, 0, err, errlen);
     sbx__jit_cache_close(&c);
     if (rc == SBX_OK)
         rc = sbx__jit_image_link(im, inst, err, errlen);

@@ -40,7 +40,7 @@ struct jit_mod {
     LLVMValueRef *fns;     /* per defined function */
     LLVMValueRef fn_table; /* [func_def_count x ptr] of fns, for call_indirect; NULL: only */
     const struct wasm_module *m;
-    const atomic_bool *cancel; /* set: stop at the next function (NULL: never) */
+    const struct sbx__jit_stop *stop; /* what stops the compile at its next function or phase */
     /* Hot-only (lazy.c): per defined function, non-zero when this batch compiles it (NULL: all;
      * SBX__JIT_ONLY_OSR: with its OSR entry). The others have no native function here (fns[i]
      * NULL): calls reach them in the runtime. */
@@ -187,9 +187,16 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
 LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const wasm_vtype *types,
                            uint32_t n, uint32_t room);
 LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, wasm_vtype type);
+/* The slow call: args into slots, sbx__jit_rt_call(js, fn, caller, slots) (which unwinds itself
+ * on a trap), res from the slots: fn may be native, interpreted or a host function. */
+void sbx__jit_call_runtime(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
+                           LLVMValueRef *args, LLVMValueRef *res);
 
 /* emit_func.c: translates defined function def_idx into jm->fns[def_idx]. */
 bool sbx__jit_emit_func(struct jit_mod *jm, uint32_t def_idx);
+/* The same for a function over the compile-cost bound (level.h): jm->fns[def_idx] only passes
+ * the call to the runtime, which interprets the function (it gets no wrapper). */
+bool sbx__jit_emit_stub(struct jit_mod *jm, uint32_t def_idx);
 /* The branch to label depth (br, br_if taken, br_table): stores the label's values. */
 void sbx__jit_branch(struct jit_func *f, uint32_t depth);
 /* Returns the top values of the stack as the function's results. */

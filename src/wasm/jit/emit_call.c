@@ -116,10 +116,8 @@ static void push_results(struct jit_func *f, LLVMValueRef ret, const struct wasm
         sbx__jit_push(f, result_member(f, ret, t, i));
 }
 
-/* The slow call: slots, sbx__jit_rt_call(js, func, caller, slots) (which unwinds itself on a
- * trap), results. */
-static void call_slow(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
-                      LLVMValueRef *args, LLVMValueRef *res)
+void sbx__jit_call_runtime(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
+                           LLVMValueRef *args, LLVMValueRef *res)
 {
     struct jit_mod *jm = f->jm;
     const wasm_vtype *rtypes = t->types + t->param_count;
@@ -152,7 +150,7 @@ static bool op_call(struct jit_func *f, uint32_t idx)
         push_results(f, ret, t);
         return true;
     }
-    call_slow(f, sbx__jit_sym(jm, JIT_SYM_FUNC, idx), t, args, res);
+    sbx__jit_call_runtime(f, sbx__jit_sym(jm, JIT_SYM_FUNC, idx), t, args, res);
     for (uint32_t i = 0; i < t->result_count; i++)
         sbx__jit_push(f, res[i]);
     return true;
@@ -202,7 +200,7 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
     pop_args(f, args, t->param_count);
     if (!jm->fn_table) { /* a hot-only batch: the target may be in another, or interpreted */
-        call_slow(f, fn, t, args, slow);
+        sbx__jit_call_runtime(f, fn, t, args, slow);
         for (uint32_t i = 0; i < t->result_count; i++)
             sbx__jit_push(f, slow[i]);
         return true;
@@ -225,7 +223,7 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     LLVMBasicBlockRef fast_end = L(GetInsertBlock)(f->b);
     L(BuildBr)(f->b, join);
     L(PositionBuilderAtEnd)(f->b, slow_bb);
-    call_slow(f, fn, t, args, slow);
+    sbx__jit_call_runtime(f, fn, t, args, slow);
     LLVMBasicBlockRef slow_end = L(GetInsertBlock)(f->b);
     L(BuildBr)(f->b, join);
     L(PositionBuilderAtEnd)(f->b, join);

@@ -330,24 +330,31 @@ static void func_free(struct jit_func *f)
     sbx__free(f->local_types);
 }
 
+/* f for def_idx's native function fn, its builder at fn's entry block. */
+static void func_init(struct jit_func *f, struct jit_mod *jm, uint32_t def_idx, LLVMValueRef fn)
+{
+    const struct wasm_module *m = jm->m;
+    const struct wasm_func_def *def = &m->funcs[def_idx];
+    memset(f, 0, sizeof(*f));
+    f->jm = jm;
+    f->b = jm->b;
+    f->m = m;
+    f->func_idx = m->func_import_count + def_idx;
+    f->type = &m->types[def->type_index];
+    f->fn = fn;
+    f->fn_type = jm->fn_types[def->type_index];
+    f->entry_bb = sbx__jit_block(f, "entry");
+    L(PositionBuilderAtEnd)(f->b, f->entry_bb);
+}
+
 /* Translates def_idx into fn: the function itself, or its OSR entry (is_osr), whose locals
  * come from its slots and whose body's start is unreachable (entered only at loop headers). */
 static bool emit(struct jit_mod *jm, uint32_t def_idx, LLVMValueRef fn, bool is_osr)
 {
-    const struct wasm_module *m = jm->m;
-    const struct wasm_func_def *def = &m->funcs[def_idx];
+    const struct wasm_func_def *def = &jm->m->funcs[def_idx];
     struct jit_func f;
-    memset(&f, 0, sizeof(f));
-    f.jm = jm;
-    f.b = jm->b;
-    f.m = m;
-    f.func_idx = m->func_import_count + def_idx;
-    f.type = &m->types[def->type_index];
-    f.fn = fn;
-    f.fn_type = jm->fn_types[def->type_index];
-    f.entry_bb = sbx__jit_block(&f, "entry");
+    func_init(&f, jm, def_idx, fn);
     f.osr_slots = is_osr ? L(GetParam)(fn, 0) : NULL;
-    L(PositionBuilderAtEnd)(f.b, f.entry_bb);
     bool ok = setup_locals(&f, def);
     if (ok) {
         check_stack(&f);
@@ -372,4 +379,29 @@ bool sbx__jit_emit_osr(struct jit_mod *jm, uint32_t def_idx)
 {
     LLVMValueRef fn = sbx__jit_osr_declare(jm, def_idx);
     return fn && emit(jm, def_idx, fn, true);
+}
+
+#define MAX_STUB_VALUES 1000 /* params or results of one type: the decoder's limit */
+
+bool sbx__jit_emit_stub(struct jit_mod *jm, uint32_t def_idx)
+{
+    struct jit_func f;
+    func_init(&f, jm, def_idx, jm->fns[def_idx]);
+    const struct wasm_functype *t = f.type;
+    LLVMValueRef args[MAX_STUB_VALUES], res[MAX_STUB_VALUES];
+    if (t->param_count > MAX_STUB_VALUES || t->result_count > MAX_STUB_VALUES) {
+        jm->feature = "functions with over 1000 params or results";
+        return false;
+    }
+    check_stack(&f); /* its slots are a frame too */
+    for (uint32_t i = 0; i < t->param_count; i++)
+        args[i] = L(GetParam)(f.fn, i);
+    sbx__jit_call_runtime(&f, sbx__jit_sym(jm, JIT_SYM_FUNC, f.func_idx), t, args, res);
+    for (uint32_t i = 0; i < t->result_count; i++)
+        sbx__jit_push(&f, res[i]);
+    if (!f.is_nomem)
+        sbx__jit_return(&f);
+    bool ok = !f.is_nomem;
+    func_free(&f);
+    return ok;
 }

@@ -1,8 +1,7 @@
-/* wasm/jit/engine.c: compiling a module to relocatable objects: LLVM module set-up (types,
- * declarations), the per-function emitters, verification, the optimisation pipeline and code
- * generation. The objects depend on the module, the tier and the CPU only (sym.h); link.c
- * loads them for an instance. */
-#include <pthread.h>
+/* wasm/jit/engine.c: compiling one part of a module (part.h) to a relocatable object: LLVM
+ * module set-up (types, declarations), the per-function emitters, verification, the
+ * optimisation pipeline and code generation. The objects depend on the module, the tier and the
+ * CPU only (sym.h); link.c loads them for an instance. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,10 +9,8 @@
 #include "util/alloc.h"
 #include "wasm/jit/emit.h"
 #include "wasm/jit/level.h"
+#include "wasm/jit/part.h"
 #include "wasm/jit/sym.h"
-
-/* Modules with less code than this are compiled as one part, on the calling thread. */
-#define SPLIT_MIN_BYTES (64u << 10)
 
 static void set_err(char *err, size_t errlen, const char *what, const char *detail)
 {
@@ -127,14 +124,15 @@ void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx)
     snprintf(buf, len, "sbx_w%u", def_idx);
 }
 
-/* A tier-up whose store is being destroyed, or any compile once the process exits
- * (quiesce.c), stops at the next function or phase. */
-static bool is_cancelled(const struct jit_mod *jm)
+/* Why the compile stops at this function or phase (SBX_OK: it goes on): its stop (a store being
+ * destroyed, a deadline or abort of the run that instantiates), or the process exiting
+ * (quiesce.c). */
+static sbx_err stop_code(const struct jit_mod *jm)
 {
     if (sbx__jit_test_pause)
         sbx__jit_test_pause(2);
-    return (jm->cancel && atomic_load_explicit(jm->cancel, memory_order_relaxed)) ||
-           sbx__jit_is_stopped();
+    sbx_err rc = sbx__jit_stop_check(jm->stop);
+    return rc == SBX_OK && sbx__jit_is_stopped() ? SBX_E_ABORTED : rc;
 }
 
 static bool is_in(const struct jit_mod *jm, uint32_t def)
@@ -144,24 +142,41 @@ static bool is_in(const struct jit_mod *jm, uint32_t def)
     return !jm->only || jm->only[def];
 }
 
-static bool emit_all(struct jit_mod *jm)
+/* Why an emitter failed: NOMEM, or a feature this tier does not compile (named in err). */
+static sbx_err emit_failed(const struct jit_mod *jm, char *err, size_t errlen)
 {
-    for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
-        if (is_in(jm, i) && (is_cancelled(jm) || !sbx__jit_emit_func(jm, i)))
-            return false;
+    if (!jm->feature)
+        return SBX_E_NOMEM;
+    set_err(err, errlen, "the module uses a feature this tier does not compile yet", jm->feature);
+    return SBX_E_UNAVAILABLE;
+}
+
+/* Every function of the part, its wrapper and OSR entry, checking the stop before each function.
+ * Functions over the compile-cost bound get a stub, no wrapper and no OSR entry (level.h); a
+ * hot-only batch never holds one (lazy.c). */
+static sbx_err emit_all(struct jit_mod *jm, char *err, size_t errlen)
+{
+    const struct wasm_module *m = jm->m;
+    sbx_err rc = SBX_OK;
+    for (uint32_t i = jm->def_first; i < jm->def_end && rc == SBX_OK; i++) {
+        if (!is_in(jm, i) || (rc = stop_code(jm)) != SBX_OK)
+            continue;
+        bool ok = sbx__jit_func_fits(m, i) ? sbx__jit_emit_func(jm, i) : sbx__jit_emit_stub(jm, i);
+        rc = ok ? SBX_OK : emit_failed(jm, err, errlen);
     }
-    for (uint32_t i = jm->def_first; i < jm->def_end; i++) {
+    for (uint32_t i = jm->def_first; i < jm->def_end && rc == SBX_OK; i++) {
         char name[48];
         sbx__jit_wrapper_name(name, sizeof(name), i);
-        if (is_in(jm, i) && !sbx__jit_emit_wrapper(jm, i, name))
-            return false;
+        if (is_in(jm, i) && sbx__jit_func_fits(m, i) && !sbx__jit_emit_wrapper(jm, i, name))
+            rc = emit_failed(jm, err, errlen);
     }
-    for (uint32_t i = jm->def_first; i < jm->def_end; i++) { /* emit_osr.c */
-        if (is_in(jm, i) && (!jm->only || jm->only[i] == SBX__JIT_ONLY_OSR) &&
-            sbx__jit_has_loop(jm->m, i) && (is_cancelled(jm) || !sbx__jit_emit_osr(jm, i)))
-            return false;
+    for (uint32_t i = jm->def_first; i < jm->def_end && rc == SBX_OK; i++) { /* emit_osr.c */
+        if (!is_in(jm, i) || (jm->only && jm->only[i] != SBX__JIT_ONLY_OSR) ||
+            !sbx__jit_func_fits(m, i) || !sbx__jit_has_loop(m, i) || (rc = stop_code(jm)) != SBX_OK)
+            continue;
+        rc = sbx__jit_emit_osr(jm, i) ? SBX_OK : emit_failed(jm, err, errlen);
     }
-    return true;
+    return rc;
 }
 
 /* Every function defined here (wasm functions, wrappers, OSR entries) probes a frame of
@@ -220,38 +235,24 @@ static sbx_err build(struct jit_mod *jm, char *err, size_t errlen)
     init_types(jm);
     if (!declare(jm))
         return SBX_E_NOMEM;
-    if (!emit_all(jm)) {
-        if (is_cancelled(jm))
-            return SBX_E_ABORTED;
-        if (!jm->feature)
-            return SBX_E_NOMEM;
-        set_err(err, errlen, "the module uses a feature this tier does not compile yet",
-                jm->feature);
-        return SBX_E_UNAVAILABLE;
-    }
+    sbx_err rc = emit_all(jm, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
     probe_frames(jm);
-    sbx_err rc = optimise(jm, err, errlen);
-    if (rc == SBX_OK && is_cancelled(jm))
-        return SBX_E_ABORTED;
+    rc = optimise(jm, err, errlen);
+    if (rc == SBX_OK)
+        rc = stop_code(jm);
     return rc == SBX_OK ? emit_object(jm, err, errlen) : rc;
 }
 
-/* One part of the module: its own LLVM context, module, target machine and object. */
-struct jit_part {
-    struct jit_mod jm;
-    sbx_err rc;
-    char err[256];
-};
-
-static void *part_run(void *arg)
+void sbx__jit_part_build(struct sbx__jit_part *p)
 {
-    struct jit_part *p = arg;
     struct jit_mod *jm = &p->jm;
     jm->tm = host_machine(jm->level);
     if (!jm->tm) {
         set_err(p->err, sizeof(p->err), "no target machine for the host", NULL);
         p->rc = SBX_E_UNAVAILABLE;
-        return NULL;
+        return;
     }
     jm->layout = L(CreateTargetDataLayout)(jm->tm);
     jm->ctx = L(ContextCreate)();
@@ -266,121 +267,16 @@ static void *part_run(void *arg)
     sbx__free(jm->fn_types);
     sbx__free(jm->fns);
     sbx__free(jm->tbaa_globals);
-    return NULL;
 }
 
-/* Where the second part starts: about half of the code bytes in each (0 = one part). */
-static uint32_t split_point(const struct wasm_module *m)
+sbx_err sbx__jit_stop_check(const struct sbx__jit_stop *stop)
 {
-    uint64_t total = sbx__jit_code_bytes(m), half = 0;
-    if (total < SPLIT_MIN_BYTES || m->func_def_count < 2)
-        return 0;
-    for (uint32_t i = 0; i < m->func_def_count; i++) {
-        half += m->funcs[i].code_len;
-        if (2 * half >= total)
-            return i + 1 < m->func_def_count ? i + 1 : 0;
-    }
-    return 0;
-}
-
-/* Copies the object code out of LLVM's buffer. */
-static sbx_err take_object(LLVMMemoryBufferRef buf, struct sbx__jit_obj *o)
-{
-    size_t len = L(GetBufferSize)(buf);
-    o->bytes = sbx__mallocn(len ? len : 1, 1);
-    if (!o->bytes)
-        return SBX_E_NOMEM;
-    memcpy(o->bytes, L(GetBufferStart)(buf), len);
-    o->len = len;
-    return SBX_OK;
-}
-
-/* Builds the parts, the second on its own thread (or after the first if it cannot start). */
-static void run_parts(struct jit_part *parts, uint32_t n)
-{
-    pthread_t t;
-    bool is_threaded = n == 2 && pthread_create(&t, NULL, part_run, &parts[1]) == 0;
-    part_run(&parts[0]);
-    if (is_threaded)
-        pthread_join(t, NULL);
-    else if (n == 2)
-        part_run(&parts[1]);
-}
-
-/* Sets up the parts (returns how many): a large module with huge functions is split by level
- * (level.h), another large one in halves, the rest is one part. */
-static uint32_t plan_parts(struct jit_part parts[2], const struct wasm_module *m, bool is_guarded,
-                           const uint8_t *only, const atomic_bool *cancel)
-{
-    uint32_t huge_end = only ? 0 : sbx__jit_huge_end(m);
-    uint32_t split = only || huge_end ? 0 : split_point(m), n = split || huge_end ? 2 : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        struct jit_mod *jm = &parts[i].jm;
-        jm->m = m;
-        jm->only = only;
-        jm->level = only ? sbx__jit_level_of_batch() : sbx__jit_level_of(m);
-        jm->huge_end = huge_end;
-        if (huge_end && i == 1) /* the huge functions' part */
-            jm->level = sbx__jit_level_of_func(m, huge_end - 1, huge_end);
-        jm->cancel = cancel;
-        jm->is_whole = n == 1;
-        jm->is_guarded = is_guarded && m->mem_count > 0; /* nothing can fault without memory */
-        jm->def_first = i == 0 ? 0 : split;
-        jm->def_end = i == 0 && split ? split : m->func_def_count;
-    }
-    return n;
-}
-
-static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
-                       const atomic_bool *cancel, struct sbx__jit_obj objs[2], uint32_t *nobjs,
-                       char *err, size_t errlen)
-{
-    if (!sbx__jit_llvm_load(err, errlen))
-        return SBX_E_UNAVAILABLE;
-    if (sbx__jit_test_pause)
-        sbx__jit_test_pause(1);
-    struct jit_part parts[2];
-    memset(parts, 0, sizeof(parts));
-    uint32_t n = plan_parts(parts, m, is_guarded, only, cancel);
-    run_parts(parts, n);
-    sbx_err rc = SBX_OK;
-    for (uint32_t i = 0; i < n && rc == SBX_OK; i++) {
-        if (parts[i].rc != SBX_OK) {
-            rc = parts[i].rc;
-            snprintf(err, errlen, "%s", parts[i].err);
-        }
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (rc == SBX_OK)
-            rc = take_object(parts[i].jm.obj, &objs[i]);
-        if (parts[i].jm.obj)
-            L(DisposeMemoryBuffer)(parts[i].jm.obj);
-    }
-    if (rc == SBX_OK)
-        *nobjs = n;
-    else
-        sbx__jit_objs_free(objs, n);
-    return rc;
-}
-
-sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
-                             const atomic_bool *cancel, struct sbx__jit_obj objs[2],
-                             uint32_t *nobjs, char *err, size_t errlen)
-{
-    *nobjs = 0;
-    if (!sbx__jit_use_begin(false)) {
-        snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
+    if (!stop)
+        return SBX_OK;
+    if ((stop->cancel && atomic_load_explicit(stop->cancel, memory_order_relaxed)) ||
+        (stop->interrupt && atomic_load_explicit(stop->interrupt, memory_order_relaxed)))
         return SBX_E_ABORTED;
-    }
-    sbx_err rc = compile(m, is_guarded, only, cancel, objs, nobjs, err, errlen);
-    sbx__jit_use_end(false);
-    return rc;
-}
-
-sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
-                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen)
-{
-    return sbx__jit_compile_set(m, is_guarded, NULL, cancel, objs, nobjs, err, errlen);
+    return sbx__wasm_guard_check(stop->guard);
 }
 
 void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n)

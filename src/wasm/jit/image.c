@@ -15,14 +15,13 @@
 #define VERSION     2u
 #define F_GUARDED   1u
 #define HEADER_SIZE 40u
-#define MAX_OBJS    2u
 
 struct sbx__jit_image {
     uint64_t module_len, module_hash;
     uint32_t func_def_count;
     uint32_t flags;
     uint32_t nobjs;
-    struct sbx__jit_obj objs[MAX_OBJS];
+    struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS];
 };
 
 static sbx_err fail(char *err, size_t errlen, const char *what)
@@ -54,14 +53,14 @@ bool sbx__jit_wants_guard(const struct wasm_instance *inst)
 }
 
 sbx_err sbx__jit_image_build(const struct wasm_module *m, bool is_guarded,
-                             const atomic_bool *cancel, struct sbx__jit_image **out, char *err,
-                             size_t errlen)
+                             const struct sbx__jit_stop *stop, struct sbx__jit_image **out,
+                             char *err, size_t errlen)
 {
     *out = NULL;
     struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
     if (!im)
         return SBX_E_NOMEM;
-    sbx_err rc = sbx__jit_compile(m, is_guarded, cancel, im->objs, &im->nobjs, err, errlen);
+    sbx_err rc = sbx__jit_compile(m, is_guarded, stop, im->objs, &im->nobjs, err, errlen);
     if (rc != SBX_OK) {
         sbx__free(im);
         return rc;
@@ -122,7 +121,7 @@ static sbx_err decode_header(const uint8_t *buf, size_t len, struct sbx__jit_ima
     memcpy(&im->flags, buf + 36, 4);
     if (version != VERSION)
         return fail(err, errlen, "another version");
-    if (nobjs == 0 || nobjs > MAX_OBJS || (im->flags & ~F_GUARDED) != 0)
+    if (nobjs == 0 || nobjs > SBX__JIT_MAX_PARTS || (im->flags & ~F_GUARDED) != 0)
         return fail(err, errlen, "bad header");
     im->nobjs = nobjs;
     return SBX_OK;
@@ -136,7 +135,7 @@ sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_im
     if (!im)
         return SBX_E_NOMEM;
     sbx_err rc = decode_header(buf, len, im, err, errlen);
-    uint64_t lens[MAX_OBJS] = {0}, at = HEADER_SIZE + 8ull * im->nobjs;
+    uint64_t lens[SBX__JIT_MAX_PARTS] = {0}, at = HEADER_SIZE + 8ull * im->nobjs;
     if (rc == SBX_OK && len < at)
         rc = fail(err, errlen, "truncated");
     for (uint32_t i = 0; rc == SBX_OK && i < im->nobjs; i++) {
@@ -203,9 +202,19 @@ void sbx__jit_images_free(struct sbx__jit_image_entry *e)
     }
 }
 
+void sbx__jit_stop_for(const struct wasm_store *s, const struct wasm_load_guard *guard,
+                       struct sbx__jit_stop *out)
+{
+    bool is_compiled = s->limits.tier == WASM_TIER_COMPILED; /* else the worker's tier-up */
+    *out = (struct sbx__jit_stop){.cancel = &s->tierup.cancel,
+                                  .interrupt = is_compiled ? &s->is_interrupted : NULL,
+                                  .guard = guard};
+}
+
 /* The store's image of m in the variant is_guarded, built on first use. */
 static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m, bool is_guarded,
-                           const struct sbx__jit_image **out, char *err, size_t errlen)
+                           const struct wasm_load_guard *guard, const struct sbx__jit_image **out,
+                           char *err, size_t errlen)
 {
     struct wasm_jit_store *js;
     sbx_err rc = sbx__jit_store(s, &js);
@@ -218,7 +227,9 @@ static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m, bo
     struct sbx__jit_image_entry *e = rc == SBX_OK ? sbx__calloc(1, sizeof(*e)) : NULL;
     if (!e)
         return rc == SBX_OK ? SBX_E_NOMEM : rc;
-    rc = sbx__jit_image_build(m, is_guarded, &s->tierup.cancel, &e->im, err, errlen);
+    struct sbx__jit_stop stop;
+    sbx__jit_stop_for(s, guard, &stop);
+    rc = sbx__jit_image_build(m, is_guarded, &stop, &e->im, err, errlen);
     if (rc != SBX_OK) {
         sbx__free(e);
         return rc;
@@ -231,10 +242,11 @@ static sbx_err store_image(struct wasm_store *s, const struct wasm_module *m, bo
     return SBX_OK;
 }
 
-sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen)
+sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, const struct wasm_load_guard *guard,
+                               char *err, size_t errlen)
 {
     const struct sbx__jit_image *im = NULL;
     sbx_err rc =
-        store_image(inst->store, inst->module, sbx__jit_wants_guard(inst), &im, err, errlen);
+        store_image(inst->store, inst->module, sbx__jit_wants_guard(inst), guard, &im, err, errlen);
     return rc == SBX_OK ? sbx__jit_image_link(im, inst, err, errlen) : rc;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "wasm/decode.h"
+#include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
 
 struct sbx__jit_image;
@@ -20,11 +21,15 @@ struct sbx__jit_image_entry;
  * guard region (or it has no memory), checked otherwise. */
 bool sbx__jit_wants_guard(const struct wasm_instance *inst);
 /* Compiles m in the given variant (loads LLVM). SBX_E_UNAVAILABLE with err when LLVM is missing
- * or the module uses a feature the tier does not compile; SBX_E_ABORTED when cancel becomes
- * true (tier-up of a store being destroyed; cancel may be NULL); SBX_E_NOMEM. */
+ * or the module uses a feature the tier does not compile; SBX_E_ABORTED or SBX_E_TIMEOUT when
+ * stop (may be NULL) ends it (sbx__jit_stop_check); SBX_E_NOMEM. */
 sbx_err sbx__jit_image_build(const struct wasm_module *m, bool is_guarded,
-                             const atomic_bool *cancel, struct sbx__jit_image **out, char *err,
-                             size_t errlen);
+                             const struct sbx__jit_stop *stop, struct sbx__jit_image **out,
+                             char *err, size_t errlen);
+/* What stops a compile for store s (jit.h): its destruction, and for a compiled-tier store its
+ * interrupt and guard (the instantiating run's deadline and abort; may be NULL). */
+void sbx__jit_stop_for(const struct wasm_store *s, const struct wasm_load_guard *guard,
+                       struct sbx__jit_stop *out);
 /* The image as bytes (a versioned header, then the parts' objects). The caller frees *buf with
  * sbx__free. */
 sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, size_t *len);

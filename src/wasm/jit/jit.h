@@ -13,6 +13,7 @@
 #include "wasm/wasm.h"
 
 struct wasm_exec;
+struct wasm_load_guard;
 struct wasm_lazy_item;
 struct wasm_code;
 
@@ -32,11 +33,28 @@ struct wasm_jit_store {
     uint32_t fault_func;
 };
 
+/* What ends a compile at its next function or phase (each may be NULL): the store's tier-up
+ * cancel (its destruction), its interrupt flag (the watchdog's timeout or an abort of the call
+ * that instantiates, compiled tier) and the guard of the run that instantiates (its deadline
+ * and stop flag, as they bound loading). A phase of LLVM (a part's pass pipeline or code
+ * generation) cannot be stopped midway; parts are kept small for that (engine.c). */
+struct sbx__jit_stop {
+    const atomic_bool *cancel;
+    const atomic_bool *interrupt;
+    const struct wasm_load_guard *guard;
+};
+/* SBX_OK, or why stop (may be NULL) ends the compile now: SBX_E_TIMEOUT past the guard's
+ * deadline, the guard's stop code, or SBX_E_ABORTED (cancel, interrupt). */
+sbx_err sbx__jit_stop_check(const struct sbx__jit_stop *stop);
+
 /* Compiles inst's module (image.h) and links its code for inst, setting the jit_entry of its
- * functions. Returns SBX_OK, SBX_E_UNAVAILABLE (libLLVM-16 missing, or the module uses a
- * feature this tier does not compile yet: err names it), SBX_E_ABORTED (the store's tier-up
- * was cancelled) or SBX_E_NOMEM. */
-sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, char *err, size_t errlen);
+ * functions (all but those over the compile-cost bound, level.h: they stay interpreted). A
+ * compiled-tier store's compile also ends at its interrupt and at guard (may be NULL). Returns
+ * SBX_OK, SBX_E_UNAVAILABLE (libLLVM-16 missing, or the module uses a feature this tier does
+ * not compile yet: err names it), SBX_E_ABORTED or SBX_E_TIMEOUT (sbx__jit_stop_check) or
+ * SBX_E_NOMEM. */
+sbx_err sbx__wasm_jit_instance(struct wasm_instance *inst, const struct wasm_load_guard *guard,
+                               char *err, size_t errlen);
 
 /* One relocatable object (ELF64 x86-64) of a compiled module. */
 struct sbx__jit_obj {
@@ -44,19 +62,25 @@ struct sbx__jit_obj {
     size_t len;
 };
 
-/* engine.c: compiles m to one or two objects (large modules in two parts, on two threads);
- * defined function i is sbx_f<i>, its slot-ABI wrapper sbx_w<i> (sbx__jit_wrapper_name).
- * is_guarded: memory accesses have no bounds checks and rely on the guard region (only for
- * instances whose memory is guarded: image.c checks it at link). */
-sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded, const atomic_bool *cancel,
-                         struct sbx__jit_obj objs[2], uint32_t *nobjs, char *err, size_t errlen);
+/* The most objects (parts) of one image. */
+#define SBX__JIT_MAX_PARTS 64u
+
+/* engine.c: compiles m to objects, one per part (engine.c says how a module is split; parts
+ * run on two threads); defined function i is sbx_f<i>, its slot-ABI wrapper sbx_w<i>
+ * (sbx__jit_wrapper_name). A function over the compile-cost bound (sbx__jit_func_fits) gets
+ * no wrapper and a sbx_f<i> that calls the interpreter through the runtime. is_guarded:
+ * memory accesses have no bounds checks and rely on the guard region (only for instances
+ * whose memory is guarded: image.c checks it at link). */
+sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded,
+                         const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
+                         uint32_t *nobjs, char *err, size_t errlen);
 /* The same for the defined functions i with only[i] set (a hot-only batch: one object, at
  * sbx__jit_level_of_batch): calls to the others, and call_indirect, go through the runtime
  * (sbx__jit_rt_call). Only functions with only[i] == SBX__JIT_ONLY_OSR get OSR entries. */
 #define SBX__JIT_ONLY_FUNC 1
 #define SBX__JIT_ONLY_OSR  2
 sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
-                             const atomic_bool *cancel, struct sbx__jit_obj objs[2],
+                             const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
                              uint32_t *nobjs, char *err, size_t errlen);
 void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n);
 void sbx__jit_wrapper_name(char *buf, size_t len, uint32_t def_idx);

@@ -25,8 +25,6 @@
 #define LAZY_QUEUED   UINT32_MAX
 /* A function queued after fewer calls than this (of its LAZY_HOT_HITS) gets an OSR entry. */
 #define LAZY_OSR_CALLS 16u
-/* Larger bodies stay interpreted, as for whole modules (tierup.c). */
-#define LAZY_MAX_BODY_BYTES (256u << 10)
 
 bool sbx__wasm_lazy_wants(const struct wasm_store *s)
 {
@@ -55,7 +53,7 @@ void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f, bool is_call)
      * larger half of its compile: docs/wasm.md) is not built. */
     bool wants_osr = f->calls < LAZY_OSR_CALLS;
     f->is_call_hot = !wants_osr;
-    if (f->inst->module->funcs[f->def_index].code_len <= LAZY_MAX_BODY_BYTES)
+    if (sbx__jit_func_fits(f->inst->module, f->def_index)) /* else it stays interpreted */
         sbx__wasm_tierup_queue(s, f->inst, f->def_index, wants_osr);
 }
 
@@ -70,10 +68,11 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
     for (uint32_t i = 0; i < n; i++)
         only[items[i].def] = items[i].wants_osr ? SBX__JIT_ONLY_OSR : SBX__JIT_ONLY_FUNC;
     char err[256];
-    struct sbx__jit_obj objs[2] = {0}; /* compile frees them on failure */
+    struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0}; /* compile frees them on failure */
     uint32_t nobjs = 0;
-    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, &s->tierup.cancel, objs,
-                                      &nobjs, err, sizeof(err));
+    struct sbx__jit_stop stop = {.cancel = &s->tierup.cancel};
+    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, &stop, objs, &nobjs, err,
+                                      sizeof(err));
     sbx__free(only);
     if (rc == SBX_OK) {
         /* Counted before link_some publishes the entries: a thread that sees the code sees

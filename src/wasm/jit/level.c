@@ -1,6 +1,7 @@
 /* wasm/jit/level.c: the optimisation level of a module (level.h says why two). */
 #include "wasm/jit/level.h"
 
+#include "wasm/code.h"
 #include "wasm/module.h"
 
 static const struct sbx__jit_level full = {SBX__JIT_FULL_PIPELINE, SBX__JIT_FULL_CODEGEN};
@@ -47,6 +48,12 @@ const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m,
     if (!huge_end)
         return sbx__jit_level_of(m);
     return def < huge_end && is_huge(m, def) ? &full : &large;
+}
+
+bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def)
+{
+    return m->funcs[def].code_len <= SBX__JIT_MAX_BODY_BYTES &&
+           m->compiled[def].frame_slots <= SBX__JIT_MAX_FRAME_SLOTS;
 }
 
 const struct sbx__jit_level *sbx__jit_level_of_batch(void)

@@ -8,6 +8,7 @@
 #ifndef SBX_WASM_JIT_LEVEL_H
 #define SBX_WASM_JIT_LEVEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SBX__JIT_FULL_PIPELINE "default<O2>"
@@ -36,6 +37,15 @@
  * other. Batches are not cached: neither is in the key. */
 #define SBX__JIT_BATCH_BIG_BYTES 32768
 
+/* What one function may cost LLVM, bounded up front (no phase of LLVM can be stopped midway, and
+ * its time and memory grow faster than linearly with a function's size and its live values):
+ * a function with a larger body, or more interpreter slots (params, locals and the deepest
+ * operand stack: an upper bound of the values live at once), stays interpreted in every tier.
+ * Real programs stay far below (docs/wasm.md, "Compile-cost bounds": bzip2's largest frame is
+ * 233 slots, SQLite's 77); 8,000 i64 values live across a call cost 11.7 s of LLVM. */
+#define SBX__JIT_MAX_BODY_BYTES  (256u << 10)
+#define SBX__JIT_MAX_FRAME_SLOTS 4096u
+
 #define SBX__JIT_STR_(x) #x
 #define SBX__JIT_STR(x)  SBX__JIT_STR_(x)
 /* The tier options an image depends on (both levels, and where each applies), in every key. */
@@ -44,7 +54,9 @@
 #define SBX__JIT_CACHE_OPTS                                                                        \
     SBX__JIT_FULL_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_FULL_CODEGEN) "; from " SBX__JIT_STR( \
         SBX__JIT_LARGE_BYTES) " bytes " SBX__JIT_LARGE_PIPELINE                                    \
-                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) SBX__JIT_HUGE_OPTS
+                              " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) SBX__JIT_HUGE_OPTS  \
+        "; bounds " SBX__JIT_STR(SBX__JIT_MAX_BODY_BYTES) " bytes, " SBX__JIT_STR(                 \
+            SBX__JIT_MAX_FRAME_SLOTS) " slots"
 
 struct wasm_module;
 
@@ -63,6 +75,8 @@ uint32_t sbx__jit_huge_end(const struct wasm_module *m);
 /* The level of defined function def of m, given huge_end = sbx__jit_huge_end(m). */
 const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m, uint32_t def,
                                                     uint32_t huge_end);
+/* Whether defined function def of m is within the compile-cost bound (above). */
+bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def);
 /* The level of a hot-only batch, whatever its functions. */
 const struct sbx__jit_level *sbx__jit_level_of_batch(void);
 

@@ -10,11 +10,12 @@
 
 #include "util/alloc.h"
 #include "wasm/jit/image.h"
+#include "wasm/jit/level.h"
 #include "wasm/jit/link.h"
 #include "wasm/jit/rt.h"
 #include "wasm/jit/sym.h"
 
-#define MAX_OBJS     2
+#define MAX_OBJS     SBX__JIT_MAX_PARTS
 #define MAX_SECTIONS 65280u     /* below SHN_LORESERVE: no extended numbering */
 #define MAX_IMAGE    (1u << 30) /* keeps every rel32 between the mapping's parts in range */
 #define MAX_ALIGN    4096u
@@ -560,12 +561,14 @@ static bool is_code(const struct linker *lk, uint32_t obj, uint32_t sym)
            seg_of(&o->sh[s.st_shndx], &seg) && seg == SEG_TEXT;
 }
 
-/* Every defined function's wrapper, and each OSR entry there is, a function in the code. */
+/* Every defined function's wrapper, and each OSR entry there is, a function in the code; a
+ * function over the compile-cost bound (level.h) has neither, nor one outside a hot-only batch. */
 static sbx_err check_entries(struct linker *lk)
 {
     uint32_t has = 0;
     for (uint32_t i = 0; i < lk->ndefs; i++) {
-        if (!lk->w_obj[i] && lk->is_some && !lk->o_obj[i])
+        bool may_lack = lk->is_some || !sbx__jit_func_fits(lk->inst->module, i);
+        if (!lk->w_obj[i] && may_lack && !lk->o_obj[i])
             continue;
         if (!lk->w_obj[i])
             return fail(lk, "no entry for function %u", i);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/exit.h"
 #include "wasm/jit/jit.h"
 
 /* The longest wait for the uses in flight: a load, or one LLVM phase of a 2 MiB module on a
@@ -76,7 +77,7 @@ void sbx__jit_exit_hook(void)
     static atomic_bool has_atfork;
     if (!atomic_exchange(&has_atfork, true))
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-    atexit(at_exit);
+    sbx__exit_at(SBX__EXIT_STOP_COMPILES, at_exit); /* core/exit.c: first of the exit steps */
 }
 
 bool sbx__jit_use_begin(bool is_load)

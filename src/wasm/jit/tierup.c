@@ -22,9 +22,8 @@
  * the store's max_bytes (the guest's budget). It is bounded instead, with LLVM's time: compile
  * memory and time grow with the code, and faster than linearly with one function's size, and
  * destroying the store waits for the LLVM phase in flight. So stores whose modules total more
- * than this, or with one function body larger than that, stay interpreted. */
+ * than this, or with one function body over SBX__JIT_MAX_BODY_BYTES, stay interpreted. */
 #define TIERUP_MAX_MODULE_BYTES (2u << 20)
-#define TIERUP_MAX_BODY_BYTES   (256u << 10)
 /* A hot-only batch: at most this much code, or this many functions (lazy.c says why). */
 #define BATCH_MAX_BYTES (64u << 10)
 #define BATCH_MAX_FUNCS 64u
@@ -75,7 +74,7 @@ static bool is_compilable(const struct wasm_store *s)
         const struct wasm_module *m = i->module;
         bytes += m->len;
         for (uint32_t f = 0; f < m->func_def_count; f++) {
-            if (m->funcs[f].code_len > TIERUP_MAX_BODY_BYTES)
+            if (m->funcs[f].code_len > SBX__JIT_MAX_BODY_BYTES)
                 return false;
         }
     }
@@ -105,7 +104,7 @@ static bool compile_store(struct wasm_store *s)
             continue;
         if (!sbx__jit_llvm_load(err, sizeof(err)))
             return false;
-        if (sbx__wasm_jit_instance_cached(i, err, sizeof(err)) != SBX_OK)
+        if (sbx__wasm_jit_instance_cached(i, NULL, err, sizeof(err)) != SBX_OK)
             return false;
     }
     return true;

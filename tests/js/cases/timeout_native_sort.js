@@ -1,9 +1,13 @@
-//! args: --timeout-ms 1300
+//! args: --timeout-ms 500
 //! error: SANDBOX_TIMEOUT
 //! max-ms: 2500
-// Building takes about 1 s and the default sort (strings, in native code) 1.5 s: the deadline
-// falls inside the sort. (300k numbers sort in under 200 ms on SpiderMonkey.)
+// One default sort (strings, in native code) that no host finishes before the deadline: 20,000
+// substrings of one 4 MB string share its characters and differ near their ends, so each
+// comparison scans megabytes (about 1 ms) and the sort needs minutes; building takes
+// milliseconds, so the deadline falls inside the sort.
+var L = 4e6, N = 20000, big = 'a'.repeat(L) + 'b'.repeat(N);
+big.indexOf('c');
 var a = [];
-for (var i = 0; i < 2e6; i++) a.push('s' + (i * 7919) % 2e6);
+for (var i = N - 1; i >= 0; i--) a.push(big.substring(i, i + L));
 a.sort();
 return a.length;

@@ -4,6 +4,7 @@
 
 #include "core/policy.h"
 #include "sbx_test.h"
+#include "util/alloc.h"
 
 static sbx_policy *parse_ok(const char *json)
 {
@@ -240,6 +241,57 @@ START_TEST(parse_file_reports_io_and_syntax)
 }
 END_TEST
 
+/* #29 item 4: one policy shared by reference, never copied through JSON. */
+START_TEST(shared_by_reference)
+{
+    sbx_policy *p = parse_ok("{\"timeoutMs\": 100, \"env\": {\"A\": \"1\"}, \"fs\": [\"/d\"],"
+                             "\"net\": {\"outbound\": [\"h.test:1\"]},"
+                             "\"capabilities\": {\"host.log\": \"allow\"}}");
+    ck_assert_uint_eq(atomic_load(&p->refs), 1);
+    struct sbx_policy *r = sbx__policy_ref(p);
+    ck_assert_ptr_eq(r, p);
+    ck_assert_uint_eq(atomic_load(&p->refs), 2);
+    sbx_policy_destroy(p); /* the caller's; the handle's still holds it */
+    ck_assert_uint_eq(atomic_load(&r->refs), 1);
+    ck_assert_str_eq(r->outbound[0].host, "h.test");
+    /* The JS guest's text is made once and kept with the policy. */
+    const char *j1 = sbx__policy_json(r), *j2 = sbx__policy_json(r);
+    ck_assert_ptr_nonnull(j1);
+    ck_assert_ptr_eq(j1, j2);
+    char *fresh = sbx_policy_to_json(r);
+    ck_assert_str_eq(j1, fresh);
+    /* A copy is a new policy with equal contents and its own strings. */
+    struct sbx_policy *c = sbx__policy_copy(r);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_ne(c->fs[0].host_path, r->fs[0].host_path);
+    char *cj = sbx_policy_to_json(c);
+    ck_assert_str_eq(cj, fresh);
+    sbx_free(cj);
+    sbx_free(fresh);
+    sbx_policy_destroy(c);
+    sbx_policy_destroy(r);
+}
+END_TEST
+
+/* Every allocation failure of a copy is a clean NULL (ASan: nothing leaks). */
+START_TEST(copy_alloc_failures)
+{
+    sbx_policy *p = parse_ok("{\"env\": {\"A\": \"1\", \"B\": \"2\"}, \"fs\": [\"/d\", \"/e\"],"
+                             "\"net\": {\"outbound\": [\"h.test:1\"]},"
+                             "\"capabilities\": {\"host.log\": \"allow\"}}");
+    bool was_whole = false;
+    for (int n = 1; n < 64 && !was_whole; n++) {
+        sbx__alloc_fail_at((unsigned long)n);
+        struct sbx_policy *c = sbx__policy_copy(p);
+        sbx__alloc_fail_at(0);
+        was_whole = c != NULL;
+        sbx_policy_destroy(c);
+    }
+    ck_assert(was_whole);
+    sbx_policy_destroy(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("policy");
@@ -250,6 +302,8 @@ int main(void)
     tcase_add_test(tc, parses_every_field);
     tcase_add_test(tc, with_appends_merges_replaces);
     tcase_add_test(tc, parse_file_reports_io_and_syntax);
+    tcase_add_test(tc, shared_by_reference);
+    tcase_add_test(tc, copy_alloc_failures);
     suite_add_tcase(s, tc);
     return sbx_test_main(s);
 }

@@ -162,23 +162,18 @@ START_TEST(test_jansson_walk)
         char *got = sbx_policy_to_json(base);
         jansson_arm(n);
         sbx_err we = sbx_policy_with(base, "pids", "2", &q, err, sizeof(err));
-        jansson_arm(n);
-        struct sbx_policy *copy = sbx__policy_clone(base);
-        jansson_arm(0);
+        jansson_arm(0); /* (sharing a policy takes no JSON: sbx__policy_ref, test_policy.c) */
         ck_assert_msg(we == SBX_OK || we == SBX_E_NOMEM, "with step %lu: %s", n, err);
         ck_assert(we == SBX_OK ? q != NULL : q == NULL);
         if (we == SBX_E_NOMEM)
             ck_assert_str_eq(err, "policy: out of memory");
         if (got)
             ck_assert_str_eq(got, want); /* never a partial document */
-        if (copy)
-            ck_assert_uint_eq(sbx_policy_fuel(copy), sbx_policy_fuel(base));
-        bool all_ok = we == SBX_OK && got && copy;
+        bool all_ok = we == SBX_OK && got;
         ok_run = all_ok ? ok_run + 1 : 0;
         failures += !all_ok;
         sbx_free(got);
         sbx_policy_destroy(we == SBX_OK ? q : NULL);
-        sbx_policy_destroy(copy);
     }
     ck_assert_int_lt(n, MAX_STEPS);
     ck_assert_int_ge(failures, 10);

@@ -491,6 +491,33 @@ static inline bool file_is(const char *path, const char *want)
     return stages_read(path, buf, sizeof(buf)) >= 0 && strcmp(buf, want) == 0;
 }
 
+/* The spec of an unprivileged host: the child maps its own ids. */
+static inline void stages_self_mapped(struct sbx__jail_spec *s)
+{
+    s->is_self_mapped = true;
+    s->can_setgroups = false;
+    s->host_uid = geteuid();
+    s->host_gid = getegid();
+}
+
+/* The main of a stages test program: a private temp dir under /var/tmp (the plan's Landlock
+ * rules grant all of /tmp), the suite, then the dir's removal. */
+static inline int stages_main(Suite *suite, const char *name)
+{
+    stages_find_cov_dir();
+    snprintf(stages_base, sizeof(stages_base), "/var/tmp/sbx-stages-%d-XXXXXX", (int)getpid());
+    if (!mkdtemp(stages_base) || chmod(stages_base, 0711) != 0) {
+        fprintf(stderr, "%s: temp dir: %s\n", name, strerror(errno));
+        return EXIT_FAILURE;
+    }
+    int rc = sbx_test_main(suite);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof(cmd), "rm -rf --one-file-system '%s'", stages_base);
+    if (system(cmd) != 0)
+        fprintf(stderr, "%s: could not remove %s\n", name, stages_base);
+    return rc;
+}
+
 static inline bool write_new(const char *path, const char *text)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

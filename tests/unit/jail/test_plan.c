@@ -138,6 +138,8 @@ START_TEST(test_guest_records)
          SBX_LIMIT_TIMEOUT},
         {"ok:1:0error:5:BOGUS", true, false, SBX_E_EXECUTION_FAILED, NULL, SBX_LIMIT_NONE},
         {"ok:1:1value:99:short", true, true, SBX_OK, NULL, SBX_LIMIT_NONE},
+        /* a value that is not JSON fails the run (it was shown as a string) */
+        {"ok:1:1value:6:{\"a\":1", true, false, SBX_E_EXECUTION_FAILED, NULL, SBX_LIMIT_NONE},
         {"value:1:1", false, false, SBX_OK, "1", SBX_LIMIT_NONE},
         {"garbage", false, false, SBX_OK, NULL, SBX_LIMIT_NONE},
         {"ok:99999999999999999999999:1", false, false, SBX_OK, NULL, SBX_LIMIT_NONE},

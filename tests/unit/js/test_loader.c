@@ -29,7 +29,7 @@ static sbx_result run_worker(const char *code)
 
 static void expect_unavailable(const char *path, const char *why)
 {
-    sbx__js_test_module_path(path);
+    sbx__engine_test_module_path(path);
     sbx_result r = run_worker("return 1");
     ck_assert(!r.ok);
     ck_assert_int_eq(r.error, SBX_E_UNAVAILABLE);
@@ -81,21 +81,21 @@ START_TEST(writable_module_untrusted)
     fclose(f);
     ck_assert_int_eq(chmod(dir, 0755), 0);
     ck_assert_int_eq(chmod(file, 0644), 0);
-    ck_assert(sbx__js_module_is_trusted(file));
+    ck_assert(sbx__engine_module_is_trusted(file));
     ck_assert_int_eq(chmod(dir, 0777), 0);
-    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert(!sbx__engine_module_is_trusted(file));
     ck_assert_int_eq(chmod(dir, 01777), 0); /* sticky like /tmp: others still add files */
-    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert(!sbx__engine_module_is_trusted(file));
     ck_assert_int_eq(chmod(dir, 0755), 0);
     ck_assert_int_eq(chmod(file, 0666), 0);
-    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert(!sbx__engine_module_is_trusted(file));
     ck_assert_int_eq(chmod(file, 0620), 0);
-    ck_assert(!sbx__js_module_is_trusted(file));
+    ck_assert(!sbx__engine_module_is_trusted(file));
     ck_assert_int_eq(chmod(file, 0644), 0);
     if (geteuid() == 0 && chown(file, 1234, 1234) == 0) /* another user's file */
-        ck_assert(!sbx__js_module_is_trusted(file));
-    ck_assert(!sbx__js_module_is_trusted(dir));            /* not a regular file */
-    ck_assert(!sbx__js_module_is_trusted("libsbx-js.so")); /* never relative to the cwd */
+        ck_assert(!sbx__engine_module_is_trusted(file));
+    ck_assert(!sbx__engine_module_is_trusted(dir));            /* not a regular file */
+    ck_assert(!sbx__engine_module_is_trusted("libsbx-js.so")); /* never relative to the cwd */
     unlink(file);
     rmdir(dir);
 }
@@ -106,7 +106,7 @@ START_TEST(built_module_loads)
 {
     char err[512] = "";
     ck_assert_msg(sbx__js_module_load(err, sizeof(err)), "%s", err);
-    ck_assert(strstr(sbx__js_module_path(), "/lib/sbx/libsbx-js.so"));
+    ck_assert(strstr(sbx__engine_module_path(), "/lib/sbx/libsbx-js.so"));
     sbx_result r = run_worker("return 6 * 7");
     ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
     ck_assert_str_eq(r.value_json, "42");
@@ -163,9 +163,9 @@ static void expect_stencil(enum damage d, const char *status)
     snprintf(mod, sizeof(mod), "%s/libsbx-js.so", dir);
     snprintf(stencil, sizeof(stencil), "%s/" SBX_JS_STENCIL_NAME, dir);
     size_t mod_len, len;
-    char *m = slurp(sbx__js_module_path(), &mod_len);
+    char *m = slurp(sbx__engine_module_path(), &mod_len);
     char built[4096];
-    snprintf(built, sizeof(built), "%s", sbx__js_module_path());
+    snprintf(built, sizeof(built), "%s", sbx__engine_module_path());
     snprintf(strrchr(built, '/') + 1, sizeof(built) - (size_t)(strrchr(built, '/') + 1 - built),
              SBX_JS_STENCIL_NAME);
     char *st = slurp(built, &len);
@@ -179,7 +179,7 @@ static void expect_stencil(enum damage d, const char *status)
     if (d == NOT_OURS)
         st[0] = 'X';
     spill(stencil, st, len, d == WRITABLE ? 0666 : 0644);
-    sbx__js_test_module_path(mod);
+    sbx__engine_test_module_path(mod);
     sbx_result r = run_worker("return [1, 2].map(x => x * 2)");
     ck_assert_msg(r.ok, "%s", r.error_message ? r.error_message : "");
     ck_assert_str_eq(r.value_json, "[2,4]");

@@ -675,10 +675,8 @@ static void put_addr4(uint32_t gaddr, const uint8_t ip[4])
 START_TEST(sockets_gate)
 {
     setup_with(false, NULL);
-    struct sbx__net_pattern pats[] = {{"localhost", false, true, 0}};
-    fx.w->outbound = sbx__calloc(1, sizeof(pats));
-    fx.w->outbound[0] = pats[0];
-    fx.w->outbound[0].host = sbx__strdup("localhost");
+    static const sbx_outbound_rule pats[] = {{"localhost", 0, false, true}};
+    fx.w->outbound = pats;
     fx.w->outbound_count = 1;
     /* a host-side listener on 127.0.0.1 */
     int srv = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -899,7 +897,7 @@ START_TEST(create_errors)
     ck_assert_int_ne(fcntl(1, F_GETFD), -1);
     /* every allocation failure is a clean SBX_E_NOMEM */
     fx_setup(&fx, false, SBX_WASI_RESOLVE_AUTO);
-    struct sbx__net_pattern np = {"a.b", false, true, 0};
+    sbx_outbound_rule np = {"a.b", 0, false, true};
     fx.policy.outbound = &np;
     fx.policy.outbound_count = 1;
     fx.policy.env = ev;

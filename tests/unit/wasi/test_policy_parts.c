@@ -26,7 +26,7 @@ START_TEST(preopens_read_only_by_default)
 {
     struct sbx__fs_grant g[] = {{"/srv/data", "/srv/data", false}};
     struct sbx_policy p = fs_policy(g, 1);
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
     ck_assert_uint_eq(n, 1);
@@ -41,7 +41,7 @@ START_TEST(preopens_rw_prefix_and_guest_path)
 {
     struct sbx__fs_grant g[] = {{"/tmp/work", "/work/", true}, {"/opt/x", "./", false}};
     struct sbx_policy p = fs_policy(g, 2);
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
     ck_assert_uint_eq(n, 2);
@@ -62,7 +62,7 @@ START_TEST(preopens_dedup)
                                 {"/d", "/other", false},
                                 {"/d", "/other", false}};
     struct sbx_policy p = fs_policy(g, COUNT(g));
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     ck_assert_int_eq(sbx__wasi_preopens_build(&p, &list, &n), SBX_OK);
     ck_assert_uint_eq(n, 2);
@@ -77,7 +77,7 @@ END_TEST
 
 START_TEST(preopens_empty_and_null)
 {
-    struct sbx__wasi_preopen *list = (void *)1;
+    sbx_preopen *list = (void *)1;
     size_t n = 9;
     ck_assert_int_eq(sbx__wasi_preopens_build(NULL, &list, &n), SBX_OK);
     ck_assert_ptr_null(list);
@@ -95,7 +95,7 @@ START_TEST(preopens_nomem)
 {
     struct sbx__fs_grant g[] = {{"/a", "/a", false}, {"/b", "/b", false}};
     struct sbx_policy p = fs_policy(g, 2);
-    struct sbx__wasi_preopen *list;
+    sbx_preopen *list;
     size_t n;
     for (unsigned long k = 1; k <= 6; k++) {
         sbx__alloc_fail_at(k);
@@ -113,11 +113,11 @@ END_TEST
 
 START_TEST(preopen_match)
 {
-    struct sbx__wasi_preopen list[] = {{"/h/root", "/", false},
-                                       {"/h/data", "/data", false},
-                                       {"/h/sub", "/data/sub", true},
-                                       {"/h/rel", "rel", false},
-                                       {"/h/cwd", ".", false}};
+    sbx_preopen list[] = {{"/h/root", "/", false},
+                          {"/h/data", "/data", false},
+                          {"/h/sub", "/data/sub", true},
+                          {"/h/rel", "rel", false},
+                          {"/h/cwd", ".", false}};
     const char *rest;
     ck_assert_int_eq(sbx__wasi_preopen_match(list, 5, "/data/sub/x/y", &rest), 2);
     ck_assert_str_eq(rest, "x/y");
@@ -150,7 +150,7 @@ static int open_traverse_only(const char *dir)
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0 || errno != EACCES)
         return 1; /* the control: a plain open must be refused, or nothing here is tested */
-    struct sbx__wasi_preopen p = {path, "/x", false};
+    sbx_preopen p = {path, "/x", false};
     char err[256];
     if (sbx__wasi_preopen_open(&p, &fd, err, sizeof(err)) != SBX_OK)
         return 2;
@@ -216,19 +216,19 @@ START_TEST(preopen_traverse_only_dir)
 }
 END_TEST
 
-static const struct sbx__net_pattern pats[] = {
-    {"api.example.com", false, false, 443},
-    {"*.example.org", true, false, 443},
-    {"any.test", false, true, 0},
-    {"10.0.0.5", false, false, 8080},
-    {"2001:db8::1", false, false, 53},
-    {"example.net", true, true, 0}, /* wildcard flag without "*.": deeper names only */
+static const sbx_outbound_rule pats[] = {
+    {"api.example.com", 443, false, false},
+    {"*.example.org", 443, true, false},
+    {"any.test", 0, false, true},
+    {"10.0.0.5", 8080, false, false},
+    {"2001:db8::1", 53, false, false},
+    {"example.net", 0, true, true}, /* wildcard flag without "*.": deeper names only */
 };
 
 START_TEST(outbound_patterns)
 {
     struct sbx_policy p = {0};
-    p.outbound = (struct sbx__net_pattern *)pats;
+    p.outbound = (sbx_outbound_rule *)pats;
     p.outbound_count = COUNT(pats);
     struct {
         const char *host;
@@ -266,33 +266,32 @@ START_TEST(outbound_patterns)
         {"*.example.org", 443, true}, /* the literal pattern text is itself a deeper name */
     };
     for (size_t i = 0; i < COUNT(cases); i++)
-        ck_assert_msg(sbx__wasi_outbound_allowed(&p, cases[i].host, cases[i].port) ==
-                          cases[i].allowed,
+        ck_assert_msg(sbx__outbound_allowed(&p, cases[i].host, cases[i].port) == cases[i].allowed,
                       "%s:%u", cases[i].host, cases[i].port);
     char longname[400];
     memset(longname, 'a', sizeof(longname) - 1);
     longname[sizeof(longname) - 1] = '\0';
-    ck_assert(!sbx__wasi_outbound_allowed(&p, longname, 443));
-    ck_assert(!sbx__wasi_outbound_allowed(&p, NULL, 443));
-    ck_assert(!sbx__wasi_outbound_allowed(NULL, "api.example.com", 443));
+    ck_assert(!sbx__outbound_allowed(&p, longname, 443));
+    ck_assert(!sbx__outbound_allowed(&p, NULL, 443));
+    ck_assert(!sbx__outbound_allowed(NULL, "api.example.com", 443));
 }
 END_TEST
 
 START_TEST(outbound_deny_by_default)
 {
     struct sbx_policy p = {0};
-    ck_assert(!sbx__wasi_outbound_allowed(&p, "127.0.0.1", 80));
-    ck_assert(!sbx__wasi_outbound_allowed(&p, "localhost", 80));
+    ck_assert(!sbx__outbound_allowed(&p, "127.0.0.1", 80));
+    ck_assert(!sbx__outbound_allowed(&p, "localhost", 80));
     /* a bad pattern (too long, or an IP pattern against a name) never matches */
     char longpat[300];
     memset(longpat, 'b', sizeof(longpat) - 1);
     longpat[sizeof(longpat) - 1] = '\0';
-    struct sbx__net_pattern bad[] = {{longpat, false, true, 0}, {"127.0.0.1", false, true, 0}};
+    sbx_outbound_rule bad[] = {{longpat, 0, false, true}, {"127.0.0.1", 0, false, true}};
     p.outbound = bad;
     p.outbound_count = 2;
-    ck_assert(!sbx__wasi_outbound_allowed(&p, "localhost", 80));
-    ck_assert(sbx__wasi_outbound_allowed(&p, "127.0.0.1", 80));
-    ck_assert(!sbx__wasi_outbound_allowed(&p, "::ffff:127.0.0.2", 80));
+    ck_assert(!sbx__outbound_allowed(&p, "localhost", 80));
+    ck_assert(sbx__outbound_allowed(&p, "127.0.0.1", 80));
+    ck_assert(!sbx__outbound_allowed(&p, "::ffff:127.0.0.2", 80));
 }
 END_TEST
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "jit_image_mods.h"
+#include "lsan_no_tls.h"
 #include "sbx_test.h"
 #include "util/alloc.h"
 #include "wasm/jit/image.h"
