@@ -399,7 +399,7 @@ void api_readyz(struct http_req *req)
     serve_queue_stats(serve_g->queue, &qs);
     const char *why = atomic_load(&serve_g->is_draining) ? "draining"
                       : !qs.is_healthy                   ? "the queue is unreachable"
-                      : ps.alive == 0                    ? "no runner is up"
+                      : ps.alive < ps.runners            ? "runners are starting"
                                                          : NULL;
     json_t *v = json_pack("{s:s,s:I,s:I}", "status", why ? "unavailable" : "ready", "runnersAlive",
                           (json_int_t)ps.alive, "queueDepth", (json_int_t)qs.queued);

@@ -452,6 +452,7 @@ void serve_pool_stats(struct serve_pool *p, struct serve_pool_stats *out)
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&p->lock);
     out->restarted = p->restarted;
+    out->runners = p->n;
     out->slots = (uint64_t)p->n * p->slots;
     for (unsigned i = 0; i < p->n; i++) {
         struct runner_proc *r = &p->runners[i];

@@ -169,7 +169,7 @@ int serve_runner_run(int argc, char **argv);
 struct serve_pool;
 
 struct serve_pool_stats {
-    uint64_t alive, restarted, in_flight, slots;
+    uint64_t runners, alive, restarted, in_flight, slots;
     char enforced[256]; /* the first runner's probe: "cgroup-v2", "seccomp", ... */
     char tiers[64];
 };
