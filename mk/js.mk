@@ -23,7 +23,7 @@ CXXFLAGS     += -std=c++17 $(OPT) -fPIC -fvisibility=hidden -pthread -fno-except
 JS_MODULE     := $(BUILD)/lib/sbx/libsbx-js.so
 # clang's sanitizer runtimes live in the executable (fuzz tree): the module leaves those open.
 JS_MODULE_NO_UNDEF ?= -Wl,--no-undefined
-JS_MODULE_C   := src/js/account.c src/js/module.c
+JS_MODULE_C   := src/js/account.c src/js/module.c src/js/tz.c
 JS_MODULE_OBJ := $(JS_CXX_OBJ) $(JS_MODULE_C:%.c=$(BUILD)/%.o) $(BUILD)/src/js/text.o \
                  $(BUILD)/src/util/buf.o $(BUILD)/src/util/json_text.o $(BUILD)/src/util/utf8.o
 LIB_SRC       := $(filter-out $(JS_MODULE_C),$(LIB_SRC))
@@ -64,6 +64,14 @@ $(JS_MODULE_PATH_H): FORCE | $(BUILD)/gen/.dir
 $(BUILD)/src/core/engine_module.o $(BUILD)/src/jail/guest.o: $(JS_MODULE_PATH_H)
 .PHONY: FORCE
 FORCE:
+
+# builtins.js as a C++ raw string (js/builtins.cpp compiles it once per process).
+JS_BUILTINS_H := $(BUILD)/gen/builtins_js.h
+$(JS_BUILTINS_H): src/js/builtins.js mk/js.mk | $(BUILD)/gen/.dir
+	@if grep -q ')SBXJS' $<; then echo "$< contains )SBXJS" >&2; exit 1; fi
+	@{ printf 'static const char sm_js_builtins[] = R"SBXJS('; cat $<; printf ')SBXJS";\n'; } \
+		> $@.tmp && mv $@.tmp $@
+$(BUILD)/src/js/builtins.o: $(JS_BUILTINS_H)
 
 $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)

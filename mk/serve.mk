@@ -4,7 +4,7 @@
 # module calls libsbx's public API in the sbx executable, which exports its sbx_* symbols.
 # Unit tests of serve's parts link its objects with libsbx.a; service tests in tests/serve/.
 
-SERVE_PKGS    := libmicrohttpd libcurl libcrypto
+SERVE_PKGS    := libmicrohttpd libcurl libcrypto hiredis
 SERVE_LIBS    := $(shell pkg-config --libs $(SERVE_PKGS) jansson 2>/dev/null)
 CFLAGS_serve  := $(shell pkg-config --cflags $(SERVE_PKGS) 2>/dev/null)
 SERVE_MODULE  := $(BUILD)/lib/sbx/libsbx-serve.so

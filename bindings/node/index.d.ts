@@ -96,6 +96,8 @@ export declare function isResolvedPermissionPolicy(value: unknown): value is Res
 export interface SandboxErrorInfo {
   code: SandboxErrorCode;
   message: string;
+  /** JavaScript tiers: the guest's stack (e.stack, as Node prints it), when it threw. */
+  stack?: string;
 }
 
 export type LimitName = 'timeout' | 'memory' | 'pids' | 'output' | 'fuel' | 'cpu';

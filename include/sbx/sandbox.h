@@ -132,6 +132,11 @@ typedef struct sbx_result {
     size_t denial_count;
     uint64_t denied_total;
     bool denials_truncated;
+    /* JavaScript tiers: the guest's stack when the run failed with a thrown value: e.stack of an
+     * Error (as Node prints it: "Name: message" then "    at fn (file:line:column)" lines), or
+     * the frames where another value was thrown; at most 16 KiB, cut at a line end. NULL when
+     * none. */
+    char *error_stack;
 } sbx_result;
 
 typedef struct sbx_sandbox sbx_sandbox;

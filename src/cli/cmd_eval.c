@@ -1,6 +1,7 @@
 /* cli/cmd_eval.c: `sbx eval`: one JavaScript snippet in the worker or process tier, one JSON
  * result object on stdout. Exit 0 if the guest succeeded, 1 if it failed, 2 on usage errors. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,9 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: sbx eval [--backend worker|process] [--interpreter NAME] [--context JSON|@FILE]\n"
-        "                [--timeout-ms N] [--memory-bytes N] [--policy FILE] CODE|@FILE\n\n"
-        "Evaluates CODE as the body of `function (context)` and prints one JSON object:\n"
+        "                [--timeout-ms N] [--memory-bytes N] [--policy FILE] CODE|@FILE|-\n\n"
+        "Evaluates CODE (the text of FILE, or of standard input for -) as the body of\n"
+        "`function (context)` and prints one JSON object:\n"
         "{\"ok\",\"value\",\"stdout\",\"stderr\",\"stdoutTruncated\",\"stderrTruncated\","
         "\"error\",\"durationMs\",\"backend\"}.\n"
         "Exit status: 0 ok, 1 the guest failed, 2 usage error or invalid policy.\n");
@@ -56,6 +58,22 @@ static int parse_opts(int argc, char **argv, struct eval_opts *o)
     if (optind != argc - 1)
         return cli_usage_error("eval", "expected exactly one CODE or @FILE (try --help)");
     return -1;
+}
+
+/* CODE, @FILE, or - for standard input (as @- also reads it). */
+static char *code_arg(const char *arg, size_t *len)
+{
+    return strcmp(arg, "-") == 0 ? cli_read_file("-", len) : cli_text_arg(arg, len);
+}
+
+/* The context is handed on as a C string: a NUL inside would silently cut it there. */
+static bool context_has_nul(const char *arg, const char *ctx, size_t len)
+{
+    const char *nul = ctx ? memchr(ctx, '\0', len) : NULL;
+    if (nul)
+        cli_usage_error("eval", "--context %s has a NUL byte at offset %zu (JSON text has none)",
+                        arg, (size_t)(nul - ctx));
+    return nul != NULL;
 }
 
 static int run(sbx_backend backend, const sbx_policy *p, const sbx_run_input *in)
@@ -100,10 +118,10 @@ int cli_eval(int argc, char **argv)
         return 2;
     }
     size_t code_len = 0, ctx_len = 0;
-    char *code = cli_text_arg(argv[optind], &code_len);
+    char *code = code_arg(argv[optind], &code_len);
     char *context = o.context ? cli_text_arg(o.context, &ctx_len) : NULL;
     rc = 2;
-    if (code && (context || !o.context)) {
+    if (code && (context || !o.context) && !context_has_nul(o.context, context, ctx_len)) {
         sbx_run_input in = {
             .code = code,
             .code_len = code_len,

@@ -48,6 +48,8 @@ static int send_result(const sbx_result *r)
         const char *name = sbx_err_name(r->error);
         rc |= record(fd, "error", name, strlen(name));
         rc |= record(fd, "message", msg, strlen(msg));
+        if (r->error_stack)
+            rc |= record(fd, "stack", r->error_stack, strlen(r->error_stack));
     }
     if (r->value_json)
         rc |= record(fd, "value", r->value_json, strlen(r->value_json));

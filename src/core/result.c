@@ -25,6 +25,7 @@ void sbx_result_free(sbx_result *result)
     sbx__free(result->stdout_data);
     sbx__free(result->stderr_data);
     sbx__free(result->denials);
+    sbx__free(result->error_stack);
     memset(result, 0, sizeof(*result));
     result->exit_code = -1;
 }
@@ -115,6 +116,8 @@ static json_t *error_of(const sbx_result *r)
     const char *msg = r->error_message ? r->error_message : sbx_err_message(r->error);
     int rc = json_object_set_new(e, "code", json_string(sbx_err_name(r->error)));
     rc |= json_object_set_new(e, "message", text(msg, strlen(msg)));
+    if (r->error_stack)
+        rc |= json_object_set_new(e, "stack", text(r->error_stack, strlen(r->error_stack)));
     if (rc) {
         json_decref(e);
         return NULL;

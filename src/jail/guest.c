@@ -213,6 +213,9 @@ static void apply_record(const char *key, const char *val, size_t vlen, sbx_resu
     } else if (strcmp(key, "message") == 0) {
         sbx__free(*message);
         *message = sbx__strndup(val, vlen);
+    } else if (strcmp(key, "stack") == 0) {
+        sbx__free(out->error_stack);
+        out->error_stack = sbx__strndup(val, vlen);
     } else if (strcmp(key, "value") == 0) {
         sbx__free(out->value_json);
         out->value_json = sbx__strndup(val, vlen);

@@ -204,6 +204,13 @@ static const struct {
     {"realloc", (void *)hook_realloc},
     {"free", (void *)hook_free},
     {"malloc_usable_size", (void *)hook_usable},
+    /* tz.c: the engine's own environment and clock */
+    {"environ", (void *)&sbx__js_engine_environ},
+    {"localtime_r", (void *)sbx__js_tz_localtime_r},
+    {"mktime", (void *)sbx__js_tz_mktime},
+    {"tzset", (void *)sbx__js_tz_tzset},
+    {"__timezone", (void *)&sbx__js_tz_timezone},
+    {"tzname", (void *)sbx__js_tz_tzname},
 };
 
 struct image {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* time_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,24 @@ uint64_t sbx__js_account_refused_count(void);
 /* Bytes live on this thread's account, and the most its current run had above its start. */
 uint64_t sbx__js_account_live_bytes(void);
 uint64_t sbx__js_account_peak_bytes(void);
+
+/* tz.c. The environment libmozjs sees (its GOT entry for `environ` points here): TZ only. */
+extern char **sbx__js_engine_environ;
+
+/* Sets the engine's TZ (NULL or "" = UTC; at most 64 bytes), with a standard offset of 0 until
+ * set; returns whether it changed. Not thread-safe: the caller (js/zone.cpp) changes them only
+ * while no run uses the engine's clock. */
+bool sbx__js_tz_set(const char *tz);
+void sbx__js_tz_set_standard_offset(long seconds_east);
+const char *sbx__js_tz_get(void);
+
+/* What libmozjs calls for localtime_r, mktime and tzset: the engine's zone, without DST. */
+struct tm;
+struct tm *sbx__js_tz_localtime_r(const time_t *t, struct tm *out);
+time_t sbx__js_tz_mktime(struct tm *tm);
+void sbx__js_tz_tzset(void);
+extern long sbx__js_tz_timezone;
+extern char *sbx__js_tz_tzname[2];
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* js/backend.c: the worker tier's vtable. exec hands the run to a pool thread and waits for it
  * until the deadline; then it tells the engine to stop and waits at most STOP_GRACE_NS more, so
  * the caller is back within timeout + 50 ms even if the engine is stuck inside a native call. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/backend.h"
@@ -10,6 +11,40 @@
 /* How long a stopped engine gets to unwind before its worker is abandoned: most of the
  * 50 ms bound, so a busy host abandons (and later reaps) as few engines as it can. */
 #define STOP_GRACE_NS (30u * 1000000u)
+
+/* The value of the policy's env variable name, or NULL. */
+static const char *env_of(const struct sbx_policy *p, const char *name)
+{
+    for (size_t i = 0; i < p->env_count; i++)
+        if (strcmp(p->env[i].name, name) == 0)
+            return p->env[i].value;
+    return NULL;
+}
+
+/* The locale the process tier's engine would take from the guest's environment (LC_ALL, then
+ * LC_MESSAGES, then LANG, as ICU reads them), as a BCP 47 tag: "de_DE.UTF-8@euro" is "de-DE";
+ * "" (en-US) for C, POSIX, none, or a name with other characters. */
+static void locale_of(const struct sbx_policy *p, char *out, size_t cap)
+{
+    static const char *const names[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    const char *v = NULL;
+    for (size_t i = 0; i < 3 && !(v && v[0]); i++)
+        v = env_of(p, names[i]);
+    size_t n = v ? strcspn(v, ".@") : 0;
+    out[0] = '\0';
+    if (n == 0 || n >= cap || (n == 1 && v[0] == 'C') || (n == 5 && !strncmp(v, "POSIX", 5)))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i] == '_' ? '-' : v[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-')) {
+            out[0] = '\0';
+            return;
+        }
+        out[i] = c;
+    }
+    out[n] = '\0';
+}
 
 static sbx_err worker_open(struct sbx__run *run)
 {
@@ -28,6 +63,10 @@ static sbx_err worker_open(struct sbx__run *run)
         .on_output = input->on_output,
         .on_output_user = input->on_output_user,
     };
+    /* UTC and en-US unless the policy's env says otherwise, as the process tier's guest sees. */
+    const char *tz = env_of(run->policy, "TZ");
+    snprintf(in.tz, sizeof(in.tz), "%s", tz && strlen(tz) < sizeof(in.tz) ? tz : "");
+    locale_of(run->policy, in.locale, sizeof(in.locale));
     run->state = sbx__js_job_create(&in);
     return run->state ? SBX_OK : SBX_E_NOMEM;
 }
@@ -43,6 +82,8 @@ static void take_result(struct sbx__js_eval_out *jo, sbx_result *out)
     } else {
         sbx__result_fail(out, jo->error, "%s", jo->message ? jo->message : "run failed");
         out->limit = jo->limit;
+        out->error_stack = jo->stack;
+        jo->stack = NULL;
     }
     out->stdout_truncated = jo->out.is_truncated;
     out->stderr_truncated = jo->err.is_truncated;

@@ -34,6 +34,7 @@ extern "C" {
 /* "async function anonymous(context\n) {\n" precedes a body given to the AsyncFunction
  * constructor. */
 #define ASYNC_HEADER_LINES 2
+#define ASYNC_FILE         "<unknown> line 0 > AsyncFunction"
 /* A full GC runs once the GC heap has grown this much since the last one (dead realms). */
 #define GC_SLACK_BYTES (8u * 1024u * 1024u)
 #define GC_EVERY_RUNS  64u
@@ -60,84 +61,10 @@ static void set_error(struct sbx__js_eval_out *out, sbx_err err, sbx_limit limit
     out->message = sbx__strdup(msg);
 }
 
-/* Appends at most MESSAGE_MAX bytes of the text of s to the NUL-terminated msg (cap bytes). */
-static void append_js(JSContext *cx, char *msg, size_t cap, JSString *s)
-{
-    struct sbx__buf b;
-    size_t have = strlen(msg);
-    if (!s || have + 1 >= cap)
-        return;
-    sbx__buf_init(&b, cap - 1 - have < MESSAGE_MAX ? cap - 1 - have : MESSAGE_MAX);
-    sm_emit(cx, &b, s);
-    if (b.len)
-        memcpy(msg + have, b.data, b.len);
-    msg[have + b.len] = '\0';
-    sbx__buf_free(&b);
-}
-
 static void append_c(char *msg, size_t cap, const char *s)
 {
     size_t have = strlen(msg);
     snprintf(msg + have, cap - have, "%s", s);
-}
-
-static bool is_error_object(JSContext *cx, JS::HandleValue v)
-{
-    if (!v.isObject())
-        return false;
-    JS::RootedObject obj(cx, &v.toObject());
-    js::ESClass cls;
-    return JS::GetBuiltinClass(cx, obj, &cls) && cls == js::ESClass::Error;
-}
-
-/* Appends String(obj[name]) to msg; false when a getter or toString stopped the run. */
-static bool append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char *msg,
-                        size_t cap)
-{
-    JS::RootedValue v(cx);
-    if (!JS_GetProperty(cx, obj, name, &v))
-        return false;
-    JSString *s = JS::ToString(cx, v);
-    if (!s)
-        return false;
-    append_js(cx, msg, cap, s);
-    return true;
-}
-
-/* Formats the thrown value into msg: "Name: message (line N)" for errors, the value as
- * console.log prints it otherwise. Guest getters may run (and be stopped) here. */
-static bool describe(JSContext *cx, JS::HandleValue exc, char *msg, size_t cap,
-                     unsigned line_offset)
-{
-    if (is_error_object(cx, exc)) {
-        JS::RootedObject obj(cx, &exc.toObject());
-        JS::RootedValue line(cx);
-        if (!append_prop(cx, obj, "name", msg, cap))
-            return false;
-        append_c(msg, cap, ": ");
-        if (!append_prop(cx, obj, "message", msg, cap) ||
-            !JS_GetProperty(cx, obj, "lineNumber", &line))
-            return false;
-        if (line.isNumber() && line.toNumber() >= 1 && !strstr(msg, "(line ")) {
-            char text[32];
-            long n = (long)line.toNumber();
-            snprintf(text, sizeof(text), " (line %ld)",
-                     n > (long)line_offset ? n - line_offset : n);
-            append_c(msg, cap, text);
-        }
-        return true;
-    }
-    struct sbx__buf b;
-    sbx__buf_init(&b, MESSAGE_MAX);
-    bool ok = sm_console_text(cx, exc, &b);
-    append_c(msg, cap, "uncaught ");
-    if (ok && b.len) {
-        size_t have = strlen(msg), n = sbx__js_utf8_cut(b.data, b.len, cap - 1 - have);
-        memcpy(msg + have, b.data, n);
-        msg[have + n] = '\0';
-    }
-    sbx__buf_free(&b);
-    return ok;
 }
 
 static int stop_reason(const struct sm_run *run)
@@ -179,26 +106,36 @@ static void fail_memory(struct sm_run *run)
 static void fail_run(struct sm_run *run, enum phase phase)
 {
     JSContext *cx = run->cx;
-    JS::RootedValue exc(cx);
-    bool has_exc = JS_GetPendingException(cx, &exc);
+    JS::ExceptionStack exc(cx);
+    bool has_exc = JS_IsExceptionPending(cx) && JS::StealPendingExceptionStack(cx, &exc);
     JS_ClearPendingException(cx);
     if (fail_limit(run))
         return;
-    char msg[MESSAGE_MAX + 64] = "";
+    char msg[MESSAGE_MAX + 160] = "";
     append_c(msg, sizeof(msg),
              phase == PHASE_CONTEXT  ? "context is not valid JSON: "
              : phase == PHASE_ENCODE ? "return value cannot be encoded as JSON: "
                                      : "");
-    bool ok = has_exc && describe(cx, exc, msg, sizeof(msg), run->line_offset);
+    /* The AsyncFunction constructor names the async form's source after its (absent) caller;
+     * its syntax errors have no file name at all. */
+    struct sm_source_map map = {phase == PHASE_COMPILE ? "" : ASYNC_FILE, SM_BODY_FILE,
+                                run->line_offset};
+    char *stack = nullptr;
+    bool ok = has_exc && sm_describe(cx, exc.exception(), exc.stack(),
+                                     run->line_offset ? &map : nullptr, msg, sizeof(msg), &stack);
     JS_ClearPendingException(cx);
-    if (fail_limit(run))
+    if (fail_limit(run)) {
+        sbx__free(stack);
         return;
+    }
     if (!has_exc)
         append_c(msg, sizeof(msg), "run ended without an exception");
     else if (!ok)
         append_c(msg, sizeof(msg), "(the error could not be described)");
     set_error(run->out, phase == PHASE_CONTEXT ? SBX_E_INVALID_ARGUMENT : SBX_E_EXECUTION_FAILED,
               SBX_LIMIT_NONE, msg);
+    sbx__free(run->out->stack);
+    run->out->stack = stack;
 }
 
 static bool parse_context(JSContext *cx, const struct sbx__js_eval_in *in,
@@ -245,10 +182,10 @@ static JSObject *compile_async(JSContext *cx, JS::HandleString body)
 static bool is_about_await(JSContext *cx, JS::HandleValue exc)
 {
     char msg[MESSAGE_MAX + 64] = "";
-    if (!is_error_object(cx, exc))
+    if (!sm_is_error_object(cx, exc))
         return false;
     JS::RootedObject obj(cx, &exc.toObject());
-    bool ok = append_prop(cx, obj, "message", msg, sizeof(msg));
+    bool ok = sm_append_prop(cx, obj, "message", msg, sizeof(msg));
     JS_ClearPendingException(cx);
     return ok && strstr(msg, "await");
 }
@@ -272,8 +209,12 @@ static JSObject *compile(JSContext *cx, const uint16_t *code, size_t n, unsigned
     JS_GetPendingException(cx, &first);
     JS_ClearPendingException(cx);
     JS::RootedString body(cx, JS_NewUCStringCopyN(cx, reinterpret_cast<const char16_t *>(code), n));
-    JSObject *fn = body ? compile_async(cx, body) : nullptr;
+    JS::RootedObject fn(cx, body ? compile_async(cx, body) : nullptr);
     *line_offset = ASYNC_HEADER_LINES;
+    /* The async form makes Promise without the global's resolve hook: its additions now. */
+    JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
+    if (fn && !sm_builtins_ensure(cx, global, "Promise"))
+        return nullptr;
     if (!fn && JS_IsExceptionPending(cx)) {
         JS::RootedValue second(cx);
         JS_GetPendingException(cx, &second);
@@ -419,7 +360,8 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
     JSContext *cx = run->cx;
     JS::RootedValue ctx(cx), rval(cx);
     *phase = PHASE_SETUP;
-    if (!sm_console_install(cx, global) || !sm_platform_install(cx, global))
+    if (!sm_console_install(cx, global) || !sm_platform_install(cx, global) ||
+        !sm_builtins_install(cx, global))
         return false;
     *phase = PHASE_CONTEXT;
     if (!parse_context(cx, run->in, &ctx))
@@ -503,6 +445,18 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
         run.deaf_until_ns = sbx__now_ns() + deaf_ms * 1000000ull;
     sm_set_current(&run);
     sm_watch(&run);
+    if (!sm_zone_enter(&run)) {
+        fail_limit(&run);
+        sm_unwatch(&run);
+        sm_set_current(nullptr);
+        if (in->on_done)
+            in->on_done(in->on_done_arg);
+        return;
+    }
+    /* Compiled (or decoded) once per thread, outside the run's account: it stays cached. */
+    sm_scripts_sweep();
+    if (!sm_builtins_prepare(cx))
+        JS_ClearPendingException(cx); /* the install in the realm reports it */
     set_gc_cap(&run, in->memory_bytes);
     sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
     {
@@ -530,6 +484,7 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
     }
     sbx__js_account_end();
     sm_heap_cap_end(&run);
+    sm_zone_leave(&run);
     JS::ClearKeptObjects(cx); /* WeakRef targets of the run may go with the next GC */
     sm_unwatch(&run);
     sm_set_current(nullptr);

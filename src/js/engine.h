@@ -34,6 +34,8 @@ struct sbx__js_eval_in {
     uint64_t max_output_bytes; /* per console stream */
     uint64_t deadline_ns;      /* sbx__now_ns() clock; 0 = none */
     bool jit;                  /* policy.js.jit; must match the process's engine (sm_jit_mode) */
+    char tz[65];               /* the policy's env TZ, "" = UTC */
+    char locale[36];           /* BCP 47 tag from the policy's env LC_ALL/LC_MESSAGES/LANG, "" */
     sbx__js_atomic_int *stop;  /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
     /* Called once *out is final, before the realm is collected (which takes a while for a big
      * heap), so a waiter can take the result early; sbx__js_eval touches *out no more after it. */
@@ -50,6 +52,7 @@ struct sbx__js_eval_out {
     sbx_limit limit;        /* SBX_LIMIT_TIMEOUT / _MEMORY when one ended the run */
     char *message;          /* one line (UTF-8) when error != SBX_OK */
     char *value_json;       /* UTF-8 JSON of the return value when error == SBX_OK */
+    char *stack;            /* the guest's stack when it threw, or NULL */
     struct sbx__buf out;    /* console.log/info/debug */
     struct sbx__buf err;    /* console.error/warn */
     size_t heap_peak_bytes; /* the context's GC heap when the run ended */

@@ -147,6 +147,7 @@ void sbx__js_eval_out_free(struct sbx__js_eval_out *out)
 {
     sbx__free(out->message);
     sbx__free(out->value_json);
+    sbx__free(out->stack);
     sbx__buf_free(&out->out);
     sbx__buf_free(&out->err);
     memset(out, 0, sizeof(*out));

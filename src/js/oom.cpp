@@ -58,6 +58,7 @@ static void fail(struct sm_run *run, sbx_err err, sbx_limit limit, const char *m
         fail(run, SBX_E_NOMEM, SBX_LIMIT_NONE, msg);
     }
     retired.fetch_add(1);
+    sm_zone_leave(run);
     sm_unwatch(run);
     sm_set_current(nullptr);
     if (run->in->on_done)

@@ -13,6 +13,7 @@
 #include <js/Initialization.h>
 #include <js/Promise.h>
 #include <js/Realm.h>
+#include <js/Stack.h>
 #include <js/MemoryCallbacks.h>
 #include <errno.h>
 #include <pthread.h>
@@ -62,7 +63,10 @@ class Jobs : public JS::JobQueue
             JS_ReportOutOfMemory(cx);
             return false;
         }
-        return true;
+        /* Promise exists now, made perhaps by an async function without the global's resolve
+         * hook: its ES2024 additions (js/builtins.cpp; a no-op once they are there). */
+        JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
+        return !global || sm_builtins_ensure(cx, global, "Promise");
     }
 
     void runJobs(JSContext *cx) override
@@ -223,6 +227,7 @@ static void thread_exit(void *arg)
     JS::SetJobQueue(t->cx, nullptr);
     js_delete(t->jobs);
     sm_platform_thread_end(); /* its stencils go before their runtime (platform.cpp) */
+    sm_scripts_thread_end();
     JS_DestroyContext(t->cx);
     sbx__js_account_detach();
     free(t);
@@ -377,6 +382,7 @@ static JSContext *new_context(Jobs **jobs)
     }
     JS::ContextOptionsRef(cx).setWasm(false).setAsmJS(false);
     JS_SetNativeStackQuota(cx, stack_bytes());
+    js::SetStackFormat(cx, js::StackFormat::V8);
     JS_SetGCParameter(cx, JSGC_INCREMENTAL_GC_ENABLED, 0);
     /* Snippets are short: a nursery that may grow to the default 16 MiB per thread would be RSS
      * that no run needs (bench-worker's RSS flatness). */

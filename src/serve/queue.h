@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Run ids: 26 characters of Crockford base32 (128 random bits), plus NUL. */
 #define SERVE_ID_LEN       26
@@ -44,6 +45,7 @@ enum serve_q_status {
  * runner, at a cost that grows with it: they get runners of their own. */
 enum serve_lane { SERVE_LANE_JAIL = 0, SERVE_LANE_JS = 1, SERVE_LANES = 2 };
 #define SERVE_LANE_BIT(lane) (1u << (lane))
+#define SERVE_LANES_ALL      (SERVE_LANE_BIT(SERVE_LANE_JAIL) | SERVE_LANE_BIT(SERVE_LANE_JS))
 static inline enum serve_lane serve_job_lane(uint32_t flags)
 {
     return flags & SERVE_JOB_JS ? SERVE_LANE_JS : SERVE_LANE_JAIL;
@@ -91,7 +93,9 @@ struct serve_event {
  * receives nothing after the result event, and nothing once unsubscribe returned. */
 typedef void (*serve_event_fn)(void *user, const struct serve_event *ev);
 
-/* Called once when a running claim is cancelled (DELETE /v1/runs/{id}, drain); same rules. */
+/* Called once when a running claim is cancelled (DELETE /v1/runs/{id}, drain), or when it went
+ * stale (another worker took it over past the visibility timeout: stop, nothing it stores will
+ * count); same rules. */
 typedef void (*serve_cancel_fn)(void *user, const struct serve_claim *claim);
 
 struct serve_q_stats {
@@ -101,6 +105,9 @@ struct serve_q_stats {
     uint64_t results;      /* done runs still retained */
     uint64_t result_bytes;
     uint64_t takeovers; /* claims taken over from an expired claimant (#25) */
+    uint64_t claims;    /* claims made (every attempt) */
+    uint64_t retries;   /* attempts after the first (a takeover that ran the job again) */
+    uint64_t failed;    /* runs failed with every attempt lost (maxAttempts) */
     bool is_healthy;    /* the backend answers (readyz) */
 };
 
@@ -134,7 +141,10 @@ struct serve_queue_ops {
                              int timeout_ms, serve_cancel_fn on_cancel, void *cancel_user,
                              struct serve_claim *out);
     /* Keeps the claim alive for another visibility period. OK, STALE (stop: another consumer
-     * owns the run now), CANCELLED (abort the run, then complete it), UNAVAILABLE. */
+     * owns the run now), CANCELLED (abort the run, then complete it), UNAVAILABLE. The Redis
+     * queue also renews every claim it handed out by itself (a thread, each visibility/3)
+     * until complete(): a claimant that lives keeps its claims, one that dies or freezes loses
+     * them. Every claim must end with complete(). */
     enum serve_q_rc (*heartbeat)(struct serve_queue *q, const struct serve_claim *c);
     /* Appends an event (STATUS, STDOUT, STDERR) to the run's log for subscribers; dropped
      * without error when the job has no SERVE_JOB_EVENTS or its log is full. OK, STALE. */
@@ -165,6 +175,9 @@ struct serve_queue_ops {
     /* Wakes every claim() waiting and makes later ones return CLOSED (shutdown). */
     void (*close)(struct serve_queue *q);
     void (*stats)(struct serve_queue *q, struct serve_q_stats *out);
+    /* Optional (NULL: none): appends the backend's own Prometheus lines to out (Redis: per-node
+     * counts, this node's claims). */
+    void (*metrics)(struct serve_queue *q, FILE *out);
     /* Frees the queue; no call may be in progress. */
     void (*destroy)(struct serve_queue *q);
 };
@@ -181,6 +194,14 @@ void serve_queue_config_init(struct serve_queue_config *cfg);
  * that dies fails its runs: a guest that killed one runner must not get to kill another). */
 enum serve_q_rc serve_queue_mem_create(const struct serve_queue_config *cfg,
                                        struct serve_queue **out);
+
+/* The Redis Streams queue (queue_redis*.c, #25): url is redis://[USER:PASSWORD@]HOST:PORT[/DB],
+ * node this process's name among the consumers (unique per process: per-node counts, the
+ * claims it holds). Connects lazily: Redis may be down at start (stats' is_healthy says so).
+ * Idempotency keys are scoped by the job's key_name. UNAVAILABLE (err: why) for a bad url. */
+enum serve_q_rc serve_queue_redis_create(const char *url, const char *node,
+                                         const struct serve_queue_config *cfg,
+                                         struct serve_queue **out, char *err, size_t errlen);
 
 /* Frees what a claim owns (its payload) and zeroes it. Accepts a zeroed one. */
 void serve_queue_claim_free(struct serve_claim *c);

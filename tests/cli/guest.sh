@@ -45,13 +45,14 @@ expect_eq "$rec" 'ok:1:1value:2:42stdout_truncated:1:0stderr_truncated:1:0' "ok 
 expect_eq "$out" 'hi' "console.log passes to stdout"
 expect_eq "$err" 'oops' "console.error passes to stderr"
 
-# A throwing snippet: ok 0, the error code's name and the message; the guest itself exits 0.
+# A throwing snippet: ok 0, the error code's name, the message and the stack; the guest itself
+# exits 0.
 guest 0 '{}' 'console.log("before"); throw new Error("x:1:2 boom")' 'null'
 expect_eq "$rec" \
-    'ok:1:0error:24:SANDBOX_EXECUTION_FAILEDmessage:26:Error: x:1:2 boom (line 1)stdout_truncated:1:0stderr_truncated:1:0' \
+    "ok:1:0error:24:SANDBOX_EXECUTION_FAILEDmessage:37:Error: x:1:2 boom (line 1, column 30)stack:34:Error: x:1:2 boom${nl}    at code:1:30stdout_truncated:1:0stderr_truncated:1:0" \
     "throw records"
 expect_eq "$out" 'before' "output before the throw kept"
-expect_eq "$(frames)" "ok=0${nl}error=SANDBOX_EXECUTION_FAILED${nl}message=Error: x:1:2 boom (line 1)${nl}stdout_truncated=0${nl}stderr_truncated=0" \
+expect_eq "$(frames)" "ok=0${nl}error=SANDBOX_EXECUTION_FAILED${nl}message=Error: x:1:2 boom (line 1, column 30)${nl}stack=Error: x:1:2 boom${nl}    at code:1:30${nl}stdout_truncated=0${nl}stderr_truncated=0" \
     "colons inside a message do not break the framing"
 
 # A syntax error is the run's failure, reported in the records, not a guest crash.

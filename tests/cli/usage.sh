@@ -70,6 +70,16 @@ expect_status 0 "$SBX" eval --context "@$dir/ctx.json" "@$dir/code.js"
 expect_contains "$out" '"value":42' "code and context from files"
 expect_status 0 sh -c 'printf "return 9" | exec "$0" eval @-' "$SBX"
 expect_contains "$out" '"value":9' "code from stdin"
+# Issue 23, item 8: `-` is standard input, as the convention is (it was code: SyntaxError).
+expect_status 0 sh -c 'printf "return 8" | exec "$0" eval -' "$SBX"
+expect_contains "$out" '"value":8' "eval - reads the code from stdin"
+expect_status 0 sh -c 'printf "return context.n * 2" | exec "$0" eval --context "@$1" -' "$SBX" \
+    "$dir/ctx.json"
+expect_contains "$out" '"value":42' "eval - with --context from a file"
+# A NUL in --context @FILE cut the context there without a word (the run saw {"n": 21}).
+printf '{"n": 21}\000, "m": 1}' >"$dir/nul.json"
+usage_error "sbx: eval: --context @$dir/nul.json has a NUL byte at offset 9 (JSON text has none)" \
+    eval --context "@$dir/nul.json" 'return context'
 expect_status 0 sh -c 'printf "{\"n\": 4}" | exec "$0" eval --context @- "return context.n"' "$SBX"
 expect_contains "$out" '"value":4' "context from stdin"
 usage_error "sbx: $dir/none.js: No such file or directory" eval "@$dir/none.js"

@@ -1,5 +1,4 @@
 /* tests/common/wasm_gen.c: hand-written wasm binaries for tests (wasm_gen.h). */
-#include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
@@ -10,67 +9,43 @@
 #include "wasm_gen.h"
 #include "wasm_env.h"
 
-void wbytes_put(struct wbytes *b, const void *src, size_t n)
+void wbytes_section(struct wb_bytes *m, uint8_t id, const struct wb_bytes *s)
 {
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->len, src, n);
-    b->len += n;
+    wb_bytes_byte(m, id);
+    wb_bytes_uleb(m, (uint32_t)s->len);
+    wb_bytes_put(m, s->data, s->len);
 }
 
-void wbytes_u8(struct wbytes *b, uint8_t v)
-{
-    wbytes_put(b, &v, 1);
-}
-
-void wbytes_leb(struct wbytes *b, uint32_t v)
-{
-    do {
-        uint8_t byte = v & 0x7f;
-        v >>= 7;
-        wbytes_u8(b, (uint8_t)(byte | (v ? 0x80 : 0)));
-    } while (v);
-}
-
-void wbytes_section(struct wbytes *m, uint8_t id, const struct wbytes *s)
-{
-    wbytes_u8(m, id);
-    wbytes_leb(m, (uint32_t)s->len);
-    wbytes_put(m, s->p, s->len);
-}
-
-struct wbytes wbytes_i32_module(uint32_t n, const char *const names[3], const uint32_t idx[3],
-                                wbytes_body_fn *body, void *user)
+struct wb_bytes wbytes_i32_module(uint32_t n, const char *const names[3], const uint32_t idx[3],
+                                  wbytes_body_fn *body, void *user)
 {
     static const uint8_t magic[] = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00};
     static const uint8_t type[] = {0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f};
-    struct wbytes m = {0}, types = {0}, funcs = {0}, exports = {0}, code = {0};
-    wbytes_put(&m, magic, sizeof(magic));
-    wbytes_put(&types, type, sizeof(type));
+    struct wb_bytes m = {0}, types = {0}, funcs = {0}, exports = {0}, code = {0};
+    wb_bytes_put(&m, magic, sizeof(magic));
+    wb_bytes_put(&types, type, sizeof(type));
     wbytes_section(&m, 1, &types);
-    wbytes_leb(&funcs, n);
+    wb_bytes_uleb(&funcs, n);
     for (uint32_t k = 0; k < n; k++)
-        wbytes_u8(&funcs, 0x00);
+        wb_bytes_byte(&funcs, 0x00);
     wbytes_section(&m, 3, &funcs);
-    wbytes_leb(&exports, 3);
+    wb_bytes_uleb(&exports, 3);
     for (int i = 0; i < 3; i++) {
-        wbytes_leb(&exports, (uint32_t)strlen(names[i]));
-        wbytes_put(&exports, names[i], strlen(names[i]));
-        wbytes_u8(&exports, 0x00);
-        wbytes_leb(&exports, idx[i]);
+        wb_bytes_uleb(&exports, (uint32_t)strlen(names[i]));
+        wb_bytes_put(&exports, names[i], strlen(names[i]));
+        wb_bytes_byte(&exports, 0x00);
+        wb_bytes_uleb(&exports, idx[i]);
     }
     wbytes_section(&m, 7, &exports);
-    wbytes_leb(&code, n);
+    wb_bytes_uleb(&code, n);
     for (uint32_t k = 0; k < n; k++)
         body(&code, k, n, user);
     wbytes_section(&m, 10, &code);
-    free(types.p);
-    free(funcs.p);
-    free(exports.p);
-    free(code.p);
+    ck_assert(!m.is_oom && !code.is_oom);
+    wb_bytes_free(&types);
+    wb_bytes_free(&funcs);
+    wb_bytes_free(&exports);
+    wb_bytes_free(&code);
     return m;
 }
 

@@ -2,7 +2,8 @@
 """tests/js/run_snippets.py: runs every tests/js/cases/*.js through `sbx eval --backend worker`
 and checks the printed JSON against the case's `//! key: value` header lines:
   args (extra CLI arguments), context (JSON), policy (JSON, passed as --policy FILE),
-  value (JSON), error (code), message (substring), stdout / stderr (JSON strings),
+  value (JSON), error (code), message (substring), stack (JSON string: a substring of the
+  error's stack), stdout / stderr (JSON strings),
   truncated (true: both streams' flags), max-ms (bound on the caller's wall time).
 Each case runs under a 20 s timeout. Prints "N passed, M failed"."""
 import glob, json, os, shlex, subprocess, sys, tempfile, time
@@ -55,6 +56,8 @@ def run_case(path):
         problems.append("value %r" % (out.get("value"),))
     if "message" in spec and spec["message"] not in ((out.get("error") or {}).get("message") or ""):
         problems.append("message %r lacks %r" % (out.get("error"), spec["message"]))
+    if "stack" in spec and json.loads(spec["stack"]) not in ((out.get("error") or {}).get("stack") or ""):
+        problems.append("stack %r lacks %r" % ((out.get("error") or {}).get("stack"), spec["stack"]))
     for stream in ("stdout", "stderr"):
         if stream in spec and out[stream] != json.loads(spec[stream]):
             problems.append("%s %r" % (stream, out[stream]))

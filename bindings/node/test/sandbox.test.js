@@ -38,6 +38,19 @@ test('worker and process: a lone surrogate in the value is U+FFFD, the value an 
   }
 });
 
+// Issue 23, item 8: line and column in the message, the guest's stack in error.stack.
+test('worker and process: errors carry line, column and the guest stack', T, async () => {
+  const code = 'function f(o) {\n  return o.x.y;\n}\nf({});';
+  for (const sb of [new WorkerSandbox(), new ProcessSandbox()]) {
+    const r = await sb.run(code);
+    assert.equal(r.error.code, 'SANDBOX_EXECUTION_FAILED');
+    assert.match(r.error.message, /o\.x is undefined \(line 2, column 3\)$/, sb.backend);
+    assert.match(r.error.stack, /^TypeError: .*\n {4}at f \(code:2:3\)\n {4}at code:4:2$/, sb.backend);
+    assert.equal((await sb.run('return 1')).error, null);
+    sb.dispose();
+  }
+});
+
 test('worker: syntax error and throw are ok:false with EXECUTION_FAILED', T, async () => {
   const sb = new WorkerSandbox();
   const syn = await sb.run('return (;');

@@ -29,6 +29,16 @@ def test_lone_surrogate_value_stays_an_object():
         assert r.value == {"admin": False, "note": "\ufffd", "k": ["\ufffdx\U0001f600"]}, backend
 
 
+def test_errors_carry_line_column_and_stack():
+    # Issue 23, item 8: line and column in the message, the guest's stack in error.stack.
+    code = "function f(o) {\n  return o.x.y;\n}\nf({});"
+    for backend in ("worker", "process"):
+        r = sbx.eval_js(code, backend=backend)
+        assert r.error.message.endswith("o.x is undefined (line 2, column 3)"), backend
+        assert r.error.stack.endswith("\n    at f (code:2:3)\n    at code:4:2"), backend
+    assert sbx.eval_js("return 1").error is None
+
+
 def test_eval_js_guest_errors_are_results_not_exceptions():
     r = sbx.eval_js('throw new Error("boom");')
     assert not r.ok and r.error.code == "SANDBOX_EXECUTION_FAILED" and "boom" in r.error.message

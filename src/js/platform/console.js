@@ -202,11 +202,12 @@ function assert(expression, ...args) {
 // The guest's frames as Node prints them ("    at fn (file:line:col)"), the platform's left out.
 function trace(...args) {
   let text = 'Trace' + (args.length ? ': ' + format(args) : '');
+  // The engine writes stacks in V8's format ("    at fn (file:line:col)" or "    at file:...").
   const frames = String(new Error().stack).split('\n');
   for (const f of frames) {
-    const m = /^(.*)@(.*):(\d+):(\d+)$/.exec(f);
-    if (!m || /^sbx:/.test(m[2])) continue;
-    text += `\n    at ${m[1] || '<anonymous>'} (${m[2]}:${m[3]}:${m[4]})`;
+    const m = /^ {4}at (?:.* \()?(.*):\d+:\d+\)?$/.exec(f);
+    if (!m || /^sbx:/.test(m[1])) continue;
+    text += '\n' + f;
   }
   err(text);
 }

@@ -257,16 +257,62 @@ END_TEST
 START_TEST(syntax_error)
 {
     expect_error(NULL, "var a = 1;\nreturn a +;", SBX_E_EXECUTION_FAILED, "SyntaxError");
-    expect_error(NULL, "var a = 1;\nreturn a +;", SBX_E_EXECUTION_FAILED, "line 2");
+    expect_error(NULL, "var a = 1;\nreturn a +;", SBX_E_EXECUTION_FAILED, "(line 2, column 11)");
+    /* the async form (its header lines are not the body's) */
+    expect_error(NULL, "await 1;\n  return (;", SBX_E_EXECUTION_FAILED, "(line 2, column 11)");
     expect_error(NULL, "} + {", SBX_E_EXECUTION_FAILED, "SyntaxError");
     expect_error(NULL, "return 1 } function x() {", SBX_E_EXECUTION_FAILED, "SyntaxError");
+}
+END_TEST
+
+/* Issue 23, item 8: line and column, and the guest's stack as Node prints it, in both forms
+ * of the body and for a thrown non-Error (its position where it was thrown). stack: a part of
+ * the result's error_stack. */
+static void expect_stack(const char *code, const char *message, const char *stack)
+{
+    struct run x;
+    run1(NULL, code, NULL, &x);
+    ck_assert_msg(!x.r.ok && x.r.error_message && strstr(x.r.error_message, message),
+                  "%s: message '%s' lacks '%s'", code, x.r.error_message, message);
+    ck_assert_msg(x.r.error_stack && strstr(x.r.error_stack, stack), "%s: stack '%s' lacks '%s'",
+                  code, x.r.error_stack, stack);
+    sbx_result_free(&x.r);
+}
+
+START_TEST(error_positions)
+{
+    const char *body = "function f(o) {\n  return o.x.y;\n}\nvar z = [1].map(() => f({}));";
+    expect_stack(body,
+                 "TypeError: can't access property \"y\", o.x is undefined (line 2, column 3)",
+                 "TypeError: can't access property \"y\", o.x is undefined\n    at f (code:2:3)\n  "
+                 "  at z< (code:4:24)\n"
+                 "    at code:4:13");
+    char async_body[256];
+    snprintf(async_body, sizeof(async_body), "await null;\n%s", body);
+    expect_stack(async_body,
+                 "TypeError: can't access property \"y\", o.x is undefined (line 3, column 3)",
+                 "TypeError: can't access property \"y\", o.x is undefined\n    at f (code:3:3)\n  "
+                 "  at anonymous/z< (code:5:24)\n"
+                 "    at anonymous (code:5:13)");
+    expect_stack("var a = 1;\n  throw {a};", "uncaught { a: 1 } (line 2, column ",
+                 "    at code:2:");
+    /* A minified bundle's one long line: the column finds the spot. */
+    static char line[8192];
+    size_t n = 0;
+    for (int i = 0; i < 500; i++) /* about 6,300 characters */
+        n += (size_t)snprintf(line + n, sizeof(line) - n, "var v%d=%d;", i, i);
+    snprintf(line + n, sizeof(line) - n, "null.x;");
+    char want[96], frame[96];
+    snprintf(want, sizeof(want), "(line 1, column %zu)", n + 1);
+    snprintf(frame, sizeof(frame), "\n    at code:1:%zu", n + 1);
+    expect_stack(line, want, frame);
 }
 END_TEST
 
 START_TEST(runtime_error)
 {
     expect_error(NULL, "var a = 1;\n\nnope();", SBX_E_EXECUTION_FAILED, "ReferenceError");
-    expect_error(NULL, "var a = 1;\n\nnope();", SBX_E_EXECUTION_FAILED, "(line 3)");
+    expect_error(NULL, "var a = 1;\n\nnope();", SBX_E_EXECUTION_FAILED, "(line 3, column 1)");
     expect_error(NULL, "null.x", SBX_E_EXECUTION_FAILED, "TypeError");
     expect_error(NULL, "throw new RangeError('custom')", SBX_E_EXECUTION_FAILED, "custom");
     expect_error(NULL, "throw 42", SBX_E_EXECUTION_FAILED, "42");
@@ -794,6 +840,7 @@ int main(void)
     add(s, "abandoned_workers", abandoned_workers, 60);
     add(s, "syntax_error", syntax_error, 10);
     add(s, "runtime_error", runtime_error, 10);
+    add(s, "error_positions", error_positions, 10);
     add(s, "abort_other_thread", abort_other_thread, 30);
     add(s, "memory_cap", memory_cap, 30);
     add(s, "output_cap", output_cap, 10);

@@ -19,59 +19,59 @@
 
 /* f<k>(x): three loop iterations i of REPS steps x = (x * a + c) ^ i; the last function adds
  * f0(x). */
-static void body(struct wbytes *out, uint32_t k, uint32_t n, void *user)
+static void body(struct wb_bytes *out, uint32_t k, uint32_t n, void *user)
 {
     (void)user;
-    struct wbytes b = {0};
+    struct wb_bytes b = {0};
     /* one i32 local; block; loop */
     static const uint8_t head[] = {0x01, 0x01, 0x7f, 0x02, 0x40, 0x03, 0x40};
-    wbytes_put(&b, head, sizeof(head));
+    wb_bytes_put(&b, head, sizeof(head));
     for (uint32_t r = 0; r < REPS; r++) {
         uint8_t a = (uint8_t)((k * 2 + r * 6 + 1) & 0x3f), c = (uint8_t)((k + r) % 50);
         const uint8_t step[] = {0x20, 0x00, 0x41, a,    0x6c, 0x41, c,
                                 0x6a, 0x20, 0x01, 0x73, 0x21, 0x00};
-        wbytes_put(&b, step, sizeof(step));
+        wb_bytes_put(&b, step, sizeof(step));
     }
     static const uint8_t tail[] = {0x20, 0x01, 0x41, 0x01, 0x6a, 0x22, 0x01, 0x41,
                                    0x03, 0x49, 0x0d, 0x00, 0x0b, 0x0b, 0x20, 0x00};
-    wbytes_put(&b, tail, sizeof(tail));
+    wb_bytes_put(&b, tail, sizeof(tail));
     if (k == n - 1) {
         static const uint8_t add_f0[] = {0x20, 0x00, 0x10, 0x00, 0x6a};
-        wbytes_put(&b, add_f0, sizeof(add_f0));
+        wb_bytes_put(&b, add_f0, sizeof(add_f0));
     }
-    wbytes_u8(&b, 0x0b);
-    wbytes_leb(out, (uint32_t)b.len);
-    wbytes_put(out, b.p, b.len);
-    free(b.p);
+    wb_bytes_byte(&b, 0x0b);
+    wb_bytes_uleb(out, (uint32_t)b.len);
+    wb_bytes_put(out, b.data, b.len);
+    free(b.data);
 }
 
 static const char *const names[] = {"first", "mid", "last"};
 
 /* A module of n functions (i32) -> i32, exporting f0 as "first", f<n/2> "mid", f<n-1> "last". */
-static struct wbytes gen(uint32_t n)
+static struct wb_bytes gen(uint32_t n)
 {
     const uint32_t idx[] = {0, n / 2, n - 1};
     return wbytes_i32_module(n, names, idx, body, NULL);
 }
 
-static struct wasm_module *load(const struct wbytes *b)
+static struct wasm_module *load(const struct wb_bytes *b)
 {
-    return wenv_module(b->p, b->len);
+    return wenv_module(b->data, b->len);
 }
 
 /* Just below the threshold the full level, from it the large one. */
 START_TEST(level_follows_code_size)
 {
-    struct wbytes small = gen(8);
+    struct wb_bytes small = gen(8);
     struct wasm_module *m = load(&small);
     uint64_t per_fn = sbx__jit_code_bytes(m) / 8;
     ck_assert_uint_gt(per_fn, 250);
     ck_assert_str_eq(sbx__jit_level_of(m)->pipeline, SBX__JIT_FULL_PIPELINE);
     ck_assert_int_eq(sbx__jit_level_of(m)->codegen, SBX__JIT_FULL_CODEGEN);
     sbx__wasm_module_destroy(m);
-    free(small.p);
+    free(small.data);
     uint32_t n = (uint32_t)(SBX__JIT_LARGE_BYTES / per_fn);
-    struct wbytes below = gen(n - 2), above = gen(n + 2);
+    struct wb_bytes below = gen(n - 2), above = gen(n + 2);
     m = load(&below);
     ck_assert_uint_lt(sbx__jit_code_bytes(m), SBX__JIT_LARGE_BYTES);
     ck_assert_str_eq(sbx__jit_level_of(m)->pipeline, SBX__JIT_FULL_PIPELINE);
@@ -81,8 +81,8 @@ START_TEST(level_follows_code_size)
     ck_assert_str_eq(sbx__jit_level_of(m)->pipeline, SBX__JIT_LARGE_PIPELINE);
     ck_assert_int_eq(sbx__jit_level_of(m)->codegen, SBX__JIT_LARGE_CODEGEN);
     sbx__wasm_module_destroy(m);
-    free(below.p);
-    free(above.p);
+    free(below.data);
+    free(above.data);
 }
 END_TEST
 
@@ -100,12 +100,12 @@ END_TEST
 /* The large level's code gives the interpreter's results, "last" calling f0 in the other part. */
 START_TEST(large_module_matches_interpreter)
 {
-    struct wbytes b = gen((uint32_t)(SBX__JIT_LARGE_BYTES / 290) + 16);
+    struct wb_bytes b = gen((uint32_t)(SBX__JIT_LARGE_BYTES / 290) + 16);
     struct wasm_module *m = load(&b);
     ck_assert_str_eq(sbx__jit_level_of(m)->pipeline, SBX__JIT_LARGE_PIPELINE);
     wbytes_compiled_matches_interp(m, names);
     sbx__wasm_module_destroy(m);
-    free(b.p);
+    free(b.data);
 }
 END_TEST
 

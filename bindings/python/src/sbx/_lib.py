@@ -78,6 +78,7 @@ class Result(Structure):
         ("denial_count", c_size_t),
         ("denied_total", c_uint64),
         ("denials_truncated", c_bool),
+        ("error_stack", c_void_p),
     ]
 
 

@@ -16,6 +16,7 @@ from .errors import SbxError
 class ErrorInfo:
     code: str
     message: str
+    stack: str | None = None  # JavaScript: the guest's stack (e.stack), as Node prints it
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def from_c(r: CResult, values: tuple[Any, ...] = ()) -> Result:
     return Result(
         ok=d["ok"], value=value, stdout=d["stdout"], stderr=d["stderr"],
         stdout_truncated=d["stdoutTruncated"], stderr_truncated=d["stderrTruncated"],
-        error=ErrorInfo(err["code"], err["message"]) if err else None,
+        error=ErrorInfo(err["code"], err["message"], err.get("stack")) if err else None,
         duration_ms=d["durationMs"], backend=d["backend"], exit_code=d.get("exitCode"),
         signal=d.get("signal"), limit=d.get("limit"), enforced=tuple(d.get("enforced", ())),
         denied=_denied(d.get("denied")),
