@@ -36,10 +36,13 @@ $(JS_MODULE_OBJ): CXXFLAGS += -ftls-model=initial-exec
 TEST_DEPS += $(JS_MODULE)
 
 $(BUILD)/libsbx.a: | $(JS_MODULE)
+# libc before libmozjs (-Wl,: the driver moves a plain -lc last): libmozjs exports its own getenv
+# and abort, and its getenv reads the engine's environment (tz.c), which has only TZ; the module's
+# libgcov then lost GCOV_PREFIX (coverage/exit-counters).
 $(JS_MODULE): $(JS_MODULE_OBJ) src/js/module.map
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--version-script=src/js/module.map $(JS_MODULE_NO_UNDEF) $(LDFLAGS) -o $@ \
-		$(JS_MODULE_OBJ) $(MOZJS_LIBS) -lstdc++ -lm
+		$(JS_MODULE_OBJ) -Wl,-lc $(MOZJS_LIBS) -lstdc++ -lm
 	@chmod 755 $@ # not the umask's mode: the loader refuses a module others could write
 
 # The self-hosted stencil file beside the module (js/selfhosted.cpp), written by the module
