@@ -159,9 +159,9 @@ static int write_and_exec(const char *dir, int i, const char *content, const cha
 {
     char name[64], path[320];
     snprintf(name, sizeof(name), "bin/main%d", i);
-    json_t *files = enc ? json_pack("[{s:s, s:s, s:s}]", "name", name, "content", content,
-                                    "encoding", enc)
-                        : json_pack("[{s:s, s:s}]", "name", name, "content", content);
+    json_t *files =
+        enc ? json_pack("[{s:s, s:s, s:s}]", "name", name, "content", content, "encoding", enc)
+            : json_pack("[{s:s, s:s}]", "name", name, "content", content);
     ck_assert_int_eq(exec_write_files(files, dir), 0);
     json_decref(files);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -202,8 +202,8 @@ END_TEST
 START_TEST(files_land_with_directories_and_errors_are_reported)
 {
     char *dir = make_tmp(), path[320];
-    json_t *files = json_pack("[{s:s, s:s}, {s:s, s:s, s:s}]", "name", "a/b/c.txt", "content",
-                              "hi", "name", "d.bin", "content", "AAEC", "encoding", "base64");
+    json_t *files = json_pack("[{s:s, s:s}, {s:s, s:s, s:s}]", "name", "a/b/c.txt", "content", "hi",
+                              "name", "d.bin", "content", "AAEC", "encoding", "base64");
     ck_assert_int_eq(exec_write_files(files, dir), 0);
     snprintf(path, sizeof(path), "%s/a/b/c.txt", dir);
     size_t n = 0;
