@@ -195,16 +195,47 @@ static void take_stack(JSContext *cx, JSString *s, const struct sm_source_map *m
     sbx__buf_free(&mapped);
 }
 
+/* The stack of an error that has no frames (a compile error: the compiler runs before any
+ * frame): its first line and its own position, "    at FILE:L:C", so every guest error has one. */
+static char *position_stack(const char *head, size_t len, const struct where *w)
+{
+    char at[FILE_MAX + 64];
+    int n = snprintf(at, sizeof(at), "\n    at %s:%lu:%lu", w->file[0] ? w->file : SM_BODY_FILE,
+                     w->line, w->column);
+    char *s = static_cast<char *>(sbx__mallocn(len + (size_t)n + 1, 1));
+    if (s) {
+        memcpy(s, head, len);
+        memcpy(s + len, at, (size_t)n + 1);
+    }
+    return s;
+}
+
+/* *stack = head + "\n" + *stack (unchanged when out of memory). */
+static void prepend_head(char **stack, const char *head, size_t len)
+{
+    size_t n = strlen(*stack);
+    char *s = static_cast<char *>(sbx__mallocn(len + 1 + n + 1, 1));
+    if (!s)
+        return;
+    memcpy(s, head, len);
+    s[len] = '\n';
+    memcpy(s + len + 1, *stack, n + 1);
+    sbx__free(*stack);
+    *stack = s;
+}
+
 static bool describe_error(JSContext *cx, JS::HandleValue exc, const struct sm_source_map *map,
                            char *msg, size_t cap, char **stack)
 {
     JS::RootedObject obj(cx, &exc.toObject());
+    size_t head = strlen(msg);
     if (!sm_append_prop(cx, obj, "name", msg, cap))
         return false;
     append_c(msg, cap, ": ");
     struct where w;
     if (!sm_append_prop(cx, obj, "message", msg, cap) || !error_where(cx, obj, &w))
         return false;
+    size_t head_end = strlen(msg);
     fix_compile_column(cx, obj, &w);
     map_file(map, &w);
     append_where(msg, cap, &w);
@@ -213,6 +244,8 @@ static bool describe_error(JSContext *cx, JS::HandleValue exc, const struct sm_s
         return false;
     if (s.isString())
         take_stack(cx, s.toString(), map, stack);
+    if (!*stack && w.line)
+        *stack = position_stack(msg + head, head_end - head, &w);
     return true;
 }
 
@@ -225,6 +258,7 @@ bool sm_describe(JSContext *cx, JS::HandleValue exc, JS::HandleObject thrown_at,
     struct sbx__buf b;
     sbx__buf_init(&b, PART_MAX);
     bool ok = sm_console_text(cx, exc, &b);
+    size_t head = strlen(msg);
     append_c(msg, cap, "uncaught ");
     if (ok && b.len) {
         size_t have = strlen(msg), n = sbx__js_utf8_cut(b.data, b.len, cap - 1 - have);
@@ -232,6 +266,7 @@ bool sm_describe(JSContext *cx, JS::HandleValue exc, JS::HandleObject thrown_at,
         msg[have + n] = '\0';
     }
     sbx__buf_free(&b);
+    size_t head_end = strlen(msg);
     struct where w;
     frame_where(cx, thrown_at, &w);
     map_file(map, &w);
@@ -239,5 +274,7 @@ bool sm_describe(JSContext *cx, JS::HandleValue exc, JS::HandleObject thrown_at,
     JS::RootedString text(cx);
     if (ok && thrown_at && JS::BuildStackString(cx, nullptr, thrown_at, &text) && text)
         take_stack(cx, text, map, stack);
+    if (*stack) /* frames alone: the first line says what was thrown, as an Error's does */
+        prepend_head(stack, msg + head, head_end - head);
     return ok;
 }

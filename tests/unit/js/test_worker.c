@@ -295,7 +295,15 @@ START_TEST(error_positions)
                  "  at anonymous/z< (code:5:24)\n"
                  "    at anonymous (code:5:13)");
     expect_stack("var a = 1;\n  throw {a};", "uncaught { a: 1 } (line 2, column ",
-                 "    at code:2:");
+                 "uncaught { a: 1 }\n    at code:2:");
+    /* Issue 26, item 4: a compile error has a stack too: its line and its own position (it had
+     * none: the compiler runs before any frame). Both forms of the body. */
+    expect_stack("var a = 1;\n  return (;",
+                 "SyntaxError: expected expression, got ';' (line 2, "
+                 "column 11)",
+                 "SyntaxError: expected expression, got ';'\n    at code:2:11");
+    expect_stack("await 1;\nreturn (;", "(line 2, column 9)",
+                 "SyntaxError: expected expression, got ';'\n    at code:2:9");
     /* A minified bundle's one long line: the column finds the spot. */
     static char line[8192];
     size_t n = 0;
