@@ -2,6 +2,7 @@
  * run's fresh realm before the body, compiled once per process; nothing it does in one run is
  * seen by the next; its errors name it with its own line and column, never the body's. */
 #include <check.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,16 +164,25 @@ START_TEST(preload_limits)
     ck_assert_int_eq(sbx_sandbox_preload(sb, "hog.js", hog, strlen(hog)), SBX_OK);
     expect(sb, "return hog.length", "200000");
     sbx_sandbox_destroy(sb);
-    /* A preload that never ends is the run's timeout, naming it. */
+    /* A preload that never ends is the run's timeout, naming it. On a busy host the engine's
+     * thread may not get to its interrupt check in the grace after the deadline (then the
+     * worker reports the timeout without the engine's words): once more, noted. */
     const char *spin = "for (;;) {}";
     sb = sbx_test_sandbox(SBX_BACKEND_WORKER, "{\"timeoutMs\":300}");
     ck_assert_int_eq(sbx_sandbox_preload(sb, "spin.js", spin, strlen(spin)), SBX_OK);
-    sbx_result r;
-    sbx_run_input in = {.code = "return 1", .code_len = 8};
-    ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
-    ck_assert_msg(r.error == SBX_E_TIMEOUT && strstr(r.error_message, "in preload spin.js"),
-                  "%s: %s", sbx_err_name(r.error), r.error_message);
-    sbx_result_free(&r);
+    for (int attempt = 1;; attempt++) {
+        sbx_result r;
+        sbx_run_input in = {.code = "return 1", .code_len = 8};
+        ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+        ck_assert_msg(r.error == SBX_E_TIMEOUT, "%s: %s", sbx_err_name(r.error), r.error_message);
+        bool is_named = strstr(r.error_message, "in preload spin.js") != NULL;
+        if (!is_named)
+            fprintf(stderr, "note: attempt %d: %s\n", attempt, r.error_message);
+        ck_assert_msg(is_named || attempt < 2, "%s", r.error_message);
+        sbx_result_free(&r);
+        if (is_named)
+            break;
+    }
     sbx_sandbox_destroy(sb);
 }
 END_TEST
