@@ -1,5 +1,5 @@
-/* js/script.cpp: scripts compiled once per process and run in many realms (sbx's built-ins,
- * a sandbox's preloads). A JS::Stencil may not cross runtimes, and each pool thread has its
+/* js/script.cpp: scripts compiled once per process and run in many realms (a sandbox's
+ * preloads). A JS::Stencil may not cross runtimes, and each pool thread has its
  * own (one instantiated in another runtime crashed that runtime's destructor: platform's
  * notes). So the first thread to need a script compiles it and keeps the encoded stencil for
  * the process; every other thread decodes its own copy (no parse) and keeps it in a small
