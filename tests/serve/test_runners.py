@@ -129,3 +129,24 @@ def test_programs_in_files_execute_while_other_runs_start():
         assert not bad, bad[:2]
     finally:
         assert s.stop() == 0, s.logtext()
+
+
+def test_javascript_and_jail_runs_go_to_their_runner_classes():
+    """JavaScript runs grow their runner's address space, which makes every later jail clone of
+    that runner dearer (a process-tier run forks its runner), so the pool keeps two classes of
+    runners: worker-tier runs go to the JavaScript class (runner 0 with "runners": 1), process
+    and wasm runs to the jail class (runner 1). The job's lane carried no tier before: every run
+    went to the jail class. Checked with the library's own counters, labelled by runner."""
+    s = Server({"runners": 1})
+    try:
+        for i in range(3):
+            assert s.run({"tier": "worker", "code": "return %d" % i}).json()["value"] == i
+        assert s.run({"tier": "process", "command": ["/bin/true"]}).json()["exitCode"] == 0
+        lines = [ln for ln in s.metrics().splitlines() if ln.startswith("sandbox_runs_total{")]
+        worker = [ln for ln in lines if 'backend="worker"' in ln]
+        process = [ln for ln in lines if 'backend="process"' in ln]
+        assert worker and all('runner="0"' in ln for ln in worker), lines
+        assert sum(float(ln.rsplit(" ", 1)[1]) for ln in worker) >= 3, lines
+        assert process and all('runner="1"' in ln for ln in process), lines
+    finally:
+        assert s.stop() == 0, s.logtext()
