@@ -71,7 +71,7 @@ FORCE:
 $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)
 	@echo "  CXX     $<"
-	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(MOZJS_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(DATED_START) $(CXX) $(CPPFLAGS) $(CXXFLAGS) $(MOZJS_CFLAGS) -MMD -MP -c $< -o $@ $(DATED_END)
 
 -include $(JS_CXX_OBJ:.o=.d)
 
