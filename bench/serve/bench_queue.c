@@ -18,6 +18,8 @@
 
 #include "serve/queue.h"
 
+#define ALL_LANES (SERVE_LANE_BIT(SERVE_LANE_JAIL) | SERVE_LANE_BIT(SERVE_LANE_JS))
+
 static double now_s(void)
 {
     struct timespec t;
@@ -71,7 +73,7 @@ static void *worker_main(void *arg)
     struct serve_queue *q = arg;
     struct serve_claim c;
     for (;;) {
-        enum serve_q_rc rc = serve_queue_claim(q, "w", 1000, NULL, NULL, &c);
+        enum serve_q_rc rc = serve_queue_claim(q, "w", ALL_LANES, 1000, NULL, NULL, &c);
         if (rc == SERVE_Q_CLOSED)
             return NULL;
         if (rc != SERVE_Q_OK)
@@ -181,7 +183,7 @@ static void *drain_main(void *arg)
     struct serve_queue *q = arg;
     struct serve_claim c;
     for (;;) {
-        enum serve_q_rc rc = serve_queue_claim(q, "w", 200, NULL, NULL, &c);
+        enum serve_q_rc rc = serve_queue_claim(q, "w", ALL_LANES, 200, NULL, NULL, &c);
         if (rc == SERVE_Q_CLOSED)
             return NULL;
         if (rc != SERVE_Q_OK)
