@@ -64,9 +64,16 @@ struct serve_pool {
     uint64_t next_tag, restarted, batch_parallel;
     bool is_closing;
     char exe[PATH_MAX];
-    /* a shared queue (#25): nothing local enqueues, so a claimer thread waits in claim() */
-    bool is_remote, has_claimer;
-    pthread_t claimer;
+    /* a shared queue (#25): nothing local enqueues, so a claimer thread per runner class waits
+     * in claim() for its lane (one thread for both would sit in a read of the lane that had
+     * room when it began, while the other's slots came free) */
+    bool is_remote;
+    struct claimer {
+        struct serve_pool *pool;
+        int class;
+        pthread_t thread;
+        bool is_started;
+    } claimers[CLASSES];
     pthread_cond_t room; /* a slot may have come free, or the pool closes */
 };
 
@@ -213,33 +220,24 @@ static size_t dispatch(struct serve_pool *p, struct outgoing *out, size_t max)
     return n;
 }
 
-/* The lanes with a free runner slot; the lock is held. */
-static unsigned free_lanes(struct serve_pool *p)
-{
-    unsigned lanes = 0;
-    for (int c = 0; c < CLASSES; c++)
-        lanes |= free_runner(p, c) ? SERVE_LANE_BIT(c) : 0;
-    return lanes;
-}
-
-/* A shared queue's claimer: while a runner slot is free, waits in claim() (a worker node gets no
- * local wake-up when an API node enqueues) and sends what it gets. A claim whose slot went
- * meanwhile (its runner died) waits for one of its class. */
+/* A shared queue's claimer for one runner class: while that class has a free slot, waits in
+ * claim() for its lane (a worker node gets no local wake-up when an API node enqueues) and
+ * sends what it gets. A claim whose slot went meanwhile (its runner died) waits for another. */
 static void *claimer_main(void *arg)
 {
-    struct serve_pool *p = arg;
+    struct claimer *me = arg;
+    struct serve_pool *p = me->pool;
     pthread_mutex_lock(&p->lock);
     while (!p->is_closing) {
-        unsigned lanes = free_lanes(p);
-        if (!lanes) {
+        if (!free_runner(p, me->class)) {
             pthread_cond_wait(&p->room, &p->lock);
             continue;
         }
         pthread_mutex_unlock(&p->lock);
         struct flight *f = calloc(1, sizeof(*f));
-        enum serve_q_rc rc =
-            f ? serve_queue_claim(p->q, "pool", lanes, 1000, on_cancel, f, &f->claim)
-              : SERVE_Q_NOMEM;
+        enum serve_q_rc rc = f ? serve_queue_claim(p->q, "pool", SERVE_LANE_BIT(me->class), 1000,
+                                                   on_cancel, f, &f->claim)
+                               : SERVE_Q_NOMEM;
         pthread_mutex_lock(&p->lock);
         if (rc != SERVE_Q_OK) {
             free(f);
@@ -247,8 +245,7 @@ static void *claimer_main(void *arg)
                 break;
             continue; /* EMPTY, or Redis away: claim() waited out its timeout */
         }
-        int class = serve_job_lane(f->claim.flags);
-        while (!p->is_closing && !free_runner(p, class))
+        while (!p->is_closing && !free_runner(p, me->class))
             pthread_cond_wait(&p->room, &p->lock);
         if (p->is_closing) {
             serve_queue_claim_free(&f->claim); /* never sent: its claim expires, another runs it */
@@ -256,7 +253,7 @@ static void *claimer_main(void *arg)
             break;
         }
         struct outgoing out;
-        assign(p, f, free_runner(p, class), &out);
+        assign(p, f, free_runner(p, me->class), &out);
         pthread_mutex_unlock(&p->lock);
         write_frame(out.runner, out.gen, FRAME_RUN, out.tag, out.payload, out.len);
         free(out.payload);
@@ -270,7 +267,7 @@ void serve_pool_pump(struct serve_pool *p)
 {
     if (!p)
         return;
-    if (p->is_remote) { /* the claimer claims: tell it a slot may be free */
+    if (p->is_remote) { /* the claimers claim: tell them a slot may be free */
         pthread_mutex_lock(&p->lock);
         pthread_cond_broadcast(&p->room);
         pthread_mutex_unlock(&p->lock);
@@ -492,11 +489,14 @@ struct serve_pool *serve_pool_create(struct serve_queue *q, unsigned runners, un
             return NULL;
         }
     }
-    if (p->is_remote &&
-        !(p->has_claimer = pthread_create(&p->claimer, NULL, claimer_main, p) == 0)) {
-        snprintf(err, errlen, "cannot start the claimer thread: %s", strerror(errno));
-        serve_pool_destroy(p);
-        return NULL;
+    for (int c = 0; p->is_remote && c < CLASSES; c++) {
+        struct claimer *cl = &p->claimers[c];
+        *cl = (struct claimer){.pool = p, .class = c};
+        if (!(cl->is_started = pthread_create(&cl->thread, NULL, claimer_main, cl) == 0)) {
+            snprintf(err, errlen, "cannot start a claimer thread: %s", strerror(errno));
+            serve_pool_destroy(p);
+            return NULL;
+        }
     }
     return p;
 }
@@ -616,8 +616,10 @@ void serve_pool_destroy(struct serve_pool *p)
     p->is_closing = true;
     pthread_cond_broadcast(&p->room);
     pthread_mutex_unlock(&p->lock);
-    if (p->has_claimer)
-        pthread_join(p->claimer, NULL); /* the queue was closed: its claim() returns */
+    for (int c = 0; c < CLASSES; c++) {
+        if (p->claimers[c].is_started) /* the queue was closed: their claim() returns */
+            pthread_join(p->claimers[c].thread, NULL);
+    }
     for (unsigned i = 0; i < p->n; i++) {
         struct runner_proc *r = &p->runners[i];
         pthread_mutex_lock(&r->write_lock);

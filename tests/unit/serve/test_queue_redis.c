@@ -906,6 +906,51 @@ START_TEST(lanes_oldest_first_and_only_the_lanes_asked)
 }
 END_TEST
 
+static void fast_gc(struct serve_queue_config *c)
+{
+    c->visibility_ms = 100; /* gc every 100 heartbeat rounds (3.3 s), of consumers idle 1 s */
+}
+
+/* The consumer names in the group of lane jail. */
+static char *consumers(void)
+{
+    redisReply *r = test_redis_command(&R, "XINFO CONSUMERS sbx:jobs:jail workers");
+    static char names[512];
+    names[0] = '\0';
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof(names) - n, "%s ", r->element[i]->element[1]->str);
+    }
+    freeReplyObject(r);
+    return names;
+}
+
+START_TEST(consumers_of_nodes_gone_are_deleted_unless_they_hold_claims)
+{
+    start_redis();
+    struct serve_queue *old = open_q("gone", NULL), *holder = open_q("holder", NULL);
+    char a[SERVE_ID_MAX], b[SERVE_ID_MAX];
+    put(old, "a", 0, a);
+    put(old, "b", 0, b);
+    struct serve_claim c;
+    ck_assert_int_eq(serve_queue_claim(old, "x", ALL_LANES, 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_complete(old, &c, "{}", 2), SERVE_Q_OK);
+    serve_queue_claim_free(&c);
+    ck_assert_int_eq(serve_queue_claim(holder, "x", ALL_LANES, 0, NULL, NULL, &c), SERVE_Q_OK);
+    serve_queue_destroy(old);
+    serve_queue_destroy(holder); /* gone too, but its claim of b is pending */
+    ck_assert_str_eq(consumers(), "gone holder ");
+    struct serve_queue *live = open_q("live", fast_gc);
+    double t0 = now_ms();
+    while (strcmp(consumers(), "holder ") != 0 && now_ms() - t0 < 15000)
+        usleep(100 * 1000);
+    ck_assert_str_eq(consumers(), "holder "); /* its pending claim is another's to take over */
+    serve_queue_claim_free(&c);
+    serve_queue_destroy(live);
+    test_redis_destroy(&R);
+}
+END_TEST
+
 #define STRESS_JOBS 600
 struct stress {
     struct serve_queue *api[2], *w[3];
@@ -1034,6 +1079,7 @@ static Suite *queue_redis_suite(void)
     tcase_add_test(tc, idempotency_key_returns_the_same_run_on_any_node);
     tcase_add_test(tc, redis_away_then_back_nothing_lost);
     tcase_add_test(tc, lanes_oldest_first_and_only_the_lanes_asked);
+    tcase_add_test(tc, consumers_of_nodes_gone_are_deleted_unless_they_hold_claims);
     tcase_add_test(tc, many_nodes_many_threads_each_job_once);
     suite_add_tcase(s, tc);
     return s;
