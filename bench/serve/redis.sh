@@ -61,6 +61,7 @@ start_node() { # NAME CONFIG_JSON [ARGS...]: sets $port
     name=$1
     echo "$2" >"$tmp/$name.json"
     shift 2
+    : >"$tmp/$name.log" # exists before the loop below reads it
     "$SBX" serve --config "$tmp/$name.json" "$@" >"$tmp/$name.log" 2>&1 &
     nodes="$nodes $!"
     port=
@@ -99,6 +100,9 @@ emb=$port
 start_node api "{\"listen\": \"127.0.0.1:0\", $ANON}" --queue "$url" --role api --node api1
 api=$port
 start_node w1 "{\"listen\": \"127.0.0.1:0\", \"runners\": 1, $ANON}" --queue "$url" --role worker --node w1
+# warm-up, not counted: each side's first runs (a runner's first engine, connections)
+"$BIN/load" seq 127.0.0.1 "$emb" /v1/runs "$WORKER_RUN" 100 >/dev/null
+"$BIN/load" seq 127.0.0.1 "$api" /v1/runs "$WORKER_RUN" 100 >/dev/null
 : >"$tmp/added"
 for r in $(seq "$ROUNDS"); do
     a=$("$BIN/load" seq 127.0.0.1 "$emb" /v1/runs "$WORKER_RUN" 300 | sed -n 's/^median_ms=\([0-9.]*\).*/\1/p')

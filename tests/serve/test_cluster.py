@@ -270,6 +270,8 @@ def test_kill9_worker_while_it_runs_every_run_completes_elsewhere():
         for rid in ids:
             res = wait_done(c.apis[0], rid, 60)
             assert res["ok"] and res["stdout"] == "ran\n", res
+        done = c.completed_by_node()
+        assert sum(done.values()) == 24, done  # each run completed once in the final state
         assert c.counter("sbx_serve_queue_takeovers_total") >= 1
         assert c.counter("sbx_serve_queue_failed_total") == 0
     finally:
