@@ -51,7 +51,7 @@ FUZZ_FLAGS_fuzz_wasm_diff := -len_control=0 -max_len=512
 
 $(FUZZ_SEEDS)/.stamp:
 	@mkdir -p $(@D)
-	cp $(SPECTEST_DIR)/*.wasm $(SPECTEST_DIR)/simd/*.wasm $(@D)/
+	cp $(SPECTEST2_DIR)/*.wasm $(SPECTEST2_DIR)/simd/*.wasm $(@D)/
 	@touch $@
 
 # Each target gets a scratch corpus (new finds) plus its seeds (LeakSanitizer skips libmozjs's

@@ -65,6 +65,14 @@ $(BUILD)/src/core/engine_module.o $(BUILD)/src/jail/guest.o: $(JS_MODULE_PATH_H)
 .PHONY: FORCE
 FORCE:
 
+# builtins.js as a C++ raw string (js/builtins.cpp compiles it once per process).
+JS_BUILTINS_H := $(BUILD)/gen/builtins_js.h
+$(JS_BUILTINS_H): src/js/builtins.js mk/js.mk | $(BUILD)/gen/.dir
+	@if grep -q ')SBXJS' $<; then echo "$< contains )SBXJS" >&2; exit 1; fi
+	@{ printf 'static const char sm_js_builtins[] = R"SBXJS('; cat $<; printf ')SBXJS";\n'; } \
+		> $@.tmp && mv $@.tmp $@
+$(BUILD)/src/js/builtins.o: $(JS_BUILTINS_H)
+
 $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)
 	@echo "  CXX     $<"

@@ -38,6 +38,7 @@ $(FUZZ_BUILD)/fuzz/fuzz_serve_request: LDLIBS += $(SERVE_LIBS)
 # Service tests: each file starts its own servers (tests/serve/conftest.py); SBX is this build's.
 SERVE_PYTEST := env,SBX=$(abspath $(BUILD)/sbx),sh,tests/serve/run.sh
 TEST_SUITES += serve/cli=sh,tests/serve/cli.sh,$(BUILD)/sbx \
+               serve/curl=sh,tests/serve/curl.sh,$(BUILD)/sbx \
                serve/api=$(SERVE_PYTEST),test_api.py,test_unprivileged.py \
                serve/limits=$(SERVE_PYTEST),test_limits.py \
                serve/runners=$(SERVE_PYTEST),test_runners.py,test_drain.py \

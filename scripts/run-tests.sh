@@ -9,7 +9,8 @@
 # SBX_TEST_JOBS=N (default 1) runs up to N suites at once; those named in SBX_TEST_SERIAL
 # (space-separated: suites that measure time) run afterwards, one at a time with nothing beside
 # them. SBX_TEST_FIRST names suites to start first (the longest, so the pool does not end on one).
-# Each suite's line says its own wall time; the last lines the whole run's.
+# Each suite's line says its own wall time; the last lines the whole run's, and the slowest
+# suites' (all suites' times: $BUILD/test-logs/times.txt, "SECONDS NAME STATUS", slowest first).
 set -u
 BUILD=${BUILD:-build}
 logdir="$BUILD/test-logs"
@@ -50,7 +51,7 @@ count_log() {
 }
 res_file() { echo "$logdir/$(echo "${1%%=*}" | tr '/' '_').res"; }
 # Runs one suite: prints its report in one write (suites may run side by side) and leaves
-# "STATUS PASS FAIL" in its .res file for the totals.
+# "STATUS PASS FAIL SECONDS" in its .res file for the totals.
 run_one() {
     spec=$1
     name=${spec%%=*}
@@ -67,7 +68,7 @@ run_one() {
         abs=$(realpath -m -- "$dir" 2>/dev/null || echo "$dir")
         printf '%-4s %-40s suite not found: looked for %s (%s); set %s=DIR to point elsewhere\n' \
             MISS "$name" "$dir" "$abs" "$var"
-        echo "MISS 0 1" >"$res"
+        echo "MISS 0 1 0" >"$res"
         return
     fi
     start=$(date +%s)
@@ -90,7 +91,7 @@ run_one() {
         fi
     )
     printf '%s\n' "$report"
-    echo "$status $pass $fail" >"$res"
+    echo "$status $pass $fail $secs" >"$res"
 }
 if [ "${1:-}" = --one ]; then
     run_one "$2"
@@ -134,16 +135,19 @@ total_pass=0
 total_fail=0
 failed_suites=""
 missing_suites=""
+times="$logdir/times.txt"
+: >"$times.tmp"
 for spec in "$@"; do
     name=${spec%%=*}
     res=$(res_file "$spec")
     # A suite without a result (its runner died) counts as failed.
     if [ -s "$res" ]; then
-        read -r status pass fail <"$res"
+        read -r status pass fail secs <"$res"
     else
-        status=FAIL pass=0 fail=1
+        status=FAIL pass=0 fail=1 secs=0
         echo "FAIL $name: no result (its runner died)"
     fi
+    echo "${secs:-0} $name $status" >>"$times.tmp"
     case $status in
     MISS) missing_suites="$missing_suites $name" ;;
     FAIL) failed_suites="$failed_suites $name" ;;
@@ -152,7 +156,9 @@ for spec in "$@"; do
     total_fail=$((total_fail + fail))
 done
 run_secs=$(($(date +%s) - run_start))
-echo "wall time: ${run_secs}s ($pool_secs s with up to $jobs at once, then $((run_secs - pool_secs)) s for $n_serial serial)"
+sort -rn "$times.tmp" >"$times" && rm -f "$times.tmp"
+echo "slowest suites (s): $(head -n 8 "$times" | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')"
+echo "wall time: ${run_secs}s ($pool_secs s with up to $jobs at once, then $((run_secs - pool_secs)) s for $n_serial serial; load $(cut -d' ' -f1-3 /proc/loadavg))"
 [ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
 [ -n "$missing_suites" ] && echo "missing suites (counted as failed):$missing_suites"
 echo "$total_pass passed, $total_fail failed"

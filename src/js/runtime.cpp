@@ -63,7 +63,10 @@ class Jobs : public JS::JobQueue
             JS_ReportOutOfMemory(cx);
             return false;
         }
-        return true;
+        /* Promise exists now, made perhaps by an async function without the global's resolve
+         * hook: its ES2024 additions (js/builtins.cpp; a no-op once they are there). */
+        JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
+        return !global || sm_builtins_ensure(cx, global, "Promise");
     }
 
     void runJobs(JSContext *cx) override
@@ -224,6 +227,7 @@ static void thread_exit(void *arg)
     JS::SetJobQueue(t->cx, nullptr);
     js_delete(t->jobs);
     sm_platform_thread_end(); /* its stencils go before their runtime (platform.cpp) */
+    sm_scripts_thread_end();
     JS_DestroyContext(t->cx);
     sbx__js_account_detach();
     free(t);

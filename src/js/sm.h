@@ -35,6 +35,7 @@ using ::sbx__js_realloc;
 #define free    sbx__js_free
 
 #include <jsapi.h>
+#include <js/experimental/JSStencil.h> /* JS::Stencil */
 
 #include "js/engine.h"
 
@@ -43,6 +44,7 @@ extern "C" uint64_t sbx__now_ns(void); /* core/backend.h, which is C only */
 /* The global's reserved slot that caches the console inspector of its realm. */
 #define SM_SLOT_INSPECT  0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
 #define SM_SLOT_PLATFORM 1 /* the realm's platform state (js/platform/platform.cpp) */
+#define SM_SLOT_BUILTINS 2 /* the built-ins' installers still to run (js/builtins.cpp) */
 
 /* One pool thread's engine state: its JSContext lives as long as the thread. */
 struct sm_thread;
@@ -161,6 +163,41 @@ bool sm_is_error_object(JSContext *cx, JS::HandleValue v);
 /* Appends String(obj[name]) to msg (at most 400 bytes of it); false when a getter or toString
  * stopped the run. */
 bool sm_append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char *msg, size_t cap);
+
+/* A script compiled once per process and run in any realm (script.cpp): created and released
+ * by any thread; each thread decodes its own stencil from the first compile's encoding. */
+struct sm_script;
+
+/* Copies name (its file name in stacks and messages) and source (UTF-8); NULL on NOMEM. */
+struct sm_script *sm_script_new(const char *name, const char *source, size_t len);
+
+/* Drops the creator's reference: threads drop their cached copies at their next sweep. */
+void sm_script_release(struct sm_script *s);
+const char *sm_script_name(const struct sm_script *s);
+
+/* This thread's stencil of s, compiled or decoded now if need be; NULL with an exception (a
+ * SyntaxError, out of memory) pending. Call outside a run's memory account: it stays cached. */
+JS::Stencil *sm_script_stencil(JSContext *cx, struct sm_script *s);
+
+/* Instantiates s in the current realm and runs it; false with an exception pending. */
+bool sm_script_run(JSContext *cx, struct sm_script *s, JS::MutableHandleValue rval);
+
+/* Drops this thread's cached stencils of retired scripts (each run), or all (thread end). */
+void sm_scripts_sweep(void);
+void sm_scripts_thread_end(void);
+
+/* ES2023+ built-ins SpiderMonkey 102 lacks (builtins.cpp, builtins.js): sm_builtins_prepare
+ * outside the run's account, sm_builtins_install in the run's fresh realm; the global's resolve
+ * hook calls sm_builtins_resolved after it resolved a standard class (Map, Promise, a typed
+ * array) to add that class's. */
+bool sm_builtins_prepare(JSContext *cx);
+bool sm_builtins_install(JSContext *cx, JS::HandleObject global);
+bool sm_builtins_resolved(JSContext *cx, JS::HandleObject global, JS::HandleId id);
+
+/* Runs the installer of class name ("Map", "Promise", "TypedArray"; NULL: none) in global's
+ * realm now if it has not run: for classes the engine makes without the global's resolve hook
+ * (an async function makes Promise). */
+bool sm_builtins_ensure(JSContext *cx, JS::HandleObject global, const char *name);
 
 /* Gives the run its time zone and locale (zone.cpp), waiting while runs under another zone are
  * running; false when the run must stop first. sm_zone_leave after a true. */

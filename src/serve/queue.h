@@ -45,6 +45,7 @@ enum serve_q_status {
  * runner, at a cost that grows with it: they get runners of their own. */
 enum serve_lane { SERVE_LANE_JAIL = 0, SERVE_LANE_JS = 1, SERVE_LANES = 2 };
 #define SERVE_LANE_BIT(lane) (1u << (lane))
+#define SERVE_LANES_ALL      (SERVE_LANE_BIT(SERVE_LANE_JAIL) | SERVE_LANE_BIT(SERVE_LANE_JS))
 static inline enum serve_lane serve_job_lane(uint32_t flags)
 {
     return flags & SERVE_JOB_JS ? SERVE_LANE_JS : SERVE_LANE_JAIL;

@@ -82,7 +82,10 @@
     X(f32_demote_f64) X(f64_promote_f32) \
     X(memory_size) X(memory_grow) X(memory_copy) X(memory_fill) X(memory_init) X(data_drop) \
     X(table_get) X(table_set) X(table_size) X(table_grow) X(table_fill) X(table_copy) \
-    X(table_init) X(elem_drop) X(ref_func)
+    X(table_init) X(elem_drop) X(ref_func) \
+    X(addr64) X(mem_sel) X(mem_sel0) X(memory_size_m) X(memory_grow_m) X(memory_fill_m) \
+    X(memory_copy_m) X(memory_init_m) X(idx64) \
+    X(return_call) X(return_call_func) X(return_call_indirect)
 
 #define WASM_ALL_OPS(X) \
     WASM_MISC_OPS(X) \
@@ -100,8 +103,8 @@ enum wasm_iop {
 #define WASM_IOP_ENUM(name) IOP_##name,
     WASM_ALL_OPS(WASM_IOP_ENUM)
 #undef WASM_IOP_ENUM
-        IOP_SIMD_BASE_, /* + the 0xFD sub-opcode: SIMD handlers follow opcodes.h */
-    IOP_COUNT_ = IOP_SIMD_BASE_ + 256
+        IOP_SIMD_BASE_,                 /* + the 0xFD sub-opcode: SIMD handlers follow opcodes.h */
+    IOP_COUNT_ = IOP_SIMD_BASE_ + 0x114 /* relaxed SIMD's codes reach 0x113 */
 };
 
 /* One word of translated code: a handler's address, or an operand (a 32-bit value, zero-extended;
@@ -234,6 +237,15 @@ void sbx__wasm_osr_free(struct wasm_osr *osr);
 static inline uint32_t sbx__wasm_type_slots(wasm_vtype t)
 {
     return t == WASM_V128 ? 2u : 1u;
+}
+
+/* The slots of a function type's results. */
+static inline uint32_t sbx__wasm_results_slots(const struct wasm_functype *t)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->result_count; i++)
+        n += sbx__wasm_type_slots(t->types[t->param_count + i]);
+    return n;
 }
 
 #endif

@@ -377,6 +377,10 @@ static bool step_structural(struct compiler *c, const struct wasm_instr *in, boo
     case WASM_OP_CALL_INDIRECT:
         sbx__wasm_c_call_indirect(c, in);
         return true;
+    case WASM_OP_RETURN_CALL:
+    case WASM_OP_RETURN_CALL_INDIRECT:
+        sbx__wasm_c_return_call(c, in);
+        return true;
     case WASM_OP_DROP:
         if (!c->is_dead)
             sbx__wasm_c_pop(c);

@@ -453,6 +453,8 @@ void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in)
     const struct wasm_functype *ft = &c->m->types[tidx];
     struct centry e = sbx__wasm_c_pop(c);
     uint32_t idx = sbx__wasm_c_operand(c, &e);
+    if (table < c->m->table_count && c->m->tables[table].is64)
+        idx = sbx__wasm_c_clamp64(c, &e, idx);
     uint32_t base = call_args(c, ft);
     sbx__wasm_c_op(c, IOP_call_indirect);
     sbx__wasm_c_emit(c, tidx);
@@ -460,4 +462,36 @@ void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in)
     sbx__wasm_c_emit(c, idx);
     sbx__wasm_c_emit(c, base);
     push_results(c, ft);
+}
+
+/* return_call / return_call_indirect: the args in consecutive slots, then the callee replaces
+ * this frame (interp.c's do_tail_call moves them to slot 0): the frame stack does not grow. */
+void sbx__wasm_c_return_call(struct compiler *c, const struct wasm_instr *in)
+{
+    if (c->is_dead)
+        return;
+    bool is_indirect = in->op == WASM_OP_RETURN_CALL_INDIRECT;
+    uint32_t tidx = is_indirect ? in->idx : c->m->func_type_idx[in->idx], idx = 0;
+    const struct wasm_functype *ft = &c->m->types[tidx];
+    if (is_indirect) {
+        struct centry e = sbx__wasm_c_pop(c);
+        idx = sbx__wasm_c_operand(c, &e);
+        if (c->m->tables[in->idx2].is64)
+            idx = sbx__wasm_c_clamp64(c, &e, idx);
+    }
+    uint32_t base = call_args(c, ft);
+    if (is_indirect) {
+        sbx__wasm_c_op(c, IOP_return_call_indirect);
+        sbx__wasm_c_emit(c, tidx);
+        sbx__wasm_c_emit(c, in->idx2);
+        sbx__wasm_c_emit(c, idx);
+    } else if (in->idx < c->m->func_import_count) {
+        sbx__wasm_c_op(c, IOP_return_call_func);
+        sbx__wasm_c_emit(c, in->idx);
+    } else {
+        sbx__wasm_c_op(c, IOP_return_call);
+        sbx__wasm_c_emit(c, in->idx - c->m->func_import_count);
+    }
+    sbx__wasm_c_emit(c, base);
+    c->is_dead = true;
 }

@@ -129,9 +129,18 @@ void sbx__wasm_c_br_table(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_return(struct compiler *c);
 void sbx__wasm_c_call(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_return_call(struct compiler *c, const struct wasm_instr *in);
 
 /* compile_ops.c: live instructions without control flow. Returns false (and fails the
  * translation) when the instruction is not one it knows. */
 bool sbx__wasm_c_ops(struct compiler *c, const struct wasm_instr *in);
+/* The plain handler of a load or store (scalar or SIMD). */
+enum wasm_iop sbx__wasm_c_access_iop(uint16_t op);
+
+/* compile_mem.c: an instruction on a memory other than a 32-bit memory 0; false when in is
+ * not one (the fast path's). clamp64 saturates a 64-bit table index or length in e's slot
+ * (read from src) and returns the slot. */
+bool sbx__wasm_c_mem_general(struct compiler *c, const struct wasm_instr *in);
+uint32_t sbx__wasm_c_clamp64(struct compiler *c, const struct centry *e, uint32_t src);
 
 #endif

@@ -441,31 +441,35 @@ static bool emit_simple(struct compiler *c, const struct wasm_instr *in)
     case S_RETYPE:
         retype(c, s.tout);
         return true;
-    case S_LOAD:
-        emit_load(c, &s, in->offset);
+    case S_LOAD: /* a 32-bit memory 0 (compile_mem.c takes the rest): the offset is a u32 */
+        emit_load(c, &s, (uint32_t)in->offset);
         return true;
     default:
-        emit_store(c, &s, in->offset);
+        emit_store(c, &s, (uint32_t)in->offset);
         return true;
     }
 }
 
-/* Pops n values and returns their operand slots in stack order (deepest first). */
-static void pop_operands(struct compiler *c, uint32_t *out, uint32_t n)
+/* Pops n values and returns their operand slots in stack order (deepest first); operand i with
+ * bit i of clamp set is a 64-bit table index or length, saturated to u32 (compile_mem.c). */
+static void pop_operands(struct compiler *c, uint32_t *out, uint32_t n, uint32_t clamp)
 {
     struct centry es[4];
     for (uint32_t i = n; i-- > 0;)
         es[i] = sbx__wasm_c_pop(c);
     for (uint32_t i = 0; i < n; i++)
         out[i] = sbx__wasm_c_operand(c, &es[i]);
+    for (uint32_t i = 0; i < n; i++)
+        if (clamp & (1u << i))
+            out[i] = sbx__wasm_c_clamp64(c, &es[i], out[i]);
 }
 
 /* Emits op with immediates imms[0..ni) then the popped operands (n of them). */
 static void emit_effect(struct compiler *c, enum wasm_iop op, const uint32_t *imms, uint32_t ni,
-                        uint32_t n)
+                        uint32_t n, uint32_t clamp)
 {
     uint32_t opnds[4];
-    pop_operands(c, opnds, n);
+    pop_operands(c, opnds, n, clamp);
     sbx__wasm_c_op(c, op);
     for (uint32_t i = 0; i < ni; i++)
         sbx__wasm_c_emit(c, imms[i]);
@@ -475,12 +479,12 @@ static void emit_effect(struct compiler *c, enum wasm_iop op, const uint32_t *im
 
 /* Emits a result-producing op: [dst] imms operands. */
 static void emit_valued(struct compiler *c, enum wasm_iop op, wasm_vtype type, const uint32_t *imms,
-                        uint32_t ni, uint32_t n)
+                        uint32_t ni, uint32_t n, uint32_t clamp)
 {
     uint32_t words[6] = {0};
     for (uint32_t i = 0; i < ni; i++)
         words[i] = imms[i];
-    pop_operands(c, words + ni, n);
+    pop_operands(c, words + ni, n, clamp);
     sbx__wasm_c_result(c, op, type, words, ni + n);
 }
 
@@ -489,42 +493,64 @@ static wasm_vtype table_type(const struct compiler *c, uint32_t t)
     return t < c->m->table_count ? c->m->tables[t].elem_type : WASM_FUNCREF;
 }
 
+/* Whether table t takes 64-bit indices (table64). */
+static bool is_table64(const struct compiler *c, uint32_t t)
+{
+    return t < c->m->table_count && c->m->tables[t].is64;
+}
+
+/* table.grow: a 64-bit table's result is an i64, -1 on failure (sign-extended). */
+static void emit_table_grow(struct compiler *c, const uint32_t *imm)
+{
+    bool w = is_table64(c, imm[0]);
+    emit_valued(c, IOP_table_grow, w ? WASM_I64 : WASM_I32, imm, 1, 2, w ? 2u : 0u);
+    if (!w)
+        return;
+    uint32_t r = c->st[c->sp - 1].slot; /* the old size, below 2^32 - 1, or 0xFFFFFFFF */
+    sbx__wasm_c_op(c, IOP_i64_extend_i32_s);
+    sbx__wasm_c_emit(c, r);
+    sbx__wasm_c_emit(c, r);
+}
+
 /* Bulk memory and table instructions (0xFC 8-17); false when in is none of them. */
 static bool emit_bulk(struct compiler *c, const struct wasm_instr *in)
 {
     uint32_t imm[2] = {in->idx, in->idx2};
     switch (in->op) {
     case WASM_OP_MEMORY_INIT: /* [seg] d s n */
-        emit_effect(c, IOP_memory_init, imm, 1, 3);
+        emit_effect(c, IOP_memory_init, imm, 1, 3, 0);
         return true;
     case WASM_OP_DATA_DROP:
-        emit_effect(c, IOP_data_drop, imm, 1, 0);
+        emit_effect(c, IOP_data_drop, imm, 1, 0, 0);
         return true;
     case WASM_OP_MEMORY_COPY: /* d s n */
-        emit_effect(c, IOP_memory_copy, imm, 0, 3);
+        emit_effect(c, IOP_memory_copy, imm, 0, 3, 0);
         return true;
     case WASM_OP_MEMORY_FILL: /* d val n */
-        emit_effect(c, IOP_memory_fill, imm, 0, 3);
+        emit_effect(c, IOP_memory_fill, imm, 0, 3, 0);
         return true;
     case WASM_OP_TABLE_INIT: /* [table][seg] d s n */
         imm[0] = in->idx2;
         imm[1] = in->idx;
-        emit_effect(c, IOP_table_init, imm, 2, 3);
+        emit_effect(c, IOP_table_init, imm, 2, 3, is_table64(c, in->idx2) ? 1u : 0u);
         return true;
     case WASM_OP_ELEM_DROP:
-        emit_effect(c, IOP_elem_drop, imm, 1, 0);
+        emit_effect(c, IOP_elem_drop, imm, 1, 0, 0);
         return true;
-    case WASM_OP_TABLE_COPY: /* [dst table][src table] d s n */
-        emit_effect(c, IOP_table_copy, imm, 2, 3);
+    case WASM_OP_TABLE_COPY: { /* [dst table][src table] d s n; n is i64 only between 64s */
+        bool dw = is_table64(c, in->idx), sw = is_table64(c, in->idx2);
+        emit_effect(c, IOP_table_copy, imm, 2, 3,
+                    (dw ? 1u : 0u) | (sw ? 2u : 0u) | (dw && sw ? 4u : 0u));
         return true;
+    }
     case WASM_OP_TABLE_GROW: /* init n -> old size */
-        emit_valued(c, IOP_table_grow, WASM_I32, imm, 1, 2);
+        emit_table_grow(c, imm);
         return true;
     case WASM_OP_TABLE_SIZE:
-        emit_valued(c, IOP_table_size, WASM_I32, imm, 1, 0);
+        emit_valued(c, IOP_table_size, is_table64(c, in->idx) ? WASM_I64 : WASM_I32, imm, 1, 0, 0);
         return true;
     case WASM_OP_TABLE_FILL: /* i val n */
-        emit_effect(c, IOP_table_fill, imm, 1, 3);
+        emit_effect(c, IOP_table_fill, imm, 1, 3, is_table64(c, in->idx) ? 5u : 0u);
         return true;
     default:
         return false;
@@ -555,9 +581,9 @@ static void do_global(struct compiler *c, const struct wasm_instr *in)
     wasm_vtype type = c->m->globals[idx].type;
     bool is_wide = type == WASM_V128;
     if (in->op == WASM_OP_GLOBAL_GET)
-        emit_valued(c, is_wide ? IOP_global_get2 : IOP_global_get, type, &idx, 1, 0);
+        emit_valued(c, is_wide ? IOP_global_get2 : IOP_global_get, type, &idx, 1, 0, 0);
     else
-        emit_effect(c, is_wide ? IOP_global_set2 : IOP_global_set, &idx, 1, 1);
+        emit_effect(c, is_wide ? IOP_global_set2 : IOP_global_set, &idx, 1, 1, 0);
 }
 
 /* Variables, constants, tables, memory size and references; false when in is none. */
@@ -570,16 +596,16 @@ static bool emit_variable(struct compiler *c, const struct wasm_instr *in)
         do_global(c, in);
         return true;
     case WASM_OP_TABLE_GET: /* t: i */
-        emit_valued(c, IOP_table_get, table_type(c, imm), &imm, 1, 1);
+        emit_valued(c, IOP_table_get, table_type(c, imm), &imm, 1, 1, is_table64(c, imm) ? 1u : 0u);
         return true;
     case WASM_OP_TABLE_SET: /* t: i v */
-        emit_effect(c, IOP_table_set, &imm, 1, 2);
+        emit_effect(c, IOP_table_set, &imm, 1, 2, is_table64(c, imm) ? 1u : 0u);
         return true;
     case WASM_OP_MEMORY_SIZE:
-        emit_valued(c, IOP_memory_size, WASM_I32, &imm, 0, 0);
+        emit_valued(c, IOP_memory_size, WASM_I32, &imm, 0, 0, 0);
         return true;
     case WASM_OP_MEMORY_GROW:
-        emit_valued(c, IOP_memory_grow, WASM_I32, &imm, 0, 1);
+        emit_valued(c, IOP_memory_grow, WASM_I32, &imm, 0, 1, 0);
         return true;
     case WASM_OP_I32_CONST:
     case WASM_OP_I64_CONST:
@@ -591,10 +617,10 @@ static bool emit_variable(struct compiler *c, const struct wasm_instr *in)
         push_const(c, in->valtype, 0);
         return true;
     case WASM_OP_REF_IS_NULL:
-        emit_valued(c, IOP_i64_eqz, WASM_I32, &imm, 0, 1);
+        emit_valued(c, IOP_i64_eqz, WASM_I32, &imm, 0, 1, 0);
         return true;
     case WASM_OP_REF_FUNC:
-        emit_valued(c, IOP_ref_func, WASM_FUNCREF, &imm, 1, 0);
+        emit_valued(c, IOP_ref_func, WASM_FUNCREF, &imm, 1, 0, 0);
         return true;
     default:
         return false;
@@ -610,8 +636,8 @@ static uint32_t simd_imms(const struct wasm_instr *in, uint8_t kind, uint32_t *i
     uint32_t n = 0;
     switch (kind) {
     case WASM_IMM_MEMARG:
-    case WASM_IMM_MEMARG_LANE: /* the alignment is a hint only */
-        imm[n++] = in->offset;
+    case WASM_IMM_MEMARG_LANE:           /* the alignment is a hint only */
+        imm[n++] = (uint32_t)in->offset; /* memory 0, 32-bit: compile_mem.c takes the rest */
         if (kind == WASM_IMM_MEMARG)
             return n;
         __attribute__((fallthrough)); /* then the lane index */
@@ -629,6 +655,13 @@ static uint32_t simd_imms(const struct wasm_instr *in, uint8_t kind, uint32_t *i
     }
 }
 
+/* A relaxed SIMD instruction's handler: its deterministic 2.0 twin's, or its own. */
+static enum wasm_iop simd_iop(const struct wasm_instr *in)
+{
+    uint16_t as = sbx__wasm_relaxed_as(in->op);
+    return (enum wasm_iop)(IOP_SIMD_BASE_ + sbx__wasm_opinfo[as ? as : in->op].code);
+}
+
 static bool emit_simd(struct compiler *c, const struct wasm_instr *in)
 {
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
@@ -642,7 +675,7 @@ static bool emit_simd(struct compiler *c, const struct wasm_instr *in)
         es[i] = sbx__wasm_c_pop(c);
     for (uint32_t i = 0; i < n; i++)
         words[i] = sbx__wasm_c_operand(c, &es[i]);
-    enum wasm_iop op = (enum wasm_iop)(IOP_SIMD_BASE_ + info->code);
+    enum wasm_iop op = simd_iop(in);
     if (sig->result_count) {
         sbx__wasm_c_result(c, op, sig->result, words, n + ni);
         return true;
@@ -653,9 +686,17 @@ static bool emit_simd(struct compiler *c, const struct wasm_instr *in)
     return true;
 }
 
+enum wasm_iop sbx__wasm_c_access_iop(uint16_t op)
+{
+    if (op < SIMPLE_SPACE)
+        return (enum wasm_iop)simple_ops[op].iop;
+    return (enum wasm_iop)(IOP_SIMD_BASE_ + sbx__wasm_opinfo[op].code);
+}
+
 bool sbx__wasm_c_ops(struct compiler *c, const struct wasm_instr *in)
 {
-    if (emit_simple(c, in) || emit_variable(c, in) || emit_bulk(c, in) || emit_simd(c, in))
+    if (sbx__wasm_c_mem_general(c, in) || emit_simple(c, in) || emit_variable(c, in) ||
+        emit_bulk(c, in) || emit_simd(c, in))
         return true;
     sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
     return false;

@@ -124,27 +124,28 @@ static bool read_type_section(struct wasm_dec *d)
     return true;
 }
 
-bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim)
+/* Limits (spec 5.3.7, 3.0): a flags byte (bit 0: a maximum follows, bit 2: 64-bit addresses;
+ * others malformed), then u64 bounds, whose ranges validation checks. */
+bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim, bool *is64)
 {
     struct wasm_reader *r = &d->r;
     const uint8_t *at = r->p;
     uint8_t flags;
     if (!sbx__wasm_rd_byte(r, &flags))
         return false;
-    /* The flags are a u1 LEB in the spec's grammar: check as the reference decoder does. */
-    if ((flags & 0x7F) > 1)
-        return sbx__wasm_rd_fail(r, at, "integer too large");
-    if (flags & 0x80)
-        return sbx__wasm_rd_fail(r, at, "integer representation too long");
-    lim->has_max = flags == 1;
-    if (!sbx__wasm_rd_u32(r, &lim->min))
+    if (flags & 0xFA)
+        return sbx__wasm_rd_fail(r, at, "malformed limits flags");
+    lim->has_max = (flags & 1) != 0;
+    *is64 = (flags & 4) != 0;
+    if (!sbx__wasm_rd_u64(r, &lim->min))
         return false;
-    return !lim->has_max || sbx__wasm_rd_u32(r, &lim->max);
+    return !lim->has_max || sbx__wasm_rd_u64(r, &lim->max);
 }
 
 static bool read_tabletype(struct wasm_dec *d, struct wasm_tabletype *t)
 {
-    return sbx__wasm_rd_reftype(&d->r, &t->elem_type) && sbx__wasm_dec_limits(d, &t->limits);
+    return sbx__wasm_rd_reftype(&d->r, &t->elem_type) &&
+           sbx__wasm_dec_limits(d, &t->limits, &t->is64);
 }
 
 static bool read_globaltype(struct wasm_dec *d, struct wasm_globaltype *g)
@@ -183,7 +184,7 @@ static bool read_import(struct wasm_dec *d, struct wasm_import *imp)
         return read_tabletype(d, &imp->u.table);
     case WASM_EXTERN_MEMORY:
         d->m->mem_import_count++;
-        return sbx__wasm_dec_limits(d, &imp->u.mem.limits);
+        return sbx__wasm_dec_limits(d, &imp->u.mem.limits, &imp->u.mem.is64);
     case WASM_EXTERN_GLOBAL:
         d->m->global_import_count++;
         return read_globaltype(d, &imp->u.global);
@@ -268,7 +269,7 @@ static bool read_memory_section(struct wasm_dec *d)
         if (!sbx__wasm_rd_room(&d->r, i, cap))
             return false;
         d->mem_def_count = i + 1;
-        if (!sbx__wasm_dec_limits(d, &d->mem_defs[i].limits))
+        if (!sbx__wasm_dec_limits(d, &d->mem_defs[i].limits, &d->mem_defs[i].is64))
             return false;
     }
     return true;

@@ -59,6 +59,7 @@ bool sbx__wasm_rd_byte(struct wasm_reader *r, uint8_t *out);
 bool sbx__wasm_rd_u32(struct wasm_reader *r, uint32_t *out);
 bool sbx__wasm_rd_s32(struct wasm_reader *r, int32_t *out);
 bool sbx__wasm_rd_s64(struct wasm_reader *r, int64_t *out);
+bool sbx__wasm_rd_u64(struct wasm_reader *r, uint64_t *out);
 /* Reads a vector length and checks that count elements of at least min_size bytes each can
  * fit in what is left. */
 bool sbx__wasm_rd_count(struct wasm_reader *r, uint32_t min_size, uint32_t *out);
@@ -83,9 +84,10 @@ enum wasm_blocktype_kind { WASM_BT_EMPTY = 0, WASM_BT_VALTYPE, WASM_BT_TYPEIDX }
 /* One decoded instruction. Fields used depend on sbx__wasm_opinfo[op].imm:
  *   LABEL/FUNC/LOCAL/GLOBAL/TABLE/DATA/ELEM: idx;  CALL_INDIRECT: idx = type, idx2 = table
  *   ELEM_TABLE: idx = elem, idx2 = table;  TABLE_TABLE: idx = dst, idx2 = src
- *   DATA_MEM: idx = data;  BLOCK: bt_kind, and valtype or idx (type index)
+ *   DATA_MEM: idx = data, idx2 = memory;  MEM_MEM: idx = destination memory, idx2 = source
+ *   MEMIDX: idx = memory;  BLOCK: bt_kind, and valtype or idx (type index)
  *   BR_TABLE: count labels at targets (LEB u32s, then the default label in idx)
- *   MEMARG: align, offset;  MEMARG_LANE: align, offset, lane;  LANE: lane
+ *   MEMARG: align, offset, idx = memory;  MEMARG_LANE: the same and lane;  LANE: lane
  *   I32/I64: value (sign-extended into 64 bits);  F32/F64: value holds the raw bits
  *   V128/SHUFFLE: bytes;  SELECT_T: count types, the first in valtype;  REFTYPE: valtype */
 struct wasm_instr {
@@ -97,7 +99,7 @@ struct wasm_instr {
     uint32_t idx;
     uint32_t idx2;
     uint32_t align;
-    uint32_t offset;
+    uint64_t offset;
     uint32_t count;
     const uint8_t *targets;
     uint64_t value;

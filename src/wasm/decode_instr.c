@@ -30,17 +30,6 @@ static bool read_fixed(struct wasm_reader *r, void *dst, size_t n)
     return true;
 }
 
-static bool read_zero(struct wasm_reader *r)
-{
-    const uint8_t *at = r->p;
-    uint8_t b;
-    if (!sbx__wasm_rd_byte(r, &b))
-        return false;
-    if (b != 0)
-        return sbx__wasm_rd_fail(r, at, "zero byte expected");
-    return true;
-}
-
 static bool read_blocktype(struct wasm_reader *r, struct wasm_instr *in)
 {
     if (r->p < r->end) {
@@ -72,15 +61,26 @@ static bool read_blocktype(struct wasm_reader *r, struct wasm_instr *in)
     return true;
 }
 
+/* memarg (3.0): flags below 0x80, the alignment exponent in bits 0-5, bit 6 set when a
+ * memory index follows (multiple memories); then a u64 offset, whose range for 32-bit memories
+ * is validation's. */
 static bool read_memarg(struct wasm_reader *r, struct wasm_instr *in)
 {
     const uint8_t *at = r->p;
-    if (!read_u32(r, &in->align))
+    uint32_t flags;
+    if (!read_u32(r, &flags))
         return false;
-    /* 2.0 has one memory: flags are the alignment exponent alone, below 32. */
-    if (in->align >= 32)
+    if (flags >= 0x80)
         return sbx__wasm_rd_fail(r, at, "malformed memop flags");
-    return read_u32(r, &in->offset);
+    in->align = flags & 0x3F;
+    in->idx = 0;
+    if ((flags & 0x40) && !read_u32(r, &in->idx))
+        return false;
+    if (r->p < r->end && *r->p < 0x80 && !r->is_failed) {
+        in->offset = *r->p++;
+        return true;
+    }
+    return sbx__wasm_rd_u64(r, &in->offset);
 }
 
 static bool read_br_table(struct wasm_reader *r, struct wasm_instr *in)
@@ -149,7 +149,7 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
     case WASM_IMM_MEMARG:
         return read_memarg(r, in);
     case WASM_IMM_MEMIDX:
-        return read_zero(r);
+        return read_u32(r, &in->idx);
     case WASM_IMM_I32:
         if (!sbx__wasm_rd_s32(r, &s32))
             return false;
@@ -172,9 +172,9 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
     case WASM_IMM_REFTYPE:
         return sbx__wasm_rd_reftype(r, &in->valtype);
     case WASM_IMM_DATA_MEM:
-        return read_u32(r, &in->idx) && read_zero(r);
+        return read_u32(r, &in->idx) && read_u32(r, &in->idx2);
     case WASM_IMM_MEM_MEM:
-        return read_zero(r) && read_zero(r);
+        return read_u32(r, &in->idx) && read_u32(r, &in->idx2);
     case WASM_IMM_LANE:
         return sbx__wasm_rd_byte(r, &in->lane);
     case WASM_IMM_MEMARG_LANE:

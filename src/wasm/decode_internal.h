@@ -35,7 +35,7 @@ bool sbx__wasm_dec_at_most(struct wasm_dec *d, const uint8_t *at, uint64_t n, ui
                            uint32_t limit, const char *what);
 char *sbx__wasm_dec_strndup(struct wasm_dec *d, const uint8_t *s, uint32_t len);
 
-bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim);
+bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim, bool *is64);
 bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out);
 bool sbx__wasm_dec_custom(struct wasm_dec *d);
 bool sbx__wasm_dec_elem_section(struct wasm_dec *d);

@@ -101,6 +101,18 @@ bool sbx__wasm_rd_s32(struct wasm_reader *r, int32_t *out)
     return true;
 }
 
+bool sbx__wasm_rd_u64(struct wasm_reader *r, uint64_t *out)
+{
+    if (r->is_failed)
+        return false;
+    const uint8_t *p = r->p;
+    enum wasm_leb_status st = sbx__wasm_leb_u64(&p, r->end, out);
+    if (st != WASM_LEB_OK)
+        return leb_fail(r, st, p);
+    r->p = p;
+    return true;
+}
+
 bool sbx__wasm_rd_s64(struct wasm_reader *r, int64_t *out)
 {
     if (r->is_failed)

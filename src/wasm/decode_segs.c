@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "wasm/const_expr.h"
 #include "wasm/decode_internal.h"
 #include "wasm/limits.h"
 
@@ -53,10 +54,12 @@ static bool set_init(struct wasm_init *out, const struct wasm_instr *in)
     }
 }
 
+/* One instruction is pre-decoded; more (extended constant expressions) are kept as code for
+ * const_expr.c. A non-constant instruction is invalid, reported once the rest decodes. */
 bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out)
 {
     struct wasm_reader *r = &d->r;
-    const uint8_t *start = r->p;
+    const uint8_t *start = r->p, *last = r->p;
     struct wasm_instr in;
     uint32_t count = 0, depth = 0;
     bool is_const = true;
@@ -72,15 +75,20 @@ bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out)
         } else if (in.op == WASM_OP_BLOCK || in.op == WASM_OP_LOOP || in.op == WASM_OP_IF) {
             depth++;
         }
-        struct wasm_init tmp;
-        if (!set_init(count == 0 ? out : &tmp, &in) && is_const) {
+        if (!sbx__wasm_const_instr(in.op) && is_const) {
             is_const = false;
             defer_invalid(d, at, "constant expression required");
         }
-        count++;
+        if (count++ == 0)
+            set_init(out, &in);
+        last = r->p;
     }
-    if (is_const && count != 1)
-        defer_invalid(d, start, "type mismatch");
+    if (is_const && count != 1) {
+        memset(out, 0, sizeof *out);
+        out->op = WASM_INIT_EXPR;
+        out->code = start;
+        out->code_len = (uint32_t)(last - start);
+    }
     return true;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "wasm/const_expr.h"
 #include "wasm/instance.h"
 #include "wasm/jit/cache.h"
 #include "wasm/jit/jit.h"
@@ -29,6 +30,8 @@ static wasm_value eval_init(const struct wasm_instance *inst, const struct wasm_
     case WASM_INIT_REF_FUNC:
         v.ref = inst->funcs[e->index];
         return v;
+    case WASM_INIT_EXPR:
+        return sbx__wasm_const_eval(inst, e);
     default: /* WASM_INIT_REF_NULL */
         return v;
     }
@@ -186,9 +189,10 @@ static bool apply_elems(struct wasm_instance *inst, char *err, size_t errlen)
             continue;
         if (seg->mode == WASM_SEG_ACTIVE) {
             struct wasm_table *t = inst->tables[seg->table_index];
-            uint32_t off = eval_init(inst, &seg->offset).i32;
+            wasm_value v = eval_init(inst, &seg->offset);
+            uint64_t off = t->type.is64 ? v.i64 : v.i32; /* tables are < 2^32: no overflow */
             uint32_t n = inst->elem_sizes[i];
-            if ((uint64_t)off + n > t->size) {
+            if (off > t->size || off + n > t->size) {
                 if (err && errlen)
                     snprintf(err, errlen, "out of bounds table access (element segment %u)", i);
                 return false;
@@ -209,8 +213,10 @@ static bool apply_datas(struct wasm_instance *inst, char *err, size_t errlen)
         const struct wasm_data_seg *seg = &m->datas[i];
         if (seg->mode != WASM_SEG_ACTIVE)
             continue;
-        uint32_t off = eval_init(inst, &seg->offset).i32;
-        uint8_t *dst = sbx__wasm_memory_span(inst->mems[seg->mem_index], off, seg->len);
+        struct wasm_memory *mem = inst->mems[seg->mem_index];
+        wasm_value v = eval_init(inst, &seg->offset);
+        uint64_t off = mem->type.is64 ? v.i64 : v.i32;
+        uint8_t *dst = off <= mem->size && seg->len <= mem->size - off ? mem->data + off : NULL;
         if (!dst) {
             if (err && errlen)
                 snprintf(err, errlen, "out of bounds memory access (data segment %u)", i);

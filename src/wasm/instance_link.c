@@ -25,11 +25,12 @@ static bool import_matches(const struct wasm_module *m, const struct wasm_import
         return sbx__wasm_functype_eq(ext->u.func->type, &m->types[imp->u.func_type]);
     case WASM_EXTERN_TABLE: {
         const struct wasm_tabletype *t = &ext->u.table->type;
-        return t->elem_type == imp->u.table.elem_type &&
+        return t->elem_type == imp->u.table.elem_type && t->is64 == imp->u.table.is64 &&
                limits_match(&t->limits, &imp->u.table.limits);
     }
     case WASM_EXTERN_MEMORY:
-        return limits_match(&ext->u.memory->type.limits, &imp->u.mem.limits);
+        return ext->u.memory->type.is64 == imp->u.mem.is64 &&
+               limits_match(&ext->u.memory->type.limits, &imp->u.mem.limits);
     case WASM_EXTERN_GLOBAL: {
         const struct wasm_globaltype *g = &ext->u.global->type;
         return g->type == imp->u.global.type && g->is_mutable == imp->u.global.is_mutable;

@@ -274,6 +274,7 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
 #define SET_SIMD_OFFSET(name, prefix, code, text, imm, sig, arg, feat)                             \
     op_offsets[IOP_SIMD_BASE_ + (code)] = (int32_t)((const char *)&&op_simd_##name - lbase);
         WASM_OPCODES_SIMD(SET_SIMD_OFFSET)
+        WASM_OPCODES_RELAXED_OWN(SET_SIMD_OFFSET)
 #undef SET_SIMD_OFFSET
         return WASM_TRAP_NONE;
     }
@@ -411,6 +412,70 @@ op_call_indirect : {
     ret = ip + 5;
     goto do_call_func;
 }
+    /* Tail calls: [h][defined func][arg slot], [h][func][arg slot], [h][type][table][elem index
+     * slot][arg slot]: the callee takes this frame (do_tail_wasm), so none is pushed. */
+op_return_call:
+    callee = &codes[ip[1]];
+    cinst = inst;
+    nfp = fp + ip[2];
+    goto do_tail_wasm;
+op_return_call_func:
+    callf = inst->funcs[ip[1]];
+    nfp = fp + ip[2];
+    goto do_tail_func;
+op_return_call_indirect : {
+    struct wasm_table *t = inst->tables[ip[2]];
+    uint32_t i = U32(3);
+    if (UNLIKELY(i >= t->size))
+        TRAP(WASM_TRAP_UNDEFINED_ELEMENT);
+    callf = t->elems[i];
+    if (UNLIKELY(callf == NULL))
+        TRAP(WASM_TRAP_UNINITIALIZED_ELEMENT);
+    if (UNLIKELY(!call_indirect_ok(callf, &inst->module->types[ip[1]])))
+        TRAP(WASM_TRAP_INDIRECT_TYPE);
+    nfp = fp + ip[4];
+    goto do_tail_func;
+}
+do_tail_func:
+    if (LIKELY(callf->inst != NULL)) {
+        cinst = callf->inst;
+        callee = &cinst->module->compiled[callf->def_index];
+        goto do_tail_wasm;
+    }
+    POLL(1); /* a host function runs on the C stack as ever; its results are then returned */
+    ex->depth = (uint32_t)(frp - frames);
+    ex->sp = fp + code->frame_slots;
+    tk = sbx__wasm_call_host(ex, callf, inst, nfp);
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap_host;
+    is_metered = store->is_metered;
+    memmove(fp, nfp, sbx__wasm_results_slots(callf->type) * sizeof(uint64_t));
+    goto do_return;
+do_tail_wasm:
+    POLL(callee->entry_fuel);
+    if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=
+                 WASM_TIERUP_NATIVE) &&
+        !is_metered) { /* native code returns before the next call: the depth stays bounded */
+        switch (sbx__wasm_tier_call(ex, cinst, callee, nfp, (uint32_t)(frp - frames), &tk)) {
+        case WASM_TIER_RAN:
+            memmove(fp, nfp, callee->result_slots * sizeof(uint64_t));
+            goto do_return;
+        case WASM_TIER_TRAP:
+            goto trap_jit;
+        default:
+            break;
+        }
+    }
+    if (UNLIKELY((size_t)(stack_end - fp) < callee->frame_slots))
+        TRAP(WASM_TRAP_STACK_EXHAUSTED);
+    memmove(fp, nfp, callee->param_slots * sizeof(uint64_t));
+    for (uint64_t *z = fp + callee->param_slots, *ze = z + callee->local_slots; z < ze; z++)
+        *z = 0;
+    code = callee;
+    ip = callee->words;
+    if (cinst != inst)
+        SWITCH_INST(cinst);
+    NEXT();
 do_call_func:
     if (LIKELY(callf->inst != NULL)) {
         cinst = callf->inst;
@@ -910,6 +975,84 @@ op_table_init : {
     ip += 6;
     NEXT();
 }
+    /* Memories other than a 32-bit memory 0 (multiple memories, memory64; compile_mem.c).
+     * [h][dst][addr][mem][offset lo][offset hi][bytes]: a 64-bit memory's effective address,
+     * checked in 64 bits, as a u32 for the plain access that follows (no memory exceeds 4 GiB:
+     * memory.c) */
+op_addr64 : {
+    const struct wasm_memory *m = inst->mems[ip[3]];
+    uint64_t a = S(2), ea = a + (ip[4] | ip[5] << 32);
+    if (UNLIKELY(ea < a || ea > m->size || ip[6] > m->size - ea))
+        TRAP(WASM_TRAP_MEMORY_OOB);
+    S(1) = ea;
+    ip += 7;
+    NEXT();
+}
+    /* [h][mem] / [h]: the plain access between them uses that memory, then memory 0 again */
+op_mem_sel:
+    mem = inst->mems[ip[1]];
+    mbase = mem->data;
+    msize = mem->size;
+    ip += 2;
+    NEXT();
+op_mem_sel0:
+    mem = inst->mem0;
+    mbase = mem ? mem->data : NULL;
+    msize = mem ? mem->size : 0;
+    ip += 1;
+    NEXT();
+    /* [h][dst][mem] */
+op_memory_size_m:
+    S(1) = inst->mems[ip[2]]->pages;
+    ip += 3;
+    NEXT();
+    /* [h][dst][delta][mem]: a 64-bit memory takes and returns i64 */
+op_memory_grow_m : {
+    struct wasm_memory *m = inst->mems[ip[3]];
+    uint64_t r = sbx__wasm_memory_grow64(m, m->type.is64 ? S(2) : U32(2));
+    S(1) = m->type.is64 ? r : (uint32_t)r;
+    msize = mem ? mem->size : 0; /* it may have been memory 0 */
+    ip += 4;
+    NEXT();
+}
+    /* [h][dst addr][byte][n][mem] */
+op_memory_fill_m : {
+    struct wasm_memory *m = inst->mems[ip[4]];
+    bool w = m->type.is64;
+    tk = sbx__wasm_memory_fill(m, w ? S(1) : U32(1), (uint8_t)S(2), w ? S(3) : U32(3));
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap;
+    ip += 5;
+    NEXT();
+}
+    /* [h][dst addr][src addr][n][dst mem][src mem]: n is an i64 only between 64-bit ones */
+op_memory_copy_m : {
+    struct wasm_memory *dm = inst->mems[ip[4]], *sm = inst->mems[ip[5]];
+    bool dw = dm->type.is64, sw = sm->type.is64;
+    tk = sbx__wasm_memory_copy(dm, sm, dw ? S(1) : U32(1), sw ? S(2) : U32(2),
+                               dw && sw ? S(3) : U32(3));
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap;
+    ip += 6;
+    NEXT();
+}
+    /* [h][segment][dst addr][src offset][n][mem] */
+op_memory_init_m : {
+    struct wasm_memory *m = inst->mems[ip[5]];
+    const struct wasm_data_seg *seg = &inst->module->datas[ip[1]];
+    tk = sbx__wasm_memory_init(m, seg->bytes, inst->data_dropped[ip[1]] ? 0 : seg->len,
+                               m->type.is64 ? S(2) : U32(2), U32(3), U32(4));
+    if (UNLIKELY(tk != WASM_TRAP_NONE))
+        goto trap;
+    ip += 6;
+    NEXT();
+}
+    /* [h][dst][src]: a 64-bit table index or length saturated to u32 (tables hold fewer than
+     * 2^32 - 1 elements, so a saturated one is out of bounds as the real one was) */
+op_idx64:
+    S(1) = S(2) > UINT32_MAX ? UINT32_MAX : S(2);
+    ip += 3;
+    NEXT();
     /* [h][segment] */
 op_elem_drop:
     inst->elem_sizes[ip[1]] = 0;

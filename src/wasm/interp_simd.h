@@ -403,3 +403,46 @@ NEXT();
 op_global_set2 : memcpy(globals[ip[1]]->value.v128, fp + ip[2], 16);
 ip += 3;
 NEXT();
+
+/* --- relaxed SIMD, the deterministic profile (opcodes.h): the rest run their 2.0 twins --- */
+/* [h][dst][a][b][c]: a * b + c rounded twice (two statements: never contracted to an FMA) */
+#define VMADD(name, T, N, neg)                                                                     \
+    op_simd_##name:                                                                                \
+    {                                                                                              \
+        T a[N], b[N], c[N], r[N];                                                                  \
+        VIN(2, a);                                                                                 \
+        VIN(3, b);                                                                                 \
+        VIN(4, c);                                                                                 \
+        for (unsigned i = 0; i < (N); i++) {                                                       \
+            T p = (neg a[i]) * b[i];                                                               \
+            r[i] = p + c[i];                                                                       \
+        }                                                                                          \
+        VOUT(r);                                                                                   \
+        ip += 5;                                                                                   \
+        NEXT();                                                                                    \
+    }
+VMADD(F32X4_RELAXED_MADD, float, 4, +)
+VMADD(F32X4_RELAXED_NMADD, float, 4, -)
+VMADD(F64X2_RELAXED_MADD, double, 2, +)
+VMADD(F64X2_RELAXED_NMADD, double, 2, -)
+/* i16 lane k: a[2k]*b[2k] + a[2k+1]*b[2k+1], both operands signed, the sum saturated */
+VBIN(I16X8_RELAXED_DOT_I8X16_I7X16_S, int8_t, 16, int16_t, 8,
+     r[i] = sat_s16((int32_t)a[2 * i] * b[2 * i] + (int32_t)a[2 * i + 1] * b[2 * i + 1]))
+/* [h][dst][a][b][c]: i32 lane k: the two i16 dots of lanes 2k, 2k+1, added, then + c[k] */
+op_simd_I32X4_RELAXED_DOT_I8X16_I7X16_ADD_S:
+{
+    int8_t a[16], b[16];
+    int32_t c[4], r[4];
+    VIN(2, a);
+    VIN(3, b);
+    VIN(4, c);
+    for (unsigned i = 0; i < 4; i++) {
+        int32_t d0 = sat_s16((int32_t)a[4 * i] * b[4 * i] + (int32_t)a[4 * i + 1] * b[4 * i + 1]);
+        int32_t d1 =
+            sat_s16((int32_t)a[4 * i + 2] * b[4 * i + 2] + (int32_t)a[4 * i + 3] * b[4 * i + 3]);
+        r[i] = (int32_t)((uint32_t)d0 + (uint32_t)d1 + (uint32_t)c[i]);
+    }
+    VOUT(r);
+    ip += 5;
+    NEXT();
+}

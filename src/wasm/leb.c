@@ -117,6 +117,17 @@ enum wasm_leb_status sbx__wasm_leb_u32(const uint8_t **pp, const uint8_t *end, u
     return st;
 }
 
+enum wasm_leb_status sbx__wasm_leb_u64(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *out = *p;
+        *pp = p + 1;
+        return WASM_LEB_OK;
+    }
+    return read_unsigned(pp, end, 64, out);
+}
+
 enum wasm_leb_status sbx__wasm_leb_s32(const uint8_t **pp, const uint8_t *end, int32_t *out)
 {
     int64_t v = 0;

@@ -16,6 +16,7 @@ enum wasm_leb_status {
 /* Each reads one number at *pp, advancing *pp past it on success; on failure *pp is left at
  * the byte that failed (for the message's offset). */
 enum wasm_leb_status sbx__wasm_leb_u32(const uint8_t **pp, const uint8_t *end, uint32_t *out);
+enum wasm_leb_status sbx__wasm_leb_u64(const uint8_t **pp, const uint8_t *end, uint64_t *out);
 enum wasm_leb_status sbx__wasm_leb_s32(const uint8_t **pp, const uint8_t *end, int32_t *out);
 enum wasm_leb_status sbx__wasm_leb_s33(const uint8_t **pp, const uint8_t *end, int64_t *out);
 enum wasm_leb_status sbx__wasm_leb_s64(const uint8_t **pp, const uint8_t *end, int64_t *out);

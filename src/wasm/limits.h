@@ -11,7 +11,7 @@
 #define WASM_MAX_EXPORTS       100000u
 #define WASM_MAX_GLOBALS       1000000u  /* imported and defined */
 #define WASM_MAX_TABLES        100000u   /* imported and defined */
-#define WASM_MAX_TABLE_SIZE    10000000u /* a table's initial size, in elements */
+#define WASM_MAX_TABLE_SIZE    10000000u /* elements: the store's default (instantiation) */
 #define WASM_MAX_ELEM_SEGMENTS 100000u
 #define WASM_MAX_DATA_SEGMENTS 100000u
 #define WASM_MAX_FUNC_ARITY    1000u  /* params, and results, of one function type */
@@ -20,9 +20,10 @@
  * local, so 1,000,000 functions of 50,000 locals each (6 MB of module) would take 50 GB of host
  * memory; 2^24 (16 MiB) is some 20 locals for each of 800,000 functions, more than the largest
  * toolchain output declares. */
-#define WASM_MAX_MODULE_LOCALS 16777216u
-#define WASM_MAX_BODY_BYTES    7654321u /* one function body */
-#define WASM_MAX_MEMORY_PAGES  65536u   /* the spec's bound for a 32-bit memory */
+#define WASM_MAX_MODULE_LOCALS  16777216u
+#define WASM_MAX_BODY_BYTES     7654321u     /* one function body */
+#define WASM_MAX_MEMORY_PAGES   65536u       /* the spec's bound for a 32-bit memory */
+#define WASM_MAX_MEMORY64_PAGES (1ull << 48) /* and for a 64-bit one (memory64) */
 /* Open blocks, loops and ifs in one function. Browsers bound nesting only through the body
  * size (3.8M levels in 7.6 MB); each level costs the validator and compiler ~100 bytes of host
  * memory outside the guest's memoryBytes, so sbx bounds it at 2^16 (6.5 MB): room for the

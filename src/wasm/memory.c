@@ -5,20 +5,26 @@
  * guard region, docs/wasm.md "Memory safety"); where that much address space is refused
  * (RLIMIT_AS), the memory falls back to the plain reservation and compiled code checks it. */
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "util/alloc.h"
 #include "wasm/jit/jit.h"
+#include "wasm/limits.h"
 #include "wasm/runtime.h"
 
-#define WASM_MAX_PAGES 65536u /* what 32-bit addresses reach */
+/* What 32-bit addresses reach; also sbx's bound for a 64-bit memory (memory64), so that an
+ * address past 4 GiB is out of bounds in every memory (docs/wasm.md, "memory64"). */
+#define WASM_MAX_PAGES 65536u
 
 /* Returns the ceiling a memory of type t may grow to in this store. */
 static uint32_t effective_max(const struct wasm_store *store, const struct wasm_memtype *t)
 {
     uint32_t cap = store->limits.max_memory_pages;
+    if (cap > WASM_MAX_PAGES)
+        cap = WASM_MAX_PAGES;
     if (t->limits.has_max && t->limits.max < cap)
-        return t->limits.max;
+        return (uint32_t)t->limits.max;
     return cap;
 }
 
@@ -74,8 +80,9 @@ struct wasm_memory *sbx__wasm_memory_new(struct wasm_store *store, const struct 
         return NULL;
     mem->type = *t;
     mem->max_pages = max_pages;
-    bool is_guard = store->limits.tier != WASM_TIER_INTERP;
-    if (!reserve(mem, t->limits.min, max_pages, is_guard) ||
+    /* The guard region covers 32-bit addresses only: a 64-bit memory is always checked. */
+    bool is_guard = store->limits.tier != WASM_TIER_INTERP && !t->is64;
+    if (!reserve(mem, (uint32_t)t->limits.min, max_pages, is_guard) ||
         !sbx__wasm_store_charge(store, mem->size)) {
         memory_free(mem);
         return NULL;
@@ -117,8 +124,9 @@ int64_t sbx__wasm_memory_grow(struct wasm_memory *mem, uint32_t delta)
     if (pages > mem->max_pages) {
         /* Past the type's own maximum or 4 GiB is the guest's business; past the store's cap,
          * the embedder's policy said no, and it wants to know. */
+        uint64_t spec_max = mem->type.is64 ? WASM_MAX_MEMORY64_PAGES : WASM_MAX_PAGES;
         bool is_own_max =
-            pages > WASM_MAX_PAGES || (mem->type.limits.has_max && pages > mem->type.limits.max);
+            pages > spec_max || (mem->type.limits.has_max && pages > mem->type.limits.max);
         mem->store->was_refused |= !is_own_max;
         return -1;
     }
@@ -139,6 +147,48 @@ int64_t sbx__wasm_memory_grow(struct wasm_memory *mem, uint32_t delta)
     /* The memory's type is its current limits (spec 4.5.3.3): imports match against it. */
     mem->type.limits.min = mem->pages;
     return old;
+}
+
+uint64_t sbx__wasm_memory_grow64(struct wasm_memory *mem, uint64_t delta)
+{
+    /* No memory exceeds 65536 pages: a larger delta fails as the type's or store's limit. */
+    uint32_t d = delta > WASM_MAX_PAGES ? WASM_MAX_PAGES + 1u : (uint32_t)delta;
+    int64_t r = sbx__wasm_memory_grow(mem, d);
+    return r < 0 ? UINT64_MAX : (uint64_t)r;
+}
+
+/* [a, a + n) within size, for any u64 a and n. */
+static bool in_range(uint64_t a, uint64_t n, uint64_t size)
+{
+    return a <= size && n <= size - a;
+}
+
+enum wasm_trap_kind sbx__wasm_memory_fill(struct wasm_memory *mem, uint64_t d, uint8_t val,
+                                          uint64_t n)
+{
+    if (!in_range(d, n, mem->size))
+        return WASM_TRAP_MEMORY_OOB;
+    memset(mem->data + d, val, (size_t)n);
+    return WASM_TRAP_NONE;
+}
+
+enum wasm_trap_kind sbx__wasm_memory_copy(struct wasm_memory *dm, struct wasm_memory *sm,
+                                          uint64_t d, uint64_t s, uint64_t n)
+{
+    if (!in_range(d, n, dm->size) || !in_range(s, n, sm->size))
+        return WASM_TRAP_MEMORY_OOB;
+    memmove(dm->data + d, sm->data + s, (size_t)n);
+    return WASM_TRAP_NONE;
+}
+
+enum wasm_trap_kind sbx__wasm_memory_init(struct wasm_memory *mem, const uint8_t *bytes,
+                                          uint32_t len, uint64_t d, uint64_t s, uint64_t n)
+{
+    if (!in_range(s, n, len) || !in_range(d, n, mem->size))
+        return WASM_TRAP_MEMORY_OOB;
+    if (n)
+        memcpy(mem->data + d, bytes + s, (size_t)n);
+    return WASM_TRAP_NONE;
 }
 
 const struct wasm_memtype *sbx__wasm_memory_type(const struct wasm_memory *mem)

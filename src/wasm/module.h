@@ -96,18 +96,20 @@ struct wasm_functype {
 };
 
 struct wasm_limits {
-    uint32_t min;
-    uint32_t max; /* valid when has_max */
+    uint64_t min;
+    uint64_t max; /* valid when has_max */
     bool has_max;
 };
 
 struct wasm_tabletype {
     wasm_vtype elem_type; /* a reference type */
     struct wasm_limits limits;
+    bool is64; /* indexed by i64 (memory64's table64), else i32 */
 };
 
 struct wasm_memtype {
     struct wasm_limits limits; /* in 64 KiB pages */
+    bool is64;                 /* addressed by i64 (memory64), else i32 */
 };
 
 struct wasm_globaltype {
@@ -115,19 +117,22 @@ struct wasm_globaltype {
     bool is_mutable;
 };
 
-/* A constant expression, pre-decoded (WebAssembly 2.0 allows exactly one instruction). */
+/* A constant expression: one instruction pre-decoded, or longer ones kept as code. */
 enum wasm_init_op {
     WASM_INIT_CONST = 0,  /* value holds the constant of type `type` */
-    WASM_INIT_GLOBAL_GET, /* index = global index (an imported global, per 2.0 validation) */
-    WASM_INIT_REF_NULL,   /* type = WASM_FUNCREF or WASM_EXTERNREF */
+    WASM_INIT_GLOBAL_GET, /* index = global index */
+    WASM_INIT_REF_NULL,   /* type = the null's reference type */
     WASM_INIT_REF_FUNC,   /* index = function index */
+    WASM_INIT_EXPR,       /* code: the instructions before the final end (const_expr.c) */
 };
 
 struct wasm_init {
     uint8_t op;      /* enum wasm_init_op */
-    wasm_vtype type; /* the expression's value type */
+    wasm_vtype type; /* the expression's value type (set by the validator for GLOBAL_GET, EXPR) */
     uint32_t index;
     wasm_value value;
+    const uint8_t *code; /* EXPR: points into the module's bytes */
+    uint32_t code_len;
 };
 
 struct wasm_import {
@@ -167,6 +172,7 @@ struct wasm_func_def {
     /* Set by the validator (validate_locals.c): local_count flags, non-zero for the declared
      * locals a call must zero; NULL when there are none. */
     uint8_t *local_zeroed;
+    bool has_tail_call;  /* set by the validator: the body has a return_call* */
     const uint8_t *code; /* instructions after the locals, up to and including the final end */
     uint32_t code_len;
     uint32_t code_offset; /* offset of code within the module binary, for messages */
@@ -245,6 +251,8 @@ struct wasm_module {
     uint32_t custom_count;
 
     char **func_names; /* from the "name" section, func_count entries (NULL if absent) */
+
+    bool has_tail_calls; /* some body has a return_call* (the compiled tier's calling convention) */
 
     /* Functions referenced outside function bodies (exports, elems, globals): ref.func in code
      * may name only these (spec 3.4.10, C.refs). func_count entries. */

@@ -37,3 +37,36 @@ const char *sbx__wasm_feature_text(unsigned feature)
 {
     return feature < WASM_FEAT_COUNT ? feature_texts[feature] : "an unknown feature";
 }
+
+uint16_t sbx__wasm_relaxed_as(uint16_t op)
+{
+    switch (op) {
+    case WASM_OP_I8X16_RELAXED_SWIZZLE:
+        return WASM_OP_I8X16_SWIZZLE;
+    case WASM_OP_I32X4_RELAXED_TRUNC_F32X4_S:
+        return WASM_OP_I32X4_TRUNC_SAT_F32X4_S;
+    case WASM_OP_I32X4_RELAXED_TRUNC_F32X4_U:
+        return WASM_OP_I32X4_TRUNC_SAT_F32X4_U;
+    case WASM_OP_I32X4_RELAXED_TRUNC_F64X2_S_ZERO:
+        return WASM_OP_I32X4_TRUNC_SAT_F64X2_S_ZERO;
+    case WASM_OP_I32X4_RELAXED_TRUNC_F64X2_U_ZERO:
+        return WASM_OP_I32X4_TRUNC_SAT_F64X2_U_ZERO;
+    case WASM_OP_I8X16_RELAXED_LANESELECT:
+    case WASM_OP_I16X8_RELAXED_LANESELECT:
+    case WASM_OP_I32X4_RELAXED_LANESELECT:
+    case WASM_OP_I64X2_RELAXED_LANESELECT:
+        return WASM_OP_V128_BITSELECT;
+    case WASM_OP_F32X4_RELAXED_MIN:
+        return WASM_OP_F32X4_MIN;
+    case WASM_OP_F32X4_RELAXED_MAX:
+        return WASM_OP_F32X4_MAX;
+    case WASM_OP_F64X2_RELAXED_MIN:
+        return WASM_OP_F64X2_MIN;
+    case WASM_OP_F64X2_RELAXED_MAX:
+        return WASM_OP_F64X2_MAX;
+    case WASM_OP_I16X8_RELAXED_Q15MULR_S:
+        return WASM_OP_I16X8_Q15MULR_SAT_S;
+    default:
+        return 0;
+    }
+}

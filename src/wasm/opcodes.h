@@ -34,6 +34,10 @@ enum wasm_feature {
         WASM_FEAT_COUNT
 };
 
+/* The 2.0 instruction a relaxed SIMD one behaves as under the deterministic profile
+ * (WASM_OPCODES_RELAXED_ALIAS), or 0 when op is not one of those. */
+uint16_t sbx__wasm_relaxed_as(uint16_t op);
+
 /* Returns the feature's name ("tail calls"); static, never NULL. */
 const char *sbx__wasm_feature_text(unsigned feature);
 
@@ -48,8 +52,8 @@ enum wasm_imm_kind {
     WASM_IMM_LOCAL,         /* localidx */
     WASM_IMM_GLOBAL,        /* globalidx */
     WASM_IMM_TABLE,         /* tableidx (table.get/set/grow/size/fill) */
-    WASM_IMM_MEMARG,        /* align:u32 offset:u32 */
-    WASM_IMM_MEMIDX,        /* a 0x00 byte (memory.size/grow/fill) */
+    WASM_IMM_MEMARG,        /* flags:u32 (align, memory index follows) [memidx] offset:u64 */
+    WASM_IMM_MEMIDX,        /* memidx (memory.size/grow/fill) */
     WASM_IMM_I32,           /* i32 (s32) */
     WASM_IMM_I64,           /* i64 (s64) */
     WASM_IMM_F32,           /* 4 raw bytes */
@@ -57,9 +61,9 @@ enum wasm_imm_kind {
     WASM_IMM_V128,          /* 16 raw bytes */
     WASM_IMM_SELECT_T,      /* vec(valtype), length 1 in 2.0 */
     WASM_IMM_REFTYPE,       /* reftype byte (ref.null) */
-    WASM_IMM_DATA_MEM,      /* dataidx 0x00 (memory.init) */
+    WASM_IMM_DATA_MEM,      /* dataidx memidx (memory.init) */
     WASM_IMM_DATA,          /* dataidx (data.drop) */
-    WASM_IMM_MEM_MEM,       /* 0x00 0x00 (memory.copy) */
+    WASM_IMM_MEM_MEM,       /* memidx memidx (memory.copy: destination first) */
     WASM_IMM_ELEM_TABLE,    /* elemidx tableidx (table.init) */
     WASM_IMM_ELEM,          /* elemidx (elem.drop) */
     WASM_IMM_TABLE_TABLE,   /* tableidx tableidx (table.copy: destination first) */
@@ -145,6 +149,8 @@ enum wasm_sig {
     X(RETURN,              0x00, 0x0F, "return",              NONE,          NONE, 0, BASE) \
     X(CALL,                0x00, 0x10, "call",                FUNC,          NONE, 0, BASE) \
     X(CALL_INDIRECT,       0x00, 0x11, "call_indirect",       CALL_INDIRECT, NONE, 0, BASE) \
+    X(RETURN_CALL,         0x00, 0x12, "return_call",         FUNC,          NONE, 0, TAIL_CALL) \
+    X(RETURN_CALL_INDIRECT, 0x00, 0x13, "return_call_indirect", CALL_INDIRECT, NONE, 0, TAIL_CALL) \
     X(DROP,                0x00, 0x1A, "drop",                NONE,          NONE, 0, BASE) \
     X(SELECT,              0x00, 0x1B, "select",              NONE,          NONE, 0, BASE) \
     X(SELECT_T,            0x00, 0x1C, "select",              SELECT_T,      NONE, 0, BASE) \
@@ -573,9 +579,40 @@ enum wasm_sig {
     X(I32X4_TRUNC_SAT_F64X2_U_ZERO,   0xFD, 0xFD, "i32x4.trunc_sat_f64x2_u_zero",   NONE,         v_v,   0, SIMD) \
     X(F64X2_CONVERT_LOW_I32X4_S,      0xFD, 0xFE, "f64x2.convert_low_i32x4_s",      NONE,         v_v,   0, SIMD) \
     X(F64X2_CONVERT_LOW_I32X4_U,      0xFD, 0xFF, "f64x2.convert_low_i32x4_u",      NONE,         v_v,   0, SIMD)
+
+/* Relaxed SIMD (0xFD 0x100-0x113). sbx implements the spec's deterministic profile (every
+ * relaxed choice its first: appendix "Profiles"), the same on every host and in both tiers:
+ * these behave exactly as the 2.0 instruction sbx__wasm_relaxed_as names ... */
+#define WASM_OPCODES_RELAXED_ALIAS(X) \
+    X(I8X16_RELAXED_SWIZZLE,             0xFD, 0x100, "i8x16.relaxed_swizzle",               NONE, vv_v,  0, RELAXED_SIMD) \
+    X(I32X4_RELAXED_TRUNC_F32X4_S,       0xFD, 0x101, "i32x4.relaxed_trunc_f32x4_s",         NONE, v_v,   0, RELAXED_SIMD) \
+    X(I32X4_RELAXED_TRUNC_F32X4_U,       0xFD, 0x102, "i32x4.relaxed_trunc_f32x4_u",         NONE, v_v,   0, RELAXED_SIMD) \
+    X(I32X4_RELAXED_TRUNC_F64X2_S_ZERO,  0xFD, 0x103, "i32x4.relaxed_trunc_f64x2_s_zero",    NONE, v_v,   0, RELAXED_SIMD) \
+    X(I32X4_RELAXED_TRUNC_F64X2_U_ZERO,  0xFD, 0x104, "i32x4.relaxed_trunc_f64x2_u_zero",    NONE, v_v,   0, RELAXED_SIMD) \
+    X(I8X16_RELAXED_LANESELECT,          0xFD, 0x109, "i8x16.relaxed_laneselect",            NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(I16X8_RELAXED_LANESELECT,          0xFD, 0x10A, "i16x8.relaxed_laneselect",            NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(I32X4_RELAXED_LANESELECT,          0xFD, 0x10B, "i32x4.relaxed_laneselect",            NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(I64X2_RELAXED_LANESELECT,          0xFD, 0x10C, "i64x2.relaxed_laneselect",            NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(F32X4_RELAXED_MIN,                 0xFD, 0x10D, "f32x4.relaxed_min",                   NONE, vv_v,  0, RELAXED_SIMD) \
+    X(F32X4_RELAXED_MAX,                 0xFD, 0x10E, "f32x4.relaxed_max",                   NONE, vv_v,  0, RELAXED_SIMD) \
+    X(F64X2_RELAXED_MIN,                 0xFD, 0x10F, "f64x2.relaxed_min",                   NONE, vv_v,  0, RELAXED_SIMD) \
+    X(F64X2_RELAXED_MAX,                 0xFD, 0x110, "f64x2.relaxed_max",                   NONE, vv_v,  0, RELAXED_SIMD) \
+    X(I16X8_RELAXED_Q15MULR_S,           0xFD, 0x111, "i16x8.relaxed_q15mulr_s",             NONE, vv_v,  0, RELAXED_SIMD)
+/* ... and these have their own handlers: madd/nmadd round twice (a*b, then + c: not fused),
+ * the dots treat their second operand as signed and saturate the i16 pair sums. */
+#define WASM_OPCODES_RELAXED_OWN(X) \
+    X(F32X4_RELAXED_MADD,                0xFD, 0x105, "f32x4.relaxed_madd",                  NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(F32X4_RELAXED_NMADD,               0xFD, 0x106, "f32x4.relaxed_nmadd",                 NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(F64X2_RELAXED_MADD,                0xFD, 0x107, "f64x2.relaxed_madd",                  NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(F64X2_RELAXED_NMADD,               0xFD, 0x108, "f64x2.relaxed_nmadd",                 NONE, vvv_v, 0, RELAXED_SIMD) \
+    X(I16X8_RELAXED_DOT_I8X16_I7X16_S,   0xFD, 0x112, "i16x8.relaxed_dot_i8x16_i7x16_s",     NONE, vv_v,  0, RELAXED_SIMD) \
+    X(I32X4_RELAXED_DOT_I8X16_I7X16_ADD_S, 0xFD, 0x113, "i32x4.relaxed_dot_i8x16_i7x16_add_s", NONE, vvv_v, 0, RELAXED_SIMD)
 /* clang-format on */
 
-#define WASM_OPCODES(X) WASM_OPCODES_MVP(X) WASM_OPCODES_FC(X) WASM_OPCODES_SIMD(X)
+#define WASM_OPCODES(X)                                                                            \
+    WASM_OPCODES_MVP(X)                                                                            \
+    WASM_OPCODES_FC(X)                                                                             \
+    WASM_OPCODES_SIMD(X) WASM_OPCODES_RELAXED_ALIAS(X) WASM_OPCODES_RELAXED_OWN(X)
 
 /* An opcode's dense id: (space << 8) | (code & 0xFF), space 0 = one byte, 1 = 0xFC, 2 = 0xFD
  * below 0x100, 3 = 0xFD from 0x100 (relaxed SIMD), 4 = 0xFB (GC). Every prefixed code of 3.0

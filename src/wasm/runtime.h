@@ -133,6 +133,17 @@ struct wasm_store {
  * compiled code a new memory would get (memory.c). */
 bool sbx__wasm_memory_can_guard(void);
 
+/* memory.grow / fill / copy / init on any memory (the interpreter's and compiled code's paths
+ * for a memory other than a 32-bit memory 0), addresses, lengths and deltas as u64 (an i32
+ * memory's zero-extended): the old size in pages or UINT64_MAX; the trap kind or NONE. */
+uint64_t sbx__wasm_memory_grow64(struct wasm_memory *mem, uint64_t delta);
+enum wasm_trap_kind sbx__wasm_memory_fill(struct wasm_memory *mem, uint64_t d, uint8_t val,
+                                          uint64_t n);
+enum wasm_trap_kind sbx__wasm_memory_copy(struct wasm_memory *dm, struct wasm_memory *sm,
+                                          uint64_t d, uint64_t s, uint64_t n);
+enum wasm_trap_kind sbx__wasm_memory_init(struct wasm_memory *mem, const uint8_t *bytes,
+                                          uint32_t len, uint64_t d, uint64_t s, uint64_t n);
+
 /* Registers an object for freeing with the store (free_fn(ptr) at destroy). false on NOMEM. */
 bool sbx__wasm_store_own(struct wasm_store *store, void *ptr, void (*free_fn)(void *));
 

@@ -19,9 +19,11 @@ static void table_free(void *ptr)
 struct wasm_table *sbx__wasm_table_new(struct wasm_store *store, const struct wasm_tabletype *tt,
                                        wasm_value init)
 {
-    uint32_t max = store->limits.max_table_elems;
+    /* Below 2^32 - 1 elements: a 64-bit index saturated to UINT32_MAX is out of bounds. */
+    uint32_t max =
+        store->limits.max_table_elems < UINT32_MAX ? store->limits.max_table_elems : UINT32_MAX - 1;
     if (tt->limits.has_max && tt->limits.max < max)
-        max = tt->limits.max;
+        max = (uint32_t)tt->limits.max;
     if (tt->limits.min > max ||
         !sbx__wasm_store_charge(store, (uint64_t)tt->limits.min * sizeof(void *)))
         return NULL;
@@ -31,15 +33,16 @@ struct wasm_table *sbx__wasm_table_new(struct wasm_store *store, const struct wa
         return NULL;
     }
     t->store = store;
-    t->size = tt->limits.min; /* charged: table_free refunds it */
-    t->elems = sbx__mallocn(tt->limits.min ? tt->limits.min : 1, sizeof(void *));
+    uint32_t min = (uint32_t)tt->limits.min; /* <= max, a uint32_t */
+    t->size = min;                           /* charged: table_free refunds it */
+    t->elems = sbx__mallocn(min ? min : 1, sizeof(void *));
     if (!t->elems || !sbx__wasm_store_own(store, t, table_free)) {
         table_free(t);
         return NULL;
     }
-    for (uint32_t i = 0; i < tt->limits.min; i++)
+    for (uint32_t i = 0; i < min; i++)
         t->elems[i] = init.ref;
-    t->size = tt->limits.min;
+    t->size = min;
     t->max = max;
     t->type = *tt;
     return t;

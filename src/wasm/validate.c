@@ -1,35 +1,43 @@
 /* wasm/validate.c: module-level validation (spec 3.4): index ranges, limits, constant
  * expressions, segments, start, exports, C.refs (func_is_declared), then every function body
  * (validate_code.c). Messages use the spec's texts: "invalid: unknown global 3 ...". */
+#include <inttypes.h>
 #include <string.h>
 
 #include "util/alloc.h"
+#include "wasm/const_expr.h"
 #include "wasm/limits.h"
 #include "wasm/validate_internal.h"
 
-#define MAX_PAGES WASM_MAX_MEMORY_PAGES
-
-static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uint32_t range,
+/* The ranges of limits (spec 3.2.1-3.2.3, 3.0): pages of a memory (2^16 for i32 addresses,
+ * 2^48 for i64), elements of a table (2^32 - 1 for i32 indices, any u64 for i64). */
+static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uint64_t range,
                          const char *what)
 {
     if (l->min > range || (l->has_max && l->max > range)) {
-        if (range == MAX_PAGES)
+        if (range == WASM_MAX_MEMORY_PAGES)
             return sbx__wasm_rd_invalid(r, NULL, "memory size must be at most 65536 pages (4GiB)");
-        return sbx__wasm_rd_invalid(r, NULL, "%s size must be at most %u", what, range);
+        return sbx__wasm_rd_invalid(r, NULL, "%s size must be at most %" PRIu64, what, range);
     }
     if (l->has_max && l->min > l->max)
         return sbx__wasm_rd_invalid(r, NULL, "size minimum must not be greater than maximum");
     return true;
 }
 
-/* Validates a constant expression of the expected type. In 2.0, global.get may name only an
- * imported, immutable global (C' of spec 3.4.10). */
+/* Validates a constant expression of the expected type. global.get may name an immutable
+ * global below max_global: a global's own initializer sees the imported and the previously
+ * defined ones (spec 3.0, 3.4.9), segments every global. */
 static bool check_const(struct wasm_reader *r, const struct wasm_module *m, struct wasm_init *e,
-                        wasm_vtype want, const char *where, uint32_t idx)
+                        wasm_vtype want, uint32_t max_global, const char *where, uint32_t idx)
 {
+    const char *why = NULL;
     switch (e->op) {
+    case WASM_INIT_EXPR:
+        if (!sbx__wasm_const_validate(m, e, max_global, &e->type, &why))
+            return sbx__wasm_rd_invalid(r, NULL, "%s in %s %u", why, where, idx);
+        break;
     case WASM_INIT_GLOBAL_GET:
-        if (e->index >= m->global_import_count)
+        if (e->index >= max_global)
             return sbx__wasm_rd_invalid(r, NULL, "unknown global %u in %s %u", e->index, where,
                                         idx);
         if (m->globals[e->index].is_mutable)
@@ -64,16 +72,16 @@ static bool check_imports_and_types(struct wasm_reader *r, const struct wasm_mod
                                         m->funcs[i].type_index, m->func_import_count + i);
     }
     for (uint32_t i = 0; i < m->table_count; i++) {
-        if (!check_limits(r, &m->tables[i].limits, UINT32_MAX, "table"))
+        const struct wasm_tabletype *t = &m->tables[i];
+        /* The initial size is a resource, bounded where the table is made (the store's
+         * max_table_elems), not a validity rule: 3.0 defines tables of 2^64 - 1 elements. */
+        if (!check_limits(r, &t->limits, t->is64 ? UINT64_MAX : UINT32_MAX, "table"))
             return false;
-        if (i >= m->table_import_count && m->tables[i].limits.min > WASM_MAX_TABLE_SIZE)
-            return sbx__wasm_rd_limit(r, NULL, "table %u of %u elements, more than %u", i,
-                                      m->tables[i].limits.min, WASM_MAX_TABLE_SIZE);
     }
-    if (m->mem_count > 1)
-        return sbx__wasm_rd_invalid(r, NULL, "multiple memories");
     for (uint32_t i = 0; i < m->mem_count; i++) {
-        if (!check_limits(r, &m->mems[i].limits, MAX_PAGES, "memory"))
+        const struct wasm_memtype *t = &m->mems[i];
+        if (!check_limits(r, &t->limits, t->is64 ? WASM_MAX_MEMORY64_PAGES : WASM_MAX_MEMORY_PAGES,
+                          "memory"))
             return false;
     }
     return true;
@@ -84,7 +92,8 @@ static bool check_globals(struct wasm_reader *r, struct wasm_module *m)
     uint32_t ndef = m->global_count - m->global_import_count;
     for (uint32_t i = 0; i < ndef; i++) {
         const struct wasm_globaltype *g = &m->globals[m->global_import_count + i];
-        if (!check_const(r, m, &m->global_inits[i], g->type, "global", m->global_import_count + i))
+        if (!check_const(r, m, &m->global_inits[i], g->type, m->global_import_count + i, "global",
+                         m->global_import_count + i))
             return false;
     }
     return true;
@@ -99,11 +108,12 @@ static bool check_elem(struct wasm_reader *r, struct wasm_module *m, struct wasm
                                         e->table_index, idx);
         if (m->tables[e->table_index].elem_type != e->elem_type)
             return sbx__wasm_rd_invalid(r, NULL, "type mismatch in element segment %u", idx);
-        if (!check_const(r, m, &e->offset, WASM_I32, "element segment", idx))
+        if (!check_const(r, m, &e->offset, m->tables[e->table_index].is64 ? WASM_I64 : WASM_I32,
+                         m->global_count, "element segment", idx))
             return false;
     }
     for (uint32_t i = 0; i < e->count; i++) {
-        if (!check_const(r, m, &e->items[i], e->elem_type, "element segment", idx))
+        if (!check_const(r, m, &e->items[i], e->elem_type, m->global_count, "element segment", idx))
             return false;
     }
     return true;
@@ -122,7 +132,8 @@ static bool check_segments(struct wasm_reader *r, struct wasm_module *m)
         if (s->mem_index >= m->mem_count)
             return sbx__wasm_rd_invalid(r, NULL, "unknown memory %u in data segment %u",
                                         s->mem_index, i);
-        if (!check_const(r, m, &s->offset, WASM_I32, "data segment", i))
+        if (!check_const(r, m, &s->offset, m->mems[s->mem_index].is64 ? WASM_I64 : WASM_I32,
+                         m->global_count, "data segment", i))
             return false;
     }
     return true;
@@ -192,11 +203,14 @@ static bool check_exports(struct wasm_reader *r, const struct wasm_module *m, bo
     return check_export_names(r, m, nomem);
 }
 
-static void mark_refs(bool *declared, const struct wasm_init *e, uint32_t n)
+static void mark_refs(const struct wasm_module *m, bool *declared, const struct wasm_init *e,
+                      uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (e[i].op == WASM_INIT_REF_FUNC)
             declared[e[i].index] = true;
+        else if (e[i].op == WASM_INIT_EXPR)
+            sbx__wasm_const_refs(m, &e[i], declared);
     }
 }
 
@@ -213,9 +227,9 @@ static bool fill_declared(struct wasm_reader *r, struct wasm_module *m, bool *no
         if (m->exports[i].kind == WASM_EXTERN_FUNC)
             m->func_is_declared[m->exports[i].index] = true;
     }
-    mark_refs(m->func_is_declared, m->global_inits, m->global_count - m->global_import_count);
+    mark_refs(m, m->func_is_declared, m->global_inits, m->global_count - m->global_import_count);
     for (uint32_t i = 0; i < m->elem_count; i++)
-        mark_refs(m->func_is_declared, m->elems[i].items, m->elems[i].count);
+        mark_refs(m, m->func_is_declared, m->elems[i].items, m->elems[i].count);
     return true;
 }
 

@@ -8,113 +8,64 @@
 #include "wasm/limits.h"
 #include "wasm/validate_internal.h"
 
-#define UNKNOWN  0u
-#define MAX_VALS (1u << 22) /* implementation limit on operand stack depth */
+#define UNKNOWN VAL_UNKNOWN
 
-struct ctl {
-    uint16_t op; /* WASM_OP_BLOCK, _LOOP, _IF, or _ELSE once the else arm started */
-    bool is_unreachable;
-    uint32_t br_table_mark; /* the last br_table that checked this label */
-    uint32_t height;
-    uint32_t nparams, nresults;
-    const wasm_vtype *params, *results; /* results NULL: the one type in single */
-    wasm_vtype single;
-};
-
-struct vfunc {
-    const struct wasm_module *m;
-    struct wasm_reader *r;
-    uint32_t func_idx;
-    const uint8_t *at; /* the current instruction, for messages */
-    const struct wasm_functype *type;
-    const struct wasm_func_def *def;
-    wasm_vtype *vals;
-    uint32_t nvals, cap_vals;
-    struct ctl *ctls;
-    uint32_t nctls, cap_ctls;
-    wasm_vtype *tmp;
-    uint32_t cap_tmp;
-    wasm_vtype *locals; /* the function's params and declared locals */
-    uint32_t nlocals, cap_locals;
-    uint32_t br_table_serial;
-    bool *nomem;
-    struct wasm_lscan ls; /* the locals a call must zero (validate_locals.c) */
-};
-
-static bool fail(struct vfunc *v, const char *msg)
+bool sbx__wasm_v_fail(struct vfunc *v, const char *msg)
 {
     return sbx__wasm_rd_invalid(v->r, v->at, "%s in function %u", msg, v->func_idx);
 }
 
-static bool fail_idx(struct vfunc *v, const char *what, uint32_t idx)
+bool sbx__wasm_v_fail_idx(struct vfunc *v, const char *what, uint32_t idx)
 {
     return sbx__wasm_rd_invalid(v->r, v->at, "unknown %s %u in function %u", what, idx,
                                 v->func_idx);
 }
 
-static bool grow(struct vfunc *v, void **buf, uint32_t *cap, size_t elem, uint32_t need)
+bool sbx__wasm_v_grow(struct vfunc *v, void **buf, uint32_t *cap, size_t elem, uint32_t need)
 {
     if (need <= *cap)
         return true;
-    if (need > MAX_VALS)
-        return fail(v, "operand stack too deep");
+    if (need > VAL_MAX)
+        return sbx__wasm_v_fail(v, "operand stack too deep");
     uint32_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
     void *p = sbx__reallocn(*buf, n, elem);
     if (p == NULL) {
         *v->nomem = true;
-        return fail(v, "out of memory");
+        return sbx__wasm_v_fail(v, "out of memory");
     }
     *buf = p;
     *cap = n;
     return true;
 }
 
-static inline bool push(struct vfunc *v, wasm_vtype t)
-{
-    if (v->nvals == v->cap_vals &&
-        !grow(v, (void **)&v->vals, &v->cap_vals, sizeof(*v->vals), v->nvals + 1))
-        return false;
-    v->vals[v->nvals++] = t;
-    return true;
-}
-
-static bool push_n(struct vfunc *v, const wasm_vtype *types, uint32_t n)
+bool sbx__wasm_v_push_n(struct vfunc *v, const wasm_vtype *types, uint32_t n)
 {
     if (n == 0)
         return true;
-    if (!grow(v, (void **)&v->vals, &v->cap_vals, sizeof(*v->vals), v->nvals + n))
+    if (!sbx__wasm_v_grow(v, (void **)&v->vals, &v->cap_vals, sizeof(*v->vals), v->nvals + n))
         return false;
     memcpy(v->vals + v->nvals, types, n * sizeof(*types));
     v->nvals += n;
     return true;
 }
 
-static bool pop_any(struct vfunc *v, wasm_vtype *out)
+bool sbx__wasm_v_pop_any(struct vfunc *v, wasm_vtype *out)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
     if (v->nvals == c->height) {
         *out = UNKNOWN;
-        return c->is_unreachable || fail(v, "type mismatch");
+        return c->is_unreachable || sbx__wasm_v_fail(v, "type mismatch");
     }
     *out = v->vals[--v->nvals];
     return true;
 }
 
-static inline bool pop(struct vfunc *v, wasm_vtype want)
-{
-    const struct ctl *c = &v->ctls[v->nctls - 1];
-    if (v->nvals == c->height)
-        return c->is_unreachable || fail(v, "type mismatch");
-    wasm_vtype t = v->vals[--v->nvals];
-    return t == want || t == UNKNOWN || fail(v, "type mismatch");
-}
-
-static bool pop_n(struct vfunc *v, const wasm_vtype *types, uint32_t n)
+bool sbx__wasm_v_pop_n(struct vfunc *v, const wasm_vtype *types, uint32_t n)
 {
     for (uint32_t i = n; i-- > 0;) {
-        if (!pop(v, types[i]))
+        if (!vpop(v, types[i]))
             return false;
     }
     return true;
@@ -133,7 +84,7 @@ static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const wasm_vtype
         return sbx__wasm_rd_limit(v->r, v->at, "blocks nested deeper than %u in function %u",
                                   WASM_MAX_NESTING, v->func_idx);
     if (v->nctls == v->cap_ctls &&
-        !grow(v, (void **)&v->ctls, &v->cap_ctls, sizeof *v->ctls, v->nctls + 1))
+        !sbx__wasm_v_grow(v, (void **)&v->ctls, &v->cap_ctls, sizeof *v->ctls, v->nctls + 1))
         return false;
     v->ctls[v->nctls++] = (struct ctl){.op = op,
                                        .height = v->nvals,
@@ -142,16 +93,16 @@ static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const wasm_vtype
                                        .nresults = nr,
                                        .results = res,
                                        .single = single};
-    return push_n(v, p, np);
+    return sbx__wasm_v_push_n(v, p, np);
 }
 
 /* Pops the frame's results and checks nothing else is left above its base. */
 static bool end_frame(struct vfunc *v)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
-    if (!pop_n(v, ctl_results(c), c->nresults))
+    if (!sbx__wasm_v_pop_n(v, ctl_results(c), c->nresults))
         return false;
-    return v->nvals == c->height || fail(v, "type mismatch");
+    return v->nvals == c->height || sbx__wasm_v_fail(v, "type mismatch");
 }
 
 static void set_unreachable(struct vfunc *v)
@@ -164,7 +115,7 @@ static void set_unreachable(struct vfunc *v)
 static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const wasm_vtype **types)
 {
     if (depth >= v->nctls)
-        return fail_idx(v, "label", depth);
+        return sbx__wasm_v_fail_idx(v, "label", depth);
     struct ctl *c = &v->ctls[v->nctls - 1 - depth];
     if (c->op == WASM_OP_LOOP) {
         *n = c->nparams, *types = c->params;
@@ -184,7 +135,7 @@ static bool block_sig(struct vfunc *v, const struct wasm_instr *in, uint32_t *np
         *nr = 1;
     } else if (in->bt_kind == WASM_BT_TYPEIDX) {
         if (in->idx >= v->m->type_count)
-            return fail_idx(v, "type", in->idx);
+            return sbx__wasm_v_fail_idx(v, "type", in->idx);
         const struct wasm_functype *t = &v->m->types[in->idx];
         *np = t->param_count, *p = t->types;
         *nr = t->result_count, *res = t->types + t->param_count;
@@ -198,10 +149,10 @@ static bool op_block(struct vfunc *v, const struct wasm_instr *in)
     const wasm_vtype *p, *res;
     if (!block_sig(v, in, &np, &p, &nr, &res))
         return false;
-    if (in->op == WASM_OP_IF && !pop(v, WASM_I32))
+    if (in->op == WASM_OP_IF && !vpop(v, WASM_I32))
         return false;
     sbx__wasm_lscan_open(&v->ls, in->op == WASM_OP_LOOP);
-    return pop_n(v, p, np) && push_ctl(v, in->op, np, p, nr, res, in->valtype);
+    return sbx__wasm_v_pop_n(v, p, np) && push_ctl(v, in->op, np, p, nr, res, in->valtype);
 }
 
 static bool op_else(struct vfunc *v)
@@ -214,7 +165,7 @@ static bool op_else(struct vfunc *v)
     sbx__wasm_lscan_else(&v->ls);
     c->op = WASM_OP_ELSE;
     c->is_unreachable = false;
-    return push_n(v, c->params, c->nparams);
+    return sbx__wasm_v_push_n(v, c->params, c->nparams);
 }
 
 static bool op_end(struct vfunc *v)
@@ -224,7 +175,7 @@ static bool op_end(struct vfunc *v)
     if (c->op == WASM_OP_IF && (c->nparams != c->nresults ||
                                 (c->nparams > 0 && memcmp(c->params, ctl_results(c),
                                                           c->nparams * sizeof(*c->params)) != 0)))
-        return fail(v, "type mismatch");
+        return sbx__wasm_v_fail(v, "type mismatch");
     if (!end_frame(v))
         return false;
     sbx__wasm_lscan_end(&v->ls);
@@ -234,16 +185,16 @@ static bool op_end(struct vfunc *v)
     v->nctls--;
     if (v->nctls == 0)
         return true;
-    return push_n(v, res, nr);
+    return sbx__wasm_v_push_n(v, res, nr);
 }
 
 static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
 {
     uint32_t arity, n;
     const wasm_vtype *types, *dflt;
-    if (!pop(v, WASM_I32) || !label(v, in->idx, &arity, &dflt))
+    if (!vpop(v, WASM_I32) || !label(v, in->idx, &arity, &dflt))
         return false;
-    if (!grow(v, (void **)&v->tmp, &v->cap_tmp, sizeof(*v->tmp), arity))
+    if (!sbx__wasm_v_grow(v, (void **)&v->tmp, &v->cap_tmp, sizeof(*v->tmp), arity))
         return false;
     const uint8_t *cursor = NULL;
     uint32_t serial = ++v->br_table_serial;
@@ -252,7 +203,7 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
         if (!label(v, depth, &n, &types))
             return false;
         if (n != arity)
-            return fail(v, "type mismatch");
+            return sbx__wasm_v_fail(v, "type mismatch");
         /* A label already checked by this br_table gives the same answer: skip it, so a
          * long table costs one check per distinct label, not per entry. */
         struct ctl *c = &v->ctls[v->nctls - 1 - depth];
@@ -261,15 +212,15 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
         c->br_table_mark = serial;
         /* Pop the label's types and push back what was popped (spec appendix). */
         for (uint32_t k = n; k-- > 0;) {
-            if (!pop_any(v, &v->tmp[k]))
+            if (!sbx__wasm_v_pop_any(v, &v->tmp[k]))
                 return false;
             if (v->tmp[k] != types[k] && v->tmp[k] != UNKNOWN)
-                return fail(v, "type mismatch");
+                return sbx__wasm_v_fail(v, "type mismatch");
         }
-        if (!push_n(v, v->tmp, n))
+        if (!sbx__wasm_v_push_n(v, v->tmp, n))
             return false;
     }
-    if (!pop_n(v, dflt, arity))
+    if (!sbx__wasm_v_pop_n(v, dflt, arity))
         return false;
     set_unreachable(v);
     return true;
@@ -277,8 +228,8 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
 
 static bool op_call(struct vfunc *v, const struct wasm_functype *t)
 {
-    return pop_n(v, t->types, t->param_count) &&
-           push_n(v, t->types + t->param_count, t->result_count);
+    return sbx__wasm_v_pop_n(v, t->types, t->param_count) &&
+           sbx__wasm_v_push_n(v, t->types + t->param_count, t->result_count);
 }
 
 static bool is_ref(wasm_vtype t)
@@ -291,18 +242,18 @@ static bool op_select(struct vfunc *v, const struct wasm_instr *in)
     wasm_vtype t1, t2;
     if (in->op == WASM_OP_SELECT_T) {
         if (in->count != 1)
-            return fail(v, "invalid result arity");
-        return pop(v, WASM_I32) && pop(v, in->valtype) && pop(v, in->valtype) &&
-               push(v, in->valtype);
+            return sbx__wasm_v_fail(v, "invalid result arity");
+        return vpop(v, WASM_I32) && vpop(v, in->valtype) && vpop(v, in->valtype) &&
+               vpush(v, in->valtype);
     }
-    if (!pop(v, WASM_I32) || !pop_any(v, &t1) || !pop_any(v, &t2))
+    if (!vpop(v, WASM_I32) || !sbx__wasm_v_pop_any(v, &t1) || !sbx__wasm_v_pop_any(v, &t2))
         return false;
     /* Untyped select takes numeric or vector operands only (spec 3.3.4). */
     if ((t1 != UNKNOWN && is_ref(t1)) || (t2 != UNKNOWN && is_ref(t2)))
-        return fail(v, "type mismatch");
+        return sbx__wasm_v_fail(v, "type mismatch");
     if (t1 != t2 && t1 != UNKNOWN && t2 != UNKNOWN)
-        return fail(v, "type mismatch");
-    return push(v, t1 == UNKNOWN ? t2 : t1);
+        return sbx__wasm_v_fail(v, "type mismatch");
+    return vpush(v, t1 == UNKNOWN ? t2 : t1);
 }
 
 static bool local_type(struct vfunc *v, uint32_t idx, wasm_vtype *out)
@@ -311,7 +262,7 @@ static bool local_type(struct vfunc *v, uint32_t idx, wasm_vtype *out)
         *out = v->locals[idx];
         return true;
     }
-    return fail_idx(v, "local", idx);
+    return sbx__wasm_v_fail_idx(v, "local", idx);
 }
 
 static bool op_local(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
@@ -321,59 +272,22 @@ static bool op_local(struct vfunc *v, const struct wasm_instr *in, bool prev_zer
         return false;
     sbx__wasm_lscan_local(&v->ls, in->op == WASM_OP_LOCAL_GET, in->idx, prev_zero);
     if (in->op == WASM_OP_LOCAL_GET)
-        return push(v, t);
-    if (!pop(v, t))
+        return vpush(v, t);
+    if (!vpop(v, t))
         return false;
-    return in->op == WASM_OP_LOCAL_SET || push(v, t);
+    return in->op == WASM_OP_LOCAL_SET || vpush(v, t);
 }
 
 static bool op_global(struct vfunc *v, const struct wasm_instr *in)
 {
     if (in->idx >= v->m->global_count)
-        return fail_idx(v, "global", in->idx);
+        return sbx__wasm_v_fail_idx(v, "global", in->idx);
     const struct wasm_globaltype *g = &v->m->globals[in->idx];
     if (in->op == WASM_OP_GLOBAL_GET)
-        return push(v, g->type);
+        return vpush(v, g->type);
     if (!g->is_mutable)
-        return fail(v, "global is immutable");
-    return pop(v, g->type);
-}
-
-static bool table_type(struct vfunc *v, uint32_t idx, wasm_vtype *out)
-{
-    if (idx >= v->m->table_count)
-        return fail_idx(v, "table", idx);
-    *out = v->m->tables[idx].elem_type;
-    return true;
-}
-
-static bool op_table(struct vfunc *v, const struct wasm_instr *in)
-{
-    wasm_vtype t = 0, t2 = 0;
-    if (in->op != WASM_OP_TABLE_INIT && !table_type(v, in->idx, &t))
-        return false;
-    switch (in->op) {
-    case WASM_OP_TABLE_GET:
-        return pop(v, WASM_I32) && push(v, t);
-    case WASM_OP_TABLE_SET:
-        return pop(v, t) && pop(v, WASM_I32);
-    case WASM_OP_TABLE_GROW:
-        return pop(v, WASM_I32) && pop(v, t) && push(v, WASM_I32);
-    case WASM_OP_TABLE_FILL:
-        return pop(v, WASM_I32) && pop(v, t) && pop(v, WASM_I32);
-    case WASM_OP_TABLE_SIZE: /* stack effects of size/copy/init come from the table */
-        return true;
-    case WASM_OP_TABLE_COPY:
-        if (!table_type(v, in->idx2, &t2))
-            return false;
-        return t == t2 || fail(v, "type mismatch");
-    default: /* TABLE_INIT: idx is the element segment, idx2 the table */
-        if (!table_type(v, in->idx2, &t2))
-            return false;
-        if (in->idx >= v->m->elem_count)
-            return fail_idx(v, "elem segment", in->idx);
-        return v->m->elems[in->idx].elem_type == t2 || fail(v, "type mismatch");
-    }
+        return sbx__wasm_v_fail(v, "global is immutable");
+    return vpop(v, g->type);
 }
 
 static bool op_ref(struct vfunc *v, const struct wasm_instr *in)
@@ -381,68 +295,32 @@ static bool op_ref(struct vfunc *v, const struct wasm_instr *in)
     wasm_vtype t = 0;
     switch (in->op) {
     case WASM_OP_REF_NULL:
-        return push(v, in->valtype);
+        return vpush(v, in->valtype);
     case WASM_OP_REF_IS_NULL:
-        if (!pop_any(v, &t))
+        if (!sbx__wasm_v_pop_any(v, &t))
             return false;
-        return (is_ref(t) || fail(v, "type mismatch")) && push(v, WASM_I32);
+        return (is_ref(t) || sbx__wasm_v_fail(v, "type mismatch")) && vpush(v, WASM_I32);
     default: /* REF_FUNC */
         if (in->idx >= v->m->func_count)
-            return fail_idx(v, "function", in->idx);
+            return sbx__wasm_v_fail_idx(v, "function", in->idx);
         if (!v->m->func_is_declared[in->idx])
-            return fail(v, "undeclared function reference");
-        return push(v, WASM_FUNCREF);
+            return sbx__wasm_v_fail(v, "undeclared function reference");
+        return vpush(v, WASM_FUNCREF);
     }
-}
-
-static bool need_memory(struct vfunc *v)
-{
-    return v->m->mem_count > 0 || fail_idx(v, "memory", 0);
-}
-
-static bool need_data_count(struct vfunc *v, uint32_t idx)
-{
-    /* Binary 5.5.16: a data index in code needs the data count section when there are data
-     * segments; with none, it is just an unknown segment. */
-    if (!v->m->has_data_count_section && v->m->data_count > 0)
-        return sbx__wasm_rd_fail(v->r, v->at, "data count section required");
-    return idx < v->m->data_count || fail_idx(v, "data segment", idx);
 }
 
 /* Immediate checks of opcodes whose stack effect comes from the table. */
 static bool check_imm(struct vfunc *v, const struct wasm_instr *in, const struct wasm_opinfo *info)
 {
     switch (info->imm) {
-    case WASM_IMM_MEMARG:
-    case WASM_IMM_MEMARG_LANE:
-        if (!need_memory(v))
-            return false;
-        if (in->align > info->arg)
-            return fail(v, "alignment must not be larger than natural");
-        if (info->imm == WASM_IMM_MEMARG_LANE && in->lane >= (16u >> info->arg))
-            return fail(v, "invalid lane index");
-        return true;
-    case WASM_IMM_MEMIDX:
-    case WASM_IMM_MEM_MEM:
-        return need_memory(v);
     case WASM_IMM_LANE:
-        return in->lane < info->arg || fail(v, "invalid lane index");
+        return in->lane < info->arg || sbx__wasm_v_fail(v, "invalid lane index");
     case WASM_IMM_SHUFFLE:
         for (int i = 0; i < 16; i++) {
             if (in->bytes[i] >= 32)
-                return fail(v, "invalid lane index");
+                return sbx__wasm_v_fail(v, "invalid lane index");
         }
         return true;
-    case WASM_IMM_DATA_MEM:
-        return need_memory(v) && need_data_count(v, in->idx);
-    case WASM_IMM_DATA:
-        return need_data_count(v, in->idx);
-    case WASM_IMM_ELEM:
-        return in->idx < v->m->elem_count || fail_idx(v, "elem segment", in->idx);
-    case WASM_IMM_TABLE_TABLE:
-    case WASM_IMM_ELEM_TABLE:
-    case WASM_IMM_TABLE:
-        return op_table(v, in);
     default:
         return true;
     }
@@ -467,33 +345,70 @@ static bool apply_sig(struct vfunc *v, const struct wasm_opinfo *info)
         }
     }
     for (uint32_t i = np; i-- > 0;) {
-        if (!pop(v, s->params[i]))
+        if (!vpop(v, s->params[i]))
             return false;
     }
-    return s->result_count == 0 || push(v, s->result);
+    return s->result_count == 0 || vpush(v, s->result);
 }
 
+/* The rest: memories and tables by their immediates' kind, else the fixed signature. */
 static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct wasm_opinfo *info)
 {
-    return check_imm(v, in, info) && apply_sig(v, info);
+    switch (info->imm) {
+    case WASM_IMM_MEMARG:
+    case WASM_IMM_MEMARG_LANE:
+    case WASM_IMM_MEMIDX:
+    case WASM_IMM_MEM_MEM:
+    case WASM_IMM_DATA_MEM:
+    case WASM_IMM_DATA:
+        return sbx__wasm_v_memory(v, in);
+    case WASM_IMM_TABLE:
+    case WASM_IMM_TABLE_TABLE:
+    case WASM_IMM_ELEM_TABLE:
+    case WASM_IMM_ELEM:
+        return sbx__wasm_v_table(v, in);
+    default:
+        return check_imm(v, in, info) && apply_sig(v, info);
+    }
+}
+
+/* A tail call (return_call*): the callee's results must be the caller's (spec 3.3.8.9); the
+ * rest of the block is unreachable. */
+static bool tail_call(struct vfunc *v, const struct wasm_functype *t)
+{
+    const struct wasm_functype *me = v->type;
+    v->def->has_tail_call = true;
+    if (t->result_count != me->result_count ||
+        memcmp(t->types + t->param_count, me->types + me->param_count,
+               me->result_count * sizeof(*me->types)) != 0)
+        return sbx__wasm_v_fail(v, "type mismatch");
+    if (!sbx__wasm_v_pop_n(v, t->types, t->param_count))
+        return false;
+    set_unreachable(v);
+    return true;
 }
 
 static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
 {
     const struct wasm_module *m = v->m;
-    if (in->op == WASM_OP_CALL) {
+    bool is_tail = in->op == WASM_OP_RETURN_CALL || in->op == WASM_OP_RETURN_CALL_INDIRECT;
+    if (in->op == WASM_OP_CALL || in->op == WASM_OP_RETURN_CALL) {
         if (in->idx >= m->func_count)
-            return fail_idx(v, "function", in->idx);
-        return op_call(v, &m->types[m->func_type_idx[in->idx]]);
+            return sbx__wasm_v_fail_idx(v, "function", in->idx);
+        const struct wasm_functype *t = &m->types[m->func_type_idx[in->idx]];
+        return is_tail ? tail_call(v, t) : op_call(v, t);
     }
     wasm_vtype t = 0;
-    if (!table_type(v, in->idx2, &t))
+    bool is64 = false;
+    if (!sbx__wasm_v_table_type(v, in->idx2, &t, &is64))
         return false;
     if (t != WASM_FUNCREF)
-        return fail(v, "type mismatch");
+        return sbx__wasm_v_fail(v, "type mismatch");
     if (in->idx >= m->type_count)
-        return fail_idx(v, "type", in->idx);
-    return pop(v, WASM_I32) && op_call(v, &m->types[in->idx]);
+        return sbx__wasm_v_fail_idx(v, "type", in->idx);
+    if (!vpop(v, is64 ? WASM_I64 : WASM_I32))
+        return false;
+    return is_tail ? tail_call(v, &m->types[in->idx]) : op_call(v, &m->types[in->idx]);
 }
 
 static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
@@ -502,17 +417,17 @@ static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
     const wasm_vtype *types;
     switch (in->op) {
     case WASM_OP_BR:
-        if (!label(v, in->idx, &n, &types) || !pop_n(v, types, n))
+        if (!label(v, in->idx, &n, &types) || !sbx__wasm_v_pop_n(v, types, n))
             return false;
         set_unreachable(v);
         return true;
     case WASM_OP_BR_IF:
-        return pop(v, WASM_I32) && label(v, in->idx, &n, &types) && pop_n(v, types, n) &&
-               push_n(v, types, n);
+        return vpop(v, WASM_I32) && label(v, in->idx, &n, &types) &&
+               sbx__wasm_v_pop_n(v, types, n) && sbx__wasm_v_push_n(v, types, n);
     case WASM_OP_BR_TABLE:
         return op_br_table(v, in);
     default: /* RETURN */
-        if (!pop_n(v, v->type->types + v->type->param_count, v->type->result_count))
+        if (!sbx__wasm_v_pop_n(v, v->type->types + v->type->param_count, v->type->result_count))
             return false;
         set_unreachable(v);
         return true;
@@ -542,9 +457,11 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
         return op_branch(v, in);
     case WASM_OP_CALL:
     case WASM_OP_CALL_INDIRECT:
+    case WASM_OP_RETURN_CALL:
+    case WASM_OP_RETURN_CALL_INDIRECT:
         return op_call_any(v, in);
     case WASM_OP_DROP:
-        return pop_any(v, &t);
+        return sbx__wasm_v_pop_any(v, &t);
     case WASM_OP_SELECT:
     case WASM_OP_SELECT_T:
         return op_select(v, in);
@@ -555,11 +472,6 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
     case WASM_OP_GLOBAL_GET:
     case WASM_OP_GLOBAL_SET:
         return op_global(v, in);
-    case WASM_OP_TABLE_GET:
-    case WASM_OP_TABLE_SET:
-    case WASM_OP_TABLE_GROW:
-    case WASM_OP_TABLE_FILL:
-        return op_table(v, in);
     case WASM_OP_REF_NULL:
     case WASM_OP_REF_IS_NULL:
     case WASM_OP_REF_FUNC:
@@ -592,7 +504,7 @@ static int fast_step(struct vfunc *v, struct wasm_instr *in, bool prev_zero)
     if (b == WASM_OP_I32_CONST) {
         v->ls.prev_zero = r->p[1] == 0;
         r->p += 2;
-        return push(v, WASM_I32) ? 1 : -1;
+        return vpush(v, WASM_I32) ? 1 : -1;
     }
     return 0;
 }
@@ -617,7 +529,8 @@ static bool begin_locals(struct vfunc *v, struct wasm_func_def *f)
 {
     uint32_t np = v->type->param_count;
     v->nlocals = np + f->local_count; /* both bounded by limits.h: no overflow */
-    if (!grow(v, (void **)&v->locals, &v->cap_locals, sizeof(*v->locals), v->nlocals + 1))
+    if (!sbx__wasm_v_grow(v, (void **)&v->locals, &v->cap_locals, sizeof(*v->locals),
+                          v->nlocals + 1))
         return false;
     memcpy(v->locals, v->type->types, np * sizeof(*v->locals));
     sbx__wasm_local_types(f, v->locals + np);
@@ -625,12 +538,12 @@ static bool begin_locals(struct vfunc *v, struct wasm_func_def *f)
         f->local_zeroed = sbx__calloc(f->local_count, 1);
         if (f->local_zeroed == NULL) {
             *v->nomem = true;
-            return fail(v, "out of memory");
+            return sbx__wasm_v_fail(v, "out of memory");
         }
     }
     if (!sbx__wasm_lscan_func(&v->ls, v->type->param_count, f->local_count, f->local_zeroed)) {
         *v->nomem = true;
-        return fail(v, "out of memory");
+        return sbx__wasm_v_fail(v, "out of memory");
     }
     return true;
 }
@@ -669,7 +582,7 @@ static bool validate_func(struct vfunc *v, struct wasm_func_def *f, uint32_t def
     r->ticks = left;
     if (v->ls.is_nomem) {
         *v->nomem = true;
-        return fail(v, "out of memory");
+        return sbx__wasm_v_fail(v, "out of memory");
     }
     if (r->p != r->end)
         return sbx__wasm_rd_fail(r, r->p, "section size mismatch");
@@ -681,8 +594,10 @@ bool sbx__wasm_validate_code(struct wasm_reader *r, struct wasm_module *m, bool 
     struct vfunc v = {.m = m, .r = r, .nomem = nomem};
     bool ok = true;
     r->is_in_section = true;
-    for (uint32_t i = 0; i < m->func_def_count && ok; i++)
+    for (uint32_t i = 0; i < m->func_def_count && ok; i++) {
         ok = validate_func(&v, &m->funcs[i], i);
+        m->has_tail_calls |= m->funcs[i].has_tail_call;
+    }
     sbx__wasm_lscan_free(&v.ls);
     r->p = r->base;
     r->end = r->file_end;

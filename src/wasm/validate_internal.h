@@ -32,6 +32,76 @@ void sbx__wasm_lscan_end(struct wasm_lscan *s);
 void sbx__wasm_lscan_local(struct wasm_lscan *s, bool is_get, uint32_t x, bool prev_zero);
 void sbx__wasm_lscan_free(struct wasm_lscan *s);
 
+/* --- the body checker's state, shared by validate_code.c (control, calls, locals, the
+ * driver) and validate_mem.c (memories and tables) --- */
+
+#define VAL_UNKNOWN 0u         /* the bottom type an unreachable (polymorphic) stack yields */
+#define VAL_MAX     (1u << 22) /* implementation limit on operand stack depth */
+
+struct ctl {
+    uint16_t op; /* WASM_OP_BLOCK, _LOOP, _IF, or _ELSE once the else arm started */
+    bool is_unreachable;
+    uint32_t br_table_mark; /* the last br_table that checked this label */
+    uint32_t height;
+    uint32_t nparams, nresults;
+    const wasm_vtype *params, *results; /* results NULL: the one type in single */
+    wasm_vtype single;
+};
+
+struct vfunc {
+    const struct wasm_module *m;
+    struct wasm_reader *r;
+    uint32_t func_idx;
+    const uint8_t *at; /* the current instruction, for messages */
+    const struct wasm_functype *type;
+    struct wasm_func_def *def;
+    wasm_vtype *vals;
+    uint32_t nvals, cap_vals;
+    struct ctl *ctls;
+    uint32_t nctls, cap_ctls;
+    wasm_vtype *tmp;
+    uint32_t cap_tmp;
+    wasm_vtype *locals; /* the function's params and declared locals */
+    uint32_t nlocals, cap_locals;
+    uint32_t br_table_serial;
+    bool *nomem;
+    struct wasm_lscan ls; /* the locals a call must zero (validate_locals.c) */
+};
+
+/* "invalid: <msg> in function N"; returns false. */
+bool sbx__wasm_v_fail(struct vfunc *v, const char *msg);
+/* "invalid: unknown <what> <idx> in function N"; returns false. */
+bool sbx__wasm_v_fail_idx(struct vfunc *v, const char *what, uint32_t idx);
+/* Makes room for need elements of elem bytes in *buf (VAL_MAX at most); false on failure. */
+bool sbx__wasm_v_grow(struct vfunc *v, void **buf, uint32_t *cap, size_t elem, uint32_t need);
+bool sbx__wasm_v_push_n(struct vfunc *v, const wasm_vtype *types, uint32_t n);
+bool sbx__wasm_v_pop_any(struct vfunc *v, wasm_vtype *out);
+bool sbx__wasm_v_pop_n(struct vfunc *v, const wasm_vtype *types, uint32_t n);
+
+static inline bool vpush(struct vfunc *v, wasm_vtype t)
+{
+    if (v->nvals == v->cap_vals &&
+        !sbx__wasm_v_grow(v, (void **)&v->vals, &v->cap_vals, sizeof(*v->vals), v->nvals + 1))
+        return false;
+    v->vals[v->nvals++] = t;
+    return true;
+}
+
+static inline bool vpop(struct vfunc *v, wasm_vtype want)
+{
+    const struct ctl *c = &v->ctls[v->nctls - 1];
+    if (v->nvals == c->height)
+        return c->is_unreachable || sbx__wasm_v_fail(v, "type mismatch");
+    wasm_vtype t = v->vals[--v->nvals];
+    return t == want || t == VAL_UNKNOWN || sbx__wasm_v_fail(v, "type mismatch");
+}
+
+/* validate_mem.c: the memory and table instructions (immediates and stack effects), and the
+ * element type of table idx. */
+bool sbx__wasm_v_memory(struct vfunc *v, const struct wasm_instr *in);
+bool sbx__wasm_v_table(struct vfunc *v, const struct wasm_instr *in);
+bool sbx__wasm_v_table_type(struct vfunc *v, uint32_t idx, wasm_vtype *out, bool *is64);
+
 /* Type-checks every defined function body of m (spec 3.3, appendix algorithm). Sets *nomem
  * when an allocation failed. The error goes to r's buffer. */
 bool sbx__wasm_validate_code(struct wasm_reader *r, struct wasm_module *m, bool *nomem);

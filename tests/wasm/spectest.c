@@ -285,14 +285,49 @@ static void write_summary(const struct run *run)
     fclose(f);
 }
 
+/* The --superseded file as "name.json:line\n" entries: its first word per line, comments (#)
+ * and blank lines dropped. NULL when it cannot be read. */
+static char *read_superseded(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *out = malloc(cap), line[512];
+    while (out && fgets(line, sizeof(line), f)) {
+        char word[400];
+        if (line[0] == '#' || sscanf(line, "%399s", word) != 1)
+            continue;
+        size_t n = strlen(word);
+        if (len + n + 2 > cap) {
+            char *grown = realloc(out, cap *= 2);
+            if (!grown) {
+                free(out);
+                out = NULL;
+                break;
+            }
+            out = grown;
+        }
+        memcpy(out + len, word, n);
+        len += n;
+        out[len++] = '\n';
+    }
+    fclose(f);
+    if (out)
+        out[len] = '\0';
+    return out;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: sbx-spectest [-v] [-t SECONDS] [-d DIR] [--summary FILE] [--no-fork] "
-            "[--tier interp|compiled|both] [FILE.json...]\n"
+            "[--tier interp|compiled|both] [--superseded FILE] [FILE.json...]\n"
             "  Runs wast2json spec scripts (default: DIR/*.json, DIR from $SBX_WASM_TESTSUITE or\n"
             "  ../shared/wasm-testsuite). -v lists each failure; -t is the per-command timeout.\n"
-            "  --tier picks the engine (default interp); both runs every script in each.\n");
+            "  --tier picks the engine (default interp); both runs every script in each.\n"
+            "  --superseded skips the commands FILE lists as name.json:line (2.0 expectations\n"
+            "  3.0 reverses), counting them skipped.\n");
 }
 
 static const struct {
@@ -319,7 +354,8 @@ static unsigned run_tier(struct run *run, unsigned t, char **files, size_t count
     run->passed = run->failed = run->skipped = run->files = run->files_failed = 0;
     for (size_t k = 0; k < count; k++)
         run_file(run, files[k]);
-    printf("(%u commands skipped: text-format modules)\n", run->skipped);
+    printf("(%u commands skipped: text-format modules%s)\n", run->skipped,
+           run->opts.superseded ? ", or superseded" : "");
     if (is_both)
         printf("%s tier: ", tiers[t].name);
     printf("%u passed, %u failed\n", run->passed, run->failed);
@@ -345,6 +381,9 @@ int main(int argc, char **argv)
             run.summary_path = argv[++i];
         else if (strcmp(argv[i], "--tier") == 0 && i + 1 < argc && parse_tiers(argv[i + 1]))
             tier_set = parse_tiers(argv[++i]);
+        else if (strcmp(argv[i], "--superseded") == 0 && i + 1 < argc &&
+                 (run.opts.superseded = read_superseded(argv[++i])) != NULL)
+            ;
         else {
             usage();
             return 2;
@@ -377,5 +416,6 @@ int main(int argc, char **argv)
         free(run.fails[k].reason);
     }
     free(run.fails);
+    free((char *)run.opts.superseded);
     return failed ? 1 : 0;
 }

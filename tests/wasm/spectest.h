@@ -39,7 +39,7 @@ void *spectest_extern_ref(uint64_t n);
 struct spectest_host {
     struct wasm_func *print[7];
     struct wasm_global *g_i32, *g_i64, *g_f32, *g_f64;
-    struct wasm_table *table;
+    struct wasm_table *table, *table64; /* 3.0's spectest adds table64 (i64-indexed) */
     struct wasm_memory *memory;
 };
 
@@ -58,6 +58,9 @@ struct script_sink {
 struct script_opts {
     unsigned command_timeout_s; /* per command; the store is interrupted when it passes */
     uint8_t tier;               /* enum wasm_tier of the script's store */
+    /* "name.json:line" of commands to skip (2.0 expectations 3.0 reverses: --superseded), each
+     * newline-terminated in one string; NULL for none. */
+    const char *superseded;
 };
 
 /* Runs every command of one wast2json script. Returns false if the file cannot be read. */

@@ -48,9 +48,12 @@ bool spectest_host_init(struct spectest_host *h, struct wasm_store *store)
     h->g_f64 = global(store, WASM_F64, (wasm_value){.f64 = 0x4084d4cccccccccdull}); /* 666.6 */
     struct wasm_tabletype tt = {.elem_type = WASM_FUNCREF, .limits = {10, 20, true}};
     h->table = sbx__wasm_table_new(store, &tt, (wasm_value){.ref = NULL});
+    struct wasm_tabletype tt64 = {
+        .elem_type = WASM_FUNCREF, .limits = {10, 20, true}, .is64 = true};
+    h->table64 = sbx__wasm_table_new(store, &tt64, (wasm_value){.ref = NULL});
     struct wasm_memtype mt = {.limits = {1, 2, true}};
     h->memory = sbx__wasm_memory_new(store, &mt);
-    return h->g_i32 && h->g_i64 && h->g_f32 && h->g_f64 && h->table && h->memory;
+    return h->g_i32 && h->g_i64 && h->g_f32 && h->g_f64 && h->table && h->table64 && h->memory;
 }
 
 static bool name_is(const char *name, size_t name_len, const char *want)
@@ -82,9 +85,9 @@ bool spectest_host_lookup(const struct spectest_host *h, const char *name, size_
             return true;
         }
     }
-    if (name_is(name, name_len, "table")) {
+    if (name_is(name, name_len, "table") || name_is(name, name_len, "table64")) {
         out->kind = WASM_EXTERN_TABLE;
-        out->u.table = h->table;
+        out->u.table = name_len == 5 ? h->table : h->table64;
         return true;
     }
     if (name_is(name, name_len, "memory")) {

@@ -562,6 +562,20 @@ static bool is_skipped(json_t *cmd)
     return mt && strcmp(mt, "text") == 0;
 }
 
+/* Whether name.json:line is on the superseded list (opts.superseded). */
+static bool is_superseded(const char *list, const char *path, long line)
+{
+    if (!list)
+        return false;
+    const char *slash = strrchr(path, '/');
+    char key[320];
+    snprintf(key, sizeof(key), "%s:%ld\n", slash ? slash + 1 : path, line);
+    for (const char *p = list; (p = strstr(p, key)) != NULL; p++)
+        if (p == list || p[-1] == '\n')
+            return true;
+    return false;
+}
+
 static bool script_init(struct script *sc, const char *path, uint8_t tier)
 {
     struct wasm_store_limits limits = {.tier = tier};
@@ -608,7 +622,7 @@ bool spectest_run_script(const char *path, const struct script_opts *opts,
         const char *type = json_string_value(json_object_get(cmd, "type"));
         long line = (long)json_integer_value(json_object_get(cmd, "line"));
         struct outcome o;
-        if (is_skipped(cmd)) {
+        if (is_skipped(cmd) || is_superseded(opts->superseded, path, line)) {
             sc.skipped++;
         } else {
             run_command(&sc, cmd, type ? type : "?", &o);

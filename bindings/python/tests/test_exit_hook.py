@@ -2,7 +2,10 @@
 plugin call on a daemon thread is tiering up waits for libLLVM's load to end (docs/wasm.md,
 "Exit"). The library pauses the load when asked by SBX_TEST_PAUSE_LLVM_LOAD=MS:PATH, marking
 'p' before the pause and 'r' after; the child exits once it sees 'p'. With the hook the mark
-ends "pr"; the control removes the hook, and the process ends inside the load ("p")."""
+ends "pr"; the control removes the hook, and the process ends inside the load ("p"). The control's
+pause is long, 19 s: how long an exit takes is the host's (Python's finalization alone took 0.8 to
+7 s at load 20-23 here, and a 500 ms pause failed the control 3 times in 7), and an exit that
+waited would still see the load end ("pr"): sbx_shutdown() waits up to 20 s (jit/quiesce.c)."""
 
 import os
 import pathlib
@@ -35,10 +38,10 @@ sys.exit(0)
 """
 
 
-def run_child(tmp_path, mode):
+def run_child(tmp_path, mode, pause_ms):
     mark = tmp_path / f"mark-{mode}"
     wasm = pathlib.Path(os.environ.get("SBX_TEST_WASM_DIR", HERE.parents[2] / "build" / "bindings"))
-    env = dict(os.environ, SBX_TEST_PAUSE_LLVM_LOAD=f"500:{mark}",
+    env = dict(os.environ, SBX_TEST_PAUSE_LLVM_LOAD=f"{pause_ms}:{mark}",
                PYTHONPATH=str(HERE.parent / "src"))
     r = subprocess.run([sys.executable, "-c", CHILD, str(mark), mode, str(wasm / "plugin.wasm")],
                        env=env, timeout=120, capture_output=True, text=True)
@@ -46,11 +49,11 @@ def run_child(tmp_path, mode):
 
 
 def test_exit_waits_for_the_load(tmp_path):
-    r, mark = run_child(tmp_path, "hooked")
+    r, mark = run_child(tmp_path, "hooked", 500)
     assert r.returncode == 0, r.stderr
     assert mark == "pr", r.stderr
 
 
 def test_control_without_the_hook_exits_inside_the_load(tmp_path):
-    r, mark = run_child(tmp_path, "unhooked")
+    r, mark = run_child(tmp_path, "unhooked", 19000)
     assert mark == "p", (r.returncode, r.stderr)

@@ -326,7 +326,9 @@ static bool resolve(JSContext *cx, JS::HandleObject global, JS::HandleId id, boo
 {
     if (!JS_ResolveStandardClass(cx, global, id, resolvedp))
         return false;
-    if (*resolvedp || !id.isString())
+    if (*resolvedp) /* a class made now: its ES2023+ additions (js/builtins.cpp) */
+        return sm_builtins_resolved(cx, global, id);
+    if (!id.isString())
         return true;
     int i = find_name(id.toLinearString());
     if (i < 0)
@@ -347,7 +349,7 @@ static bool resolve(JSContext *cx, JS::HandleObject global, JS::HandleId id, boo
         return false;
     JS::SetReservedSlot(state, SLOT_RESOLVED, JS::Int32Value(resolved | (1 << i)));
     *resolvedp = true;
-    return true;
+    return sm_builtins_resolved(cx, global, id); /* TextEncoder's values are Uint8Arrays */
 }
 
 static bool may_resolve(const JSAtomState &atoms, jsid id, JSObject *maybe)

@@ -148,10 +148,15 @@ LLVMValueRef sbx__jit_alloca(struct jit_func *f, LLVMTypeRef t);
 /* Makes n allocas of the given types (block results, loop params); NULL on NOMEM. */
 LLVMValueRef *sbx__jit_vars(struct jit_func *f, const wasm_vtype *types, uint32_t n);
 
-/* emit_memory.c: the host address of [addr + offset, + bytes) after its bounds check (none
- * when jm->is_guarded: the guard region faults instead). */
-LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
-                                   uint32_t bytes);
+/* emit_table.c: a table index or length as an i32: a 64-bit table's (is64) saturated to
+ * UINT32_MAX, out of bounds in every table (table.c). */
+LLVMValueRef sbx__jit_idx32(struct jit_func *f, LLVMValueRef v, bool is64);
+
+/* emit_memory.c: the host address of [addr + offset, + bytes) of memory mem after its bounds
+ * check (none when jm->is_guarded and mem is a 32-bit memory 0: the guard region faults
+ * instead; a 64-bit address is always checked). */
+LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t mem,
+                                   uint64_t offset, uint32_t bytes);
 /* Tags a load or store of guest memory; guarded, also makes it volatile, so that the optimiser
  * neither deletes nor reorders an access that may fault (docs/wasm.md, "Memory safety"). */
 void sbx__jit_guest_access(struct jit_mod *jm, LLVMValueRef access);
@@ -180,6 +185,12 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
 /* emit_simd.c: the 0xFD instructions (emit_simd.h). */
 bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 
+/* emit_call.c: the calling convention of the module's functions: LLVM's tailcc (guaranteed
+ * tail calls, fastcc otherwise) in a module with return_call*, else C's; every call of one of
+ * them sets it too (sbx__jit_call_conv). */
+void sbx__jit_func_conv(struct jit_mod *jm, LLVMValueRef fn);
+void sbx__jit_call_conv(struct jit_mod *jm, LLVMValueRef call);
+
 /* emit_call.c: direct and indirect calls and the slot-ABI wrapper of a function. */
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *name);
@@ -201,6 +212,8 @@ bool sbx__jit_emit_stub(struct jit_mod *jm, uint32_t def_idx);
 void sbx__jit_branch(struct jit_func *f, uint32_t depth);
 /* Returns the top values of the stack as the function's results. */
 void sbx__jit_return(struct jit_func *f);
+/* emit_control.c: after an unconditional transfer, the rest of the block is dead code. */
+void sbx__jit_go_dead(struct jit_func *f);
 /* emit_control.c: opens the function body as the outermost block; its end returns. */
 bool sbx__jit_open_body(struct jit_func *f);
 

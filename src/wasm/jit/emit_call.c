@@ -10,6 +10,22 @@
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
 
+/* LLVM's tailcc (llvm/IR/CallingConv.h: Tail = 18; the C API names no constant for it): a call
+ * marked tail in tail position is always a jump, whatever the two signatures. */
+#define JIT_TAILCC 18u
+
+void sbx__jit_func_conv(struct jit_mod *jm, LLVMValueRef fn)
+{
+    if (jm->m->has_tail_calls)
+        L(SetFunctionCallConv)(fn, JIT_TAILCC);
+}
+
+void sbx__jit_call_conv(struct jit_mod *jm, LLVMValueRef call)
+{
+    if (jm->m->has_tail_calls)
+        L(SetInstructionCallConv)(call, JIT_TAILCC);
+}
+
 static LLVMValueRef to_slot(struct jit_func *f, LLVMValueRef v, wasm_vtype type)
 {
     struct jit_mod *jm = f->jm;
@@ -147,6 +163,7 @@ static bool op_call(struct jit_func *f, uint32_t idx)
     if (idx >= f->m->func_import_count && jm->fns[def]) { /* in this batch (hot-only) */
         LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[f->m->func_type_idx[idx]], jm->fns[def],
                                          args, t->param_count, "");
+        sbx__jit_call_conv(jm, ret);
         push_results(f, ret, t);
         return true;
     }
@@ -160,7 +177,7 @@ static bool op_call(struct jit_func *f, uint32_t idx)
 static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint32_t table_idx)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef i = sbx__jit_pop(f);
+    LLVMValueRef i = sbx__jit_idx32(f, sbx__jit_pop(f), f->m->tables[table_idx].is64);
     LLVMValueRef size =
         sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, table_idx, offsetof(struct wasm_table, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
@@ -218,6 +235,7 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     LLVMValueRef native = L(BuildLoad2)(
         f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, jm->fn_table, &def64, 1, ""), "");
     LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[in->idx], native, args, t->param_count, "");
+    sbx__jit_call_conv(jm, ret);
     for (uint32_t i = 0; i < t->result_count; i++)
         fast[i] = t->result_count == 1 ? ret : result_member(f, ret, t, i);
     LLVMBasicBlockRef fast_end = L(GetInsertBlock)(f->b);
@@ -237,8 +255,86 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     return true;
 }
 
+/* The tail of a return_call*: the native call's value returned as the caller's own (a call
+ * marked tail, in tail position, of tailcc: a jump), or the slow call's results returned. */
+static void tail_return(struct jit_func *f, LLVMValueRef call, const struct wasm_functype *t)
+{
+    L(SetTailCall)(call, 1);
+    if (t->result_count == 0)
+        L(BuildRetVoid)(f->b);
+    else
+        L(BuildRet)(f->b, call);
+}
+
+/* return_call: to a function of this part, a guaranteed tail call (tailcc, engine.c); to
+ * another (an import, another instance or hot-only batch) the call then the return: such a
+ * chain costs a native frame per crossing (docs/wasm.md, "Tail calls"). */
+static bool op_return_call(struct jit_func *f, uint32_t idx)
+{
+    struct jit_mod *jm = f->jm;
+    uint32_t def = idx - f->m->func_import_count;
+    if (f->osr_slots || idx < f->m->func_import_count || !jm->fns[def]) {
+        if (!op_call(f, idx)) /* in an OSR entry too, whose return stores into slots */
+            return false;
+        sbx__jit_return(f);
+        return true;
+    }
+    const struct wasm_functype *t = &f->m->types[f->m->func_type_idx[idx]];
+    LLVMValueRef args[MAX_CALL_VALUES];
+    pop_args(f, args, t->param_count);
+    LLVMValueRef call = L(BuildCall2)(f->b, jm->fn_types[f->m->func_type_idx[idx]], jm->fns[def],
+                                      args, t->param_count, "");
+    sbx__jit_call_conv(jm, call);
+    tail_return(f, call, t);
+    return true;
+}
+
+/* return_call_indirect: a tail call when the target is native code of this instance (the
+ * whole-module case), else the call then the return. */
+static bool op_return_call_indirect(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    const struct wasm_functype *t = &f->m->types[in->idx];
+    if (f->osr_slots || !jm->fn_table) {
+        if (!op_call_indirect(f, in))
+            return false;
+        sbx__jit_return(f);
+        return true;
+    }
+    LLVMValueRef args[MAX_CALL_VALUES], slow[MAX_CALL_VALUES];
+    LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
+    pop_args(f, args, t->param_count);
+    LLVMValueRef finst = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, inst));
+    LLVMValueRef mine =
+        L(BuildICmp)(f->b, LLVMIntEQ, finst, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), "");
+    LLVMBasicBlockRef fast_bb = sbx__jit_block(f, "rci_native"),
+                      slow_bb = sbx__jit_block(f, "rci_slow");
+    L(BuildCondBr)(f->b, mine, fast_bb, slow_bb);
+    L(PositionBuilderAtEnd)(f->b, fast_bb);
+    LLVMValueRef def = sbx__jit_load_field(f, jm->t_i32, fn, offsetof(struct wasm_func, def_index));
+    LLVMValueRef def64 = L(BuildZExt)(f->b, def, jm->t_i64, "");
+    LLVMValueRef native = L(BuildLoad2)(
+        f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, jm->fn_table, &def64, 1, ""), "");
+    LLVMValueRef call =
+        L(BuildCall2)(f->b, jm->fn_types[in->idx], native, args, t->param_count, "");
+    sbx__jit_call_conv(jm, call);
+    tail_return(f, call, t);
+    L(PositionBuilderAtEnd)(f->b, slow_bb);
+    sbx__jit_call_runtime(f, fn, t, args, slow);
+    for (uint32_t i = 0; i < t->result_count; i++)
+        sbx__jit_push(f, slow[i]);
+    sbx__jit_return(f);
+    return true;
+}
+
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok)
 {
+    if (in->op == WASM_OP_RETURN_CALL || in->op == WASM_OP_RETURN_CALL_INDIRECT) {
+        *ok = in->op == WASM_OP_RETURN_CALL ? op_return_call(f, in->idx)
+                                            : op_return_call_indirect(f, in);
+        sbx__jit_go_dead(f);
+        return true;
+    }
     if (in->op == WASM_OP_CALL)
         *ok = op_call(f, in->idx);
     else if (in->op == WASM_OP_CALL_INDIRECT)
@@ -267,6 +363,7 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
         args[i] = sbx__jit_unpack(&f, slots, k, t->types[i]);
     LLVMValueRef ret = L(BuildCall2)(jm->b, jm->fn_types[jm->m->funcs[def_idx].type_index],
                                      jm->fns[def_idx], args, t->param_count, "");
+    sbx__jit_call_conv(jm, ret);
     const wasm_vtype *rtypes = t->types + t->param_count;
     for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++])) {
         LLVMValueRef v = t->result_count == 1 ? ret : result_member(&f, ret, t, i);

@@ -118,10 +118,15 @@ void sbx__jit_return(struct jit_func *f)
 
 /* After an unconditional transfer: a fresh block with no predecessors takes any code the
  * validator lets through until the matching end. */
-static void go_dead(struct jit_func *f)
+void sbx__jit_go_dead(struct jit_func *f)
 {
     f->is_dead = true;
     f->skip = 0;
+}
+
+static void go_dead(struct jit_func *f)
+{
+    sbx__jit_go_dead(f);
 }
 
 static bool op_block(struct jit_func *f, const struct wasm_instr *in)

@@ -80,19 +80,38 @@ static bool is_signed_load(uint16_t op)
            op == WASM_OP_I64_LOAD16_S || op == WASM_OP_I64_LOAD32_S;
 }
 
-LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t offset,
-                                   uint32_t bytes)
+/* A 64-bit memory's effective address (memory64): no memory exceeds 4 GiB (memory.c), so an
+ * address or offset of 2^32 or more is out of bounds, and below that the sum cannot wrap. The
+ * guard region's argument needs 32-bit addresses: these are always checked. */
+static LLVMValueRef ea64(struct jit_func *f, LLVMValueRef addr, uint64_t offset)
 {
     struct jit_mod *jm = f->jm;
-    LLVMValueRef ea = L(BuildZExt)(f->b, addr, jm->t_i64, "");
-    if (offset)
-        ea = L(BuildNSWAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
-    if (jm->is_guarded) {
+    LLVMValueRef big = L(BuildICmp)(f->b, LLVMIntUGT, addr, sbx__jit_i64(jm, UINT32_MAX), "");
+    if (offset > UINT32_MAX)
+        big = L(ConstInt)(jm->t_i1, 1, 0);
+    sbx__jit_trap_if(f, big, WASM_TRAP_MEMORY_OOB);
+    return offset ? L(BuildNSWAdd)(f->b, addr, sbx__jit_i64(jm, offset & UINT32_MAX), "") : addr;
+}
+
+LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32_t mem,
+                                   uint64_t offset, uint32_t bytes)
+{
+    struct jit_mod *jm = f->jm;
+    bool is64 = f->m->mems[mem].is64;
+    LLVMValueRef ea;
+    if (is64) {
+        ea = ea64(f, addr, offset);
+    } else {
+        ea = L(BuildZExt)(f->b, addr, jm->t_i64, "");
+        if (offset) /* a 32-bit memory's offset is below 2^32 (validated) */
+            ea = L(BuildNSWAdd)(f->b, ea, sbx__jit_i64(jm, offset), "");
+    }
+    if (jm->is_guarded && mem == 0 && !is64) {
         entry_fault_slot(f);
         return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_MEM_DATA, 0), &ea, 1, "");
     }
     LLVMValueRef size =
-        sbx__jit_load_at(f, jm->t_i64, JIT_SYM_MEM, 0, offsetof(struct wasm_memory, size));
+        sbx__jit_load_at(f, jm->t_i64, JIT_SYM_MEM, mem, offsetof(struct wasm_memory, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_MEMSIZE);
     /* ea + bytes > size, tested as ea > size - bytes: every term is below 2^34, so signed
      * arithmetic is exact (the limit is negative when size < bytes). The limit does not depend
@@ -100,7 +119,7 @@ LLVMValueRef sbx__jit_checked_addr(struct jit_func *f, LLVMValueRef addr, uint32
      * the access keeps only a compare (docs/wasm.md, "Memory safety"). */
     LLVMValueRef limit = L(BuildNSWAdd)(f->b, size, sbx__jit_i64(jm, (uint64_t)0 - bytes), "");
     sbx__jit_trap_if(f, L(BuildICmp)(f->b, LLVMIntSGT, ea, limit, ""), WASM_TRAP_MEMORY_OOB);
-    return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_MEM_DATA, 0), &ea, 1, "");
+    return L(BuildGEP2)(f->b, jm->t_i8, sbx__jit_sym(jm, JIT_SYM_MEM_DATA, mem), &ea, 1, "");
 }
 
 static LLVMTypeRef access_type(struct jit_mod *jm, uint8_t valtype, uint32_t bytes)
@@ -125,7 +144,7 @@ static bool op_load(struct jit_func *f, const struct wasm_instr *in)
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
     uint8_t vt = sbx__wasm_siginfo[info->sig].result;
     uint32_t bytes = 1u << info->arg;
-    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->idx, in->offset, bytes);
     LLVMTypeRef at = access_type(jm, vt, bytes);
     LLVMValueRef v = L(BuildLoad2)(f->b, at, p, "");
     L(SetAlignment)(v, 1);
@@ -144,7 +163,7 @@ static bool op_store(struct jit_func *f, const struct wasm_instr *in)
     uint8_t vt = sbx__wasm_siginfo[info->sig].params[1];
     uint32_t bytes = 1u << info->arg;
     LLVMValueRef v = sbx__jit_pop(f);
-    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->idx, in->offset, bytes);
     LLVMTypeRef at = access_type(jm, vt, bytes);
     if (at != sbx__jit_type(jm, vt))
         v = L(BuildTrunc)(f->b, v, at, "");
@@ -209,8 +228,95 @@ static bool op_memory_misc(struct jit_func *f, const struct wasm_instr *in)
     }
 }
 
+/* A value of memory mem's address type (i32 or i64) as a u64. */
+static LLVMValueRef addr64(struct jit_func *f, LLVMValueRef v, uint32_t mem)
+{
+    return f->m->mems[mem].is64 ? v : L(BuildZExt)(f->b, v, f->jm->t_i64, "");
+}
+
+static LLVMValueRef rt64(struct jit_func *f, enum jit_rt fn, LLVMTypeRef *p, LLVMValueRef *a,
+                         unsigned n)
+{
+    return sbx__jit_call_c(f, fn, f->jm->t_i32, p, a, n);
+}
+
+/* size, grow, fill, copy, init on a memory other than a 32-bit memory 0 (multiple memories,
+ * memory64): through the u64 helpers. */
+static bool op_memory_general(struct jit_func *f, const struct wasm_instr *in)
+{
+    struct jit_mod *jm = f->jm;
+    LLVMValueRef inst = sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0);
+    LLVMTypeRef t64 = jm->t_i64, t32 = jm->t_i32, tp = jm->t_ptr;
+    uint32_t k = in->idx;
+    bool w = f->m->mems[in->op == WASM_OP_MEMORY_INIT ? in->idx2 : k].is64;
+    switch (in->op) {
+    case WASM_OP_MEMORY_SIZE: {
+        LLVMValueRef pages =
+            sbx__jit_load_at(f, t32, JIT_SYM_MEM, k, offsetof(struct wasm_memory, pages));
+        sbx__jit_alias(jm, pages, JIT_ALIAS_MEMSIZE);
+        sbx__jit_push(f, w ? L(BuildZExt)(f->b, pages, t64, "") : pages);
+        return true;
+    }
+    case WASM_OP_MEMORY_GROW: {
+        LLVMTypeRef p[] = {tp, t64};
+        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_MEM, k), addr64(f, sbx__jit_pop(f), k)};
+        LLVMValueRef r = sbx__jit_call_c(f, JIT_RT_MEMORY_GROW64, t64, p, a, 2);
+        sbx__jit_push(f, w ? r : L(BuildTrunc)(f->b, r, t32, ""));
+        return true;
+    }
+    case WASM_OP_MEMORY_FILL: {
+        LLVMValueRef n = addr64(f, sbx__jit_pop(f), k), v = sbx__jit_pop(f);
+        LLVMValueRef d = addr64(f, sbx__jit_pop(f), k);
+        LLVMTypeRef p[] = {tp, t32, t64, t32, t64};
+        LLVMValueRef a[] = {inst, sbx__jit_i32(jm, k), d, v, n};
+        sbx__jit_trap_if_kind(f, rt64(f, JIT_RT_MEMORY_FILL64, p, a, 5));
+        return true;
+    }
+    case WASM_OP_MEMORY_COPY: { /* n is an i64 only between two 64-bit memories */
+        bool dw = f->m->mems[k].is64, sw = f->m->mems[in->idx2].is64;
+        LLVMValueRef n = sbx__jit_pop(f), s = addr64(f, sbx__jit_pop(f), in->idx2);
+        LLVMValueRef d = addr64(f, sbx__jit_pop(f), k);
+        n = dw && sw ? n : L(BuildZExt)(f->b, n, t64, "");
+        LLVMTypeRef p[] = {tp, t32, t32, t64, t64, t64};
+        LLVMValueRef a[] = {inst, sbx__jit_i32(jm, k), sbx__jit_i32(jm, in->idx2), d, s, n};
+        sbx__jit_trap_if_kind(f, rt64(f, JIT_RT_MEMORY_COPY64, p, a, 6));
+        return true;
+    }
+    default: { /* MEMORY_INIT: idx is the segment, idx2 the memory */
+        LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f);
+        LLVMValueRef d = addr64(f, sbx__jit_pop(f), in->idx2);
+        LLVMTypeRef p[] = {tp, t32, t32, t64, t32, t32};
+        LLVMValueRef a[] = {inst, sbx__jit_i32(jm, in->idx2), sbx__jit_i32(jm, k), d, s, n};
+        sbx__jit_trap_if_kind(f, rt64(f, JIT_RT_MEMORY_INIT64, p, a, 6));
+        return true;
+    }
+    }
+}
+
+/* Whether in is a bulk instruction on a memory the 32-bit memory 0 helpers do not take. */
+static bool is_general(const struct jit_func *f, const struct wasm_instr *in)
+{
+    const struct wasm_module *m = f->m;
+    switch (in->op) {
+    case WASM_OP_MEMORY_SIZE:
+    case WASM_OP_MEMORY_GROW:
+    case WASM_OP_MEMORY_FILL:
+        return in->idx != 0 || m->mems[0].is64;
+    case WASM_OP_MEMORY_COPY:
+        return in->idx != 0 || in->idx2 != 0 || m->mems[0].is64;
+    case WASM_OP_MEMORY_INIT:
+        return in->idx2 != 0 || m->mems[0].is64;
+    default:
+        return false;
+    }
+}
+
 bool sbx__jit_emit_memory(struct jit_func *f, const struct wasm_instr *in, bool *ok)
 {
+    if (is_general(f, in)) {
+        *ok = op_memory_general(f, in);
+        return true;
+    }
     if (in->op >= WASM_OP_I32_LOAD && in->op <= WASM_OP_I64_LOAD32_U) {
         *ok = op_load(f, in);
         return true;

@@ -262,8 +262,15 @@ static bool emit_lanes(struct jit_func *f, const struct wasm_instr *in)
 
 bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok)
 {
-    if (in->op < WASM_OP_V128_LOAD)
+    if (in->op < WASM_OP_V128_LOAD || sbx__wasm_opinfo[in->op].prefix != 0xFD)
         return false;
+    struct wasm_instr twin;
+    uint16_t as = sbx__wasm_relaxed_as(in->op);
+    if (as) { /* relaxed SIMD's deterministic choice: exactly the 2.0 instruction */
+        twin = *in;
+        twin.op = as;
+        in = &twin;
+    }
     return emit_lanes(f, in) || sbx__jit_simd_mem(f, in, ok) || sbx__jit_simd_int(f, in, ok) ||
-           sbx__jit_simd_float(f, in, ok);
+           sbx__jit_simd_float(f, in, ok) || sbx__jit_simd_relaxed(f, in, ok);
 }

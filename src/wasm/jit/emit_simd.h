@@ -34,5 +34,7 @@ LLVMValueRef sbx__jit_simd_splat(struct jit_func *f, LLVMValueRef x, enum simd_s
 bool sbx__jit_simd_mem(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_simd_int(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 bool sbx__jit_simd_float(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+/* emit_simd_relaxed.c: relaxed SIMD's own instructions (the rest are emitted as their twins). */
+bool sbx__jit_simd_relaxed(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 
 #endif

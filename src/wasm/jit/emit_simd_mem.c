@@ -81,7 +81,7 @@ static void emit_row(struct jit_func *f, const struct wasm_instr *in, unsigned k
     LLVMValueRef v = NULL;
     if (kind == M_STORE || kind == M_STORE_LANE || kind == M_LOAD_LANE)
         v = sbx__jit_pop(f);
-    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->offset, bytes);
+    LLVMValueRef p = sbx__jit_checked_addr(f, sbx__jit_pop(f), in->idx, in->offset, bytes);
     switch (kind) {
     case M_LOAD:
         sbx__jit_push(f, load(f, sbx__jit_type(jm, WASM_V128), p));

@@ -6,9 +6,25 @@
 #include "wasm/jit/emit.h"
 #include "wasm/jit/rt.h"
 
+LLVMValueRef sbx__jit_idx32(struct jit_func *f, LLVMValueRef v, bool is64)
+{
+    struct jit_mod *jm = f->jm;
+    if (!is64)
+        return v;
+    LLVMValueRef big = L(BuildICmp)(f->b, LLVMIntUGT, v, sbx__jit_i64(jm, UINT32_MAX), "");
+    return L(BuildSelect)(f->b, big, sbx__jit_i32(jm, UINT32_MAX),
+                          L(BuildTrunc)(f->b, v, jm->t_i32, ""), "");
+}
+
+static bool is64(const struct jit_func *f, uint32_t t)
+{
+    return f->m->tables[t].is64;
+}
+
 static LLVMValueRef elem_ptr(struct jit_func *f, uint32_t t, LLVMValueRef i)
 {
     struct jit_mod *jm = f->jm;
+    i = sbx__jit_idx32(f, i, is64(f, t));
     LLVMValueRef size =
         sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, t, offsetof(struct wasm_table, size));
     sbx__jit_alias(jm, size, JIT_ALIAS_TABLE);
@@ -41,14 +57,17 @@ static bool op_grow_fill(struct jit_func *f, const struct wasm_instr *in)
 {
     struct jit_mod *jm = f->jm;
     LLVMValueRef tp = sbx__jit_sym(jm, JIT_SYM_TABLE, in->idx);
-    if (in->op == WASM_OP_TABLE_GROW) {
-        LLVMValueRef delta = sbx__jit_pop(f), init = sbx__jit_pop(f);
+    bool w = is64(f, in->idx);
+    if (in->op == WASM_OP_TABLE_GROW) { /* a 64-bit table's -1 is an i64 */
+        LLVMValueRef delta = sbx__jit_idx32(f, sbx__jit_pop(f), w), init = sbx__jit_pop(f);
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32};
         LLVMValueRef a[] = {tp, init, delta};
-        sbx__jit_push(f, sbx__jit_call_c(f, JIT_RT_TABLE_GROW, jm->t_i32, p, a, 3));
+        LLVMValueRef r = sbx__jit_call_c(f, JIT_RT_TABLE_GROW, jm->t_i32, p, a, 3);
+        sbx__jit_push(f, w ? L(BuildSExt)(f->b, r, jm->t_i64, "") : r);
         return true;
     }
-    LLVMValueRef n = sbx__jit_pop(f), v = sbx__jit_pop(f), i = sbx__jit_pop(f);
+    LLVMValueRef n = sbx__jit_idx32(f, sbx__jit_pop(f), w), v = sbx__jit_pop(f);
+    LLVMValueRef i = sbx__jit_idx32(f, sbx__jit_pop(f), w);
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_ptr, jm->t_i32};
     LLVMValueRef a[] = {tp, i, v, n};
     sbx__jit_trap_if_kind(f, sbx__jit_call_c(f, JIT_RT_TABLE_FILL, jm->t_i32, p, a, 4));
@@ -60,12 +79,17 @@ static bool op_copy_init(struct jit_func *f, const struct wasm_instr *in)
     struct jit_mod *jm = f->jm;
     LLVMValueRef n = sbx__jit_pop(f), s = sbx__jit_pop(f), d = sbx__jit_pop(f);
     LLVMValueRef kind;
-    if (in->op == WASM_OP_TABLE_COPY) {
+    if (in->op == WASM_OP_TABLE_COPY) { /* n is an i64 only between two 64-bit tables */
+        bool dw = is64(f, in->idx), sw = is64(f, in->idx2);
+        n = sbx__jit_idx32(f, n, dw && sw);
+        s = sbx__jit_idx32(f, s, sw);
+        d = sbx__jit_idx32(f, d, dw);
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32};
         LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_TABLE, in->idx),
                             sbx__jit_sym(jm, JIT_SYM_TABLE, in->idx2), d, s, n};
         kind = sbx__jit_call_c(f, JIT_RT_TABLE_COPY, jm->t_i32, p, a, 5);
     } else {
+        d = sbx__jit_idx32(f, d, is64(f, in->idx2));
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32, jm->t_i32};
         LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
                             sbx__jit_i32(jm, in->idx2),
@@ -93,10 +117,12 @@ static bool op_ref(struct jit_func *f, const struct wasm_instr *in)
     case WASM_OP_REF_FUNC:
         sbx__jit_push(f, sbx__jit_sym(jm, JIT_SYM_FUNC, in->idx));
         return true;
-    case WASM_OP_TABLE_SIZE:
-        sbx__jit_push(f, sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, in->idx,
-                                          offsetof(struct wasm_table, size)));
+    case WASM_OP_TABLE_SIZE: {
+        LLVMValueRef n = sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, in->idx,
+                                          offsetof(struct wasm_table, size));
+        sbx__jit_push(f, is64(f, in->idx) ? L(BuildZExt)(f->b, n, jm->t_i64, "") : n);
         return true;
+    }
     default: { /* WASM_OP_ELEM_DROP */
         LLVMTypeRef p[] = {jm->t_ptr, jm->t_i32};
         LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), sbx__jit_i32(jm, in->idx)};

@@ -107,7 +107,10 @@ static bool declare(struct jit_mod *jm)
          * the other part links to it by name. */
         if (jm->is_whole)
             L(SetLinkage)(jm->fns[i], LLVMInternalLinkage);
-        L(AddAttributeAtIndex)(jm->fns[i], (LLVMAttributeIndex)LLVMAttributeFunctionIndex, no_tail);
+        sbx__jit_func_conv(jm, jm->fns[i]); /* tail calls (emit_call.c) */
+        if (!m->funcs[i].has_tail_call)
+            L(AddAttributeAtIndex)
+        (jm->fns[i], (LLVMAttributeIndex)LLVMAttributeFunctionIndex, no_tail);
     }
     if (jm->only)
         return true; /* call_indirect goes through the runtime (emit_call.c) */

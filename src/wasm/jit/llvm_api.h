@@ -139,7 +139,9 @@
     X(SetAlignment) \
     X(SetGlobalConstant) \
     X(SetInitializer) \
+    X(SetFunctionCallConv) \
     X(SetInstructionCallConv) \
+    X(SetTailCall) \
     X(SetLinkage) \
     X(SetMetadata) \
     X(SetModuleDataLayout) \

@@ -359,3 +359,23 @@ bool sbx__wasm_jit_osr(struct wasm_exec *ex, struct wasm_instance *inst,
     }
     return has_run;
 }
+
+uint32_t sbx__jit_rt_memory_fill64(struct wasm_instance *inst, uint32_t mem, uint64_t d,
+                                   uint32_t val, uint64_t n)
+{
+    return sbx__wasm_memory_fill(inst->mems[mem], d, (uint8_t)val, n);
+}
+
+uint32_t sbx__jit_rt_memory_copy64(struct wasm_instance *inst, uint32_t dmem, uint32_t smem,
+                                   uint64_t d, uint64_t s, uint64_t n)
+{
+    return sbx__wasm_memory_copy(inst->mems[dmem], inst->mems[smem], d, s, n);
+}
+
+uint32_t sbx__jit_rt_memory_init64(struct wasm_instance *inst, uint32_t mem, uint32_t seg,
+                                   uint64_t d, uint32_t s, uint32_t n)
+{
+    const struct wasm_data_seg *ds = &inst->module->datas[seg];
+    return sbx__wasm_memory_init(inst->mems[mem], ds->bytes, inst->data_dropped[seg] ? 0 : ds->len,
+                                 d, s, n);
+}

@@ -35,5 +35,13 @@ uint32_t sbx__jit_rt_table_copy(struct wasm_table *dt, struct wasm_table *st, ui
 uint32_t sbx__jit_rt_table_init(struct wasm_instance *inst, uint32_t table, uint32_t seg,
                                 uint32_t d, uint32_t s, uint32_t n);
 void sbx__jit_rt_elem_drop(struct wasm_instance *inst, uint32_t seg);
+/* The same on memory idx of inst, any memory: addresses and lengths are u64 (a 32-bit memory's
+ * zero-extended); memory.grow is sbx__wasm_memory_grow64 itself. */
+uint32_t sbx__jit_rt_memory_fill64(struct wasm_instance *inst, uint32_t mem, uint64_t d,
+                                   uint32_t val, uint64_t n);
+uint32_t sbx__jit_rt_memory_copy64(struct wasm_instance *inst, uint32_t dmem, uint32_t smem,
+                                   uint64_t d, uint64_t s, uint64_t n);
+uint32_t sbx__jit_rt_memory_init64(struct wasm_instance *inst, uint32_t mem, uint32_t seg,
+                                   uint64_t d, uint32_t s, uint32_t n);
 
 #endif

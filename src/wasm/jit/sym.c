@@ -44,6 +44,10 @@ static const struct {
     [JIT_RT_TABLE_COPY] = {"table_copy", (const void *)sbx__jit_rt_table_copy},
     [JIT_RT_TABLE_INIT] = {"table_init", (const void *)sbx__jit_rt_table_init},
     [JIT_RT_ELEM_DROP] = {"elem_drop", (const void *)sbx__jit_rt_elem_drop},
+    [JIT_RT_MEMORY_GROW64] = {"memory_grow64", (const void *)sbx__wasm_memory_grow64},
+    [JIT_RT_MEMORY_FILL64] = {"memory_fill64", (const void *)sbx__jit_rt_memory_fill64},
+    [JIT_RT_MEMORY_COPY64] = {"memory_copy64", (const void *)sbx__jit_rt_memory_copy64},
+    [JIT_RT_MEMORY_INIT64] = {"memory_init64", (const void *)sbx__jit_rt_memory_init64},
 };
 
 /* The libc/libm functions LLVM lowers some operations to (loop idioms become memset/memcpy;

@@ -41,6 +41,10 @@ enum jit_rt {
     JIT_RT_TABLE_COPY,
     JIT_RT_TABLE_INIT,
     JIT_RT_ELEM_DROP,
+    JIT_RT_MEMORY_GROW64, /* any memory: u64 addresses and lengths (multiple memories, memory64) */
+    JIT_RT_MEMORY_FILL64,
+    JIT_RT_MEMORY_COPY64,
+    JIT_RT_MEMORY_INIT64,
     JIT_RT_COUNT_
 };
 

@@ -9,7 +9,7 @@
 #include "sbx_test.h"
 #include "serve/queue.h"
 
-#define ALL (SERVE_LANE_BIT(SERVE_LANE_JAIL) | SERVE_LANE_BIT(SERVE_LANE_JS))
+#define ALL SERVE_LANES_ALL
 
 static struct serve_queue *make(void (*tune)(struct serve_queue_config *))
 {

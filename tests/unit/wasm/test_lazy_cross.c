@@ -4,6 +4,7 @@
  * what was compiled and entered (never timing). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lsan_no_tls.h"
@@ -69,16 +70,32 @@ START_TEST(call_hot_function_gets_no_osr_entry)
 }
 END_TEST
 
-/* Interrupts the store once forever() was compiled (with or without an OSR entry), a little
- * later, so that the spinning frame had its back-edges to move at. */
+struct interrupter {
+    struct wenv *e;
+    clockid_t spinner; /* the CPU clock of the thread that runs forever() */
+};
+
+static double cpu_ms(clockid_t clk)
+{
+    struct timespec ts;
+    ck_assert_int_eq(clock_gettime(clk, &ts), 0);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Interrupts the store once forever() was compiled (with or without an OSR entry) and its
+ * spinning frame then ran 20 ms of its own CPU time: back-edges enough to move at. Its CPU
+ * time, not the wall clock: at load 20 a 20 ms sleep often ended before the spinner ran at all
+ * (the OSR count was 0 in 4 of 12 runs). */
 static void *interrupt_when_compiled(void *p)
 {
-    struct wenv *e = p;
-    struct wasm_func *f = wenv_export_func(e, "forever");
-    for (double end = wenv_now_s() + WENV_WAIT_S; !has_entry(f) && wenv_now_s() < end;)
+    struct interrupter *in = p;
+    struct wasm_func *f = wenv_export_func(in->e, "forever");
+    double end = wenv_now_s() + WENV_WAIT_S;
+    while (!has_entry(f) && wenv_now_s() < end)
         usleep(1000);
-    usleep(20 * 1000);
-    sbx__wasm_store_interrupt(e->store);
+    for (double from = cpu_ms(in->spinner); cpu_ms(in->spinner) - from < 20 && wenv_now_s() < end;)
+        usleep(1000);
+    sbx__wasm_store_interrupt(in->e->store);
     return NULL;
 }
 
@@ -91,7 +108,9 @@ START_TEST(loop_hot_function_gets_osr_entry)
     struct wasm_trap trap;
     pthread_t t;
     env_open(&e, WASM_TIER_AUTO);
-    ck_assert_int_eq(pthread_create(&t, NULL, interrupt_when_compiled, &e), 0);
+    struct interrupter in = {.e = &e};
+    ck_assert_int_eq(pthread_getcpuclockid(pthread_self(), &in.spinner), 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, interrupt_when_compiled, &in), 0);
     ck_assert_int_eq(wenv_call(&e, "forever", NULL, NULL, &trap), SBX_E_WASM_TRAP);
     pthread_join(t, NULL);
     ck_assert_int_eq(trap.kind, WASM_TRAP_INTERRUPTED);

@@ -226,7 +226,10 @@ struct mcase {
 };
 
 static const struct mcase module_cases[] = {
-    {"two memories", LIT(WASM_HDR "\x05\x05\x02\x00\x01\x00\x01"), "invalid: multiple memories"},
+    /* 3.0 has multiple memories: the index must name one */
+    {"data for memory 1 of 1",
+     LIT(WASM_HDR "\x05\x03\x01\x00\x01\x0b\x07\x01\x02\x01\x41\x00\x0b\x00"),
+     "invalid: unknown memory 1"},
     {"memory max 65537", LIT(WASM_HDR "\x05\x06\x01\x01\x00\x81\x80\x04"),
      "invalid: memory size must be at most 65536 pages (4GiB)"},
     {"memory min 65537", LIT(WASM_HDR "\x05\x05\x01\x00\x81\x80\x04"),
@@ -241,15 +244,17 @@ static const struct mcase module_cases[] = {
      LIT(WASM_HDR "\x01\x05\x01\x60\x01\x7f\x00\x03\x02\x01\x00\x08\x01\x00"
                   "\x0a\x04\x01\x02\x00\x0b"),
      "invalid: start function"},
-    {"non-constant global", LIT(WASM_HDR "\x06\x09\x01\x7f\x00\x41\x00\x41\x00\x6a\x0b"),
+    /* 3.0's extended constant expressions have i32.add, not i32.div_s */
+    {"non-constant global", LIT(WASM_HDR "\x06\x09\x01\x7f\x00\x41\x00\x41\x01\x6d\x0b"),
      "invalid: constant expression required"},
     {"global init type", LIT(WASM_HDR "\x06\x06\x01\x7f\x00\x42\x00\x0b"),
      "invalid: type mismatch"},
     {"global init two values", LIT(WASM_HDR "\x06\x08\x01\x7f\x00\x41\x00\x41\x00\x0b"),
      "invalid: type mismatch"},
     {"global init empty", LIT(WASM_HDR "\x06\x04\x01\x7f\x00\x0b"), "invalid: type mismatch"},
-    {"global.get of defined global",
-     LIT(WASM_HDR "\x06\x0b\x02\x7f\x00\x41\x00\x0b\x7f\x00\x23\x00\x0b"),
+    /* 3.0: an initializer sees the globals defined before it, not after */
+    {"global.get of a later global",
+     LIT(WASM_HDR "\x06\x0b\x02\x7f\x00\x23\x01\x0b\x7f\x00\x41\x00\x0b"),
      "invalid: unknown global"},
     {"global.get of mutable import",
      LIT(WASM_HDR "\x02\x07\x01\x00\x01\x67\x03\x7f\x01\x06\x06\x01\x7f\x00\x23\x00\x0b"),
@@ -359,21 +364,45 @@ static void run_script(const char *path, struct tally *t)
     json_decref(root);
 }
 
-/* Every binary module of the 2.0 suite (SIMD included) decodes and validates, and every
+/* Every binary module of the 3.0 suite's groups that both tiers run (SPECTEST_GROUPS plus
+ * SIMD, less the scripts that wait for a proposal) decodes and validates, and every
  * assert_malformed/assert_invalid is rejected in the right category. */
+static const char *const groups[] = {"core",      "bulk-memory", "memory64",    "multi-memory",
+                                     "tail-call", "simd",        "relaxed-simd"};
+
+/* Whether path's script is on mk/spectest.mk's SPECTEST_WAITING list (group/name words, passed
+ * in SBX_SPECTEST_WAITING joined by ':'). */
+static bool is_waiting(const char *path)
+{
+    const char *w = getenv("SBX_SPECTEST_WAITING");
+    const char *name = strrchr(path, '/'), *group = name;
+    while (group > path && group[-1] != '/')
+        group--;
+    if (!w || name == NULL)
+        return false;
+    char key[512];
+    snprintf(key, sizeof key, "%.*s", (int)(strlen(group) - strlen(".json")), group);
+    size_t n = strlen(key);
+    for (const char *p = w; (p = strstr(p, key)) != NULL; p += n)
+        if ((p == w || p[-1] == ':') && (p[n] == ':' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 START_TEST(spec_suite_verdicts)
 {
     const char *dir = getenv("SBX_WASM_TESTSUITE");
     if (dir == NULL)
-        dir = "../shared/wasm-testsuite";
+        dir = "../shared/wasm3-testsuite";
     char pattern[4096];
     struct tally t = {0};
-    for (int pass = 0; pass < 2; pass++) {
+    for (size_t pass = 0; pass < COUNT(groups); pass++) {
         glob_t g;
-        snprintf(pattern, sizeof pattern, pass ? "%s/simd/*.json" : "%s/*.json", dir);
+        snprintf(pattern, sizeof pattern, "%s/%s/*.json", dir, groups[pass]);
         ck_assert_msg(glob(pattern, 0, NULL, &g) == 0, "no spec scripts at %s", pattern);
         for (size_t i = 0; i < g.gl_pathc; i++)
-            run_script(g.gl_pathv[i], &t);
+            if (!is_waiting(g.gl_pathv[i]))
+                run_script(g.gl_pathv[i], &t);
         globfree(&g);
     }
     printf("spec verdicts: module %u/%u, assert_malformed %u/%u, assert_invalid %u/%u\n", t.pass[0],
