@@ -85,7 +85,8 @@
     X(table_init) X(elem_drop) X(ref_func) \
     X(addr64) X(mem_sel) X(mem_sel0) X(memory_size_m) X(memory_grow_m) X(memory_fill_m) \
     X(memory_copy_m) X(memory_init_m) X(idx64) \
-    X(return_call) X(return_call_func) X(return_call_indirect)
+    X(return_call) X(return_call_func) X(return_call_indirect) \
+    X(call_ref) X(return_call_ref) X(ref_as_non_null) X(br_null) X(br_nonnull)
 
 #define WASM_ALL_OPS(X) \
     WASM_MISC_OPS(X) \

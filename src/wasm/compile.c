@@ -365,6 +365,14 @@ static bool step_structural(struct compiler *c, const struct wasm_instr *in, boo
     case WASM_OP_BR_TABLE:
         sbx__wasm_c_br_table(c, in);
         return true;
+    case WASM_OP_BR_ON_NULL:
+    case WASM_OP_BR_ON_NON_NULL:
+        sbx__wasm_c_br_on_null(c, in);
+        return true;
+    case WASM_OP_CALL_REF:
+    case WASM_OP_RETURN_CALL_REF:
+        sbx__wasm_c_call_ref(c, in);
+        return true;
     case WASM_OP_RETURN:
         if (!c->is_dead) {
             sbx__wasm_c_return(c);

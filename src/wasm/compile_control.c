@@ -357,6 +357,49 @@ void sbx__wasm_c_br_if(struct compiler *c, const struct wasm_instr *in)
     sbx__wasm_c_label(c);
 }
 
+/* A branch on a reference's nullness (br_on_null when on_null, br_on_non_null) from slot a:
+ * a forward block's label without moves is the jump's own target, any other goes through
+ * emit_br (moves, a loop's poll, a return) skipped by the opposite test. */
+static void ref_branch(struct compiler *c, struct cblock *b, uint32_t a, bool on_null)
+{
+    if (b->kind != B_FUNC && b->kind != B_LOOP && !needs_moves(c, b)) {
+        sbx__wasm_c_op(c, on_null ? IOP_br_null : IOP_br_nonnull);
+        sbx__wasm_c_emit(c, a);
+        uint32_t word = c->wlen;
+        sbx__wasm_c_emit(c, 0);
+        link(c, b, word);
+        return;
+    }
+    sbx__wasm_c_op(c, on_null ? IOP_br_nonnull : IOP_br_null);
+    sbx__wasm_c_emit(c, a);
+    uint32_t skip = c->wlen;
+    sbx__wasm_c_emit(c, 0);
+    emit_br(c, b);
+    patch_one(c, skip, c->wlen);
+}
+
+/* br_on_null: the reference comes off for the branch (the label takes the values below it)
+ * and stays on when it falls through. br_on_non_null: the label takes it too; it is dropped
+ * when null. */
+void sbx__wasm_c_br_on_null(struct compiler *c, const struct wasm_instr *in)
+{
+    if (c->is_dead)
+        return;
+    struct cblock *b = label(c, in->idx);
+    if (in->op == WASM_OP_BR_ON_NULL) {
+        struct centry e = sbx__wasm_c_pop(c);
+        uint32_t a = sbx__wasm_c_operand(c, &e);
+        ref_branch(c, b, a, true);
+        struct centry *back = sbx__wasm_c_push(c, e.type); /* the same slot: e.slot */
+        *back = e;
+    } else {
+        uint32_t a = sbx__wasm_c_operand(c, &c->st[c->sp - 1]);
+        ref_branch(c, b, a, false);
+        sbx__wasm_c_pop(c);
+    }
+    sbx__wasm_c_label(c);
+}
+
 static void br_table_targets(struct compiler *c, const uint32_t *depths, uint32_t n, uint32_t tpos)
 {
     for (uint32_t i = 0; i <= n; i++) {
@@ -462,6 +505,29 @@ void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in)
     sbx__wasm_c_emit(c, idx);
     sbx__wasm_c_emit(c, base);
     push_results(c, ft);
+}
+
+/* call_ref / return_call_ref x: the reference on top, the args below it. */
+void sbx__wasm_c_call_ref(struct compiler *c, const struct wasm_instr *in)
+{
+    if (c->is_dead)
+        return;
+    if (in->idx >= c->m->type_count) {
+        sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown type");
+        return;
+    }
+    const struct wasm_functype *ft = &c->m->types[in->idx];
+    struct centry e = sbx__wasm_c_pop(c);
+    uint32_t ref = sbx__wasm_c_operand(c, &e);
+    uint32_t base = call_args(c, ft);
+    bool is_tail = in->op == WASM_OP_RETURN_CALL_REF;
+    sbx__wasm_c_op(c, is_tail ? IOP_return_call_ref : IOP_call_ref);
+    sbx__wasm_c_emit(c, ref);
+    sbx__wasm_c_emit(c, base);
+    if (is_tail)
+        c->is_dead = true;
+    else
+        push_results(c, ft);
 }
 
 /* return_call / return_call_indirect: the args in consecutive slots, then the callee replaces

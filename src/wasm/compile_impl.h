@@ -130,6 +130,8 @@ void sbx__wasm_c_return(struct compiler *c);
 void sbx__wasm_c_call(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_return_call(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_call_ref(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_br_on_null(struct compiler *c, const struct wasm_instr *in);
 
 /* compile_ops.c: live instructions without control flow. Returns false (and fails the
  * translation) when the instruction is not one it knows. */

@@ -622,6 +622,9 @@ static bool emit_variable(struct compiler *c, const struct wasm_instr *in)
     case WASM_OP_REF_FUNC:
         emit_valued(c, IOP_ref_func, WASM_FUNCREF, &imm, 1, 0, 0);
         return true;
+    case WASM_OP_REF_AS_NON_NULL: /* its static type does not change how it is kept */
+        emit_valued(c, IOP_ref_as_non_null, c->st[c->sp - 1].type, &imm, 0, 1, 0);
+        return true;
     default:
         return false;
     }

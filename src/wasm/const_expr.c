@@ -58,13 +58,18 @@ static wasm_vtype check_one(const struct wasm_module *m, const struct wasm_instr
         }
         return m->globals[in->idx].type;
     case WASM_OP_REF_NULL:
+        if (!wasm_heap_is_abstract(wasm_vtype_heap(in->valtype)) &&
+            wasm_vtype_heap(in->valtype) >= m->type_count) {
+            *why = "unknown type";
+            return 0;
+        }
         return in->valtype;
     case WASM_OP_REF_FUNC:
         if (in->idx >= m->func_count) {
             *why = "unknown function";
             return 0;
         }
-        return WASM_FUNCREF;
+        return WASM_REF(0, m->func_type_idx[in->idx]);
     default: /* constants and binary operators: the table's signature */
         if (*n < sig->param_count)
             return 0;

@@ -68,18 +68,11 @@ static bool read_valtypes(struct wasm_reader *r, uint32_t count, wasm_vtype *out
     return true;
 }
 
-static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
+/* A function type's params and results, after its 0x60. */
+static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft, const uint8_t *at)
 {
     struct wasm_reader *r = &d->r;
-    const uint8_t *at = r->p;
-    uint8_t form;
     uint32_t np, nr;
-    if (!sbx__wasm_rd_byte(r, &form))
-        return false;
-    if (form & 0x80) /* the form is an s7 in the spec's grammar */
-        return sbx__wasm_rd_fail(r, at, "integer representation too long");
-    if (form != 0x60)
-        return sbx__wasm_rd_fail(r, at, "malformed function type");
     /* Types may take several bytes: read once to count, then again into the array. */
     if (!read_arity(r, at, "parameters", &np))
         return false;
@@ -103,23 +96,146 @@ static bool read_functype(struct wasm_dec *d, struct wasm_functype *ft)
     return true;
 }
 
+/* A field: storage type (a value type or packed i8/i16) and mutability. */
+static bool read_field(struct wasm_reader *r, struct wasm_field *f)
+{
+    uint8_t mut;
+    if (r->p < r->end && !r->is_failed && (*r->p == WASM_PACKED_I8 || *r->p == WASM_PACKED_I16))
+        f->type = *r->p++;
+    else if (!sbx__wasm_rd_valtype(r, &f->type))
+        return false;
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_byte(r, &mut))
+        return false;
+    if (mut > 1)
+        return sbx__wasm_rd_fail(r, at, "malformed mutability");
+    f->is_mutable = mut == 1;
+    return true;
+}
+
+/* A composite type (3.0): func 0x60, struct 0x5F vec(field), array 0x5E field. */
+static bool read_comptype(struct wasm_dec *d, uint32_t idx)
+{
+    struct wasm_reader *r = &d->r;
+    struct wasm_typedef *td = &d->m->typedefs[idx];
+    const uint8_t *at = r->p;
+    uint8_t form;
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_byte(r, &form))
+        return false;
+    if (form & 0x80) /* the form is an s7 in the spec's grammar */
+        return sbx__wasm_rd_fail(r, at, "integer representation too long");
+    switch (form) {
+    case 0x60:
+        td->kind = WASM_COMP_FUNC;
+        return read_functype(d, &d->m->types[idx], at);
+    case 0x5F:
+        td->kind = WASM_COMP_STRUCT;
+        if (!sbx__wasm_rd_vec(r, 2, &n, &cap))
+            return false;
+        break;
+    case 0x5E:
+        td->kind = WASM_COMP_ARRAY;
+        n = cap = 1;
+        break;
+    default:
+        return sbx__wasm_rd_fail(r, at, "malformed function type");
+    }
+    td->fields = sbx__wasm_dec_alloc(d, cap ? cap : 1, sizeof *td->fields);
+    if (td->fields == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(r, i, cap))
+            return false;
+        td->field_count = i + 1;
+        if (!read_field(r, &td->fields[i]))
+            return false;
+    }
+    return true;
+}
+
+/* A sub type: (sub final? x? comptype) as 0x4F/0x50 vec(typeidx) comptype, or a bare comptype
+ * (final, no supertype). More than one supertype is invalid (3.0). */
+static bool read_subtype(struct wasm_dec *d, uint32_t idx, uint32_t rec_start, uint32_t rec_len)
+{
+    struct wasm_reader *r = &d->r;
+    struct wasm_typedef *td = &d->m->typedefs[idx];
+    td->rec_start = rec_start;
+    td->rec_len = rec_len;
+    td->is_final = true;
+    td->super = WASM_NO_SUPER;
+    if (r->p < r->end && !r->is_failed && (*r->p == 0x4F || *r->p == 0x50)) {
+        const uint8_t *at = r->p;
+        td->is_final = *r->p++ == 0x4F;
+        uint32_t n, x;
+        if (!sbx__wasm_rd_count(r, 1, &n))
+            return false;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!sbx__wasm_rd_u32(r, &x))
+                return false;
+            if (i == 0)
+                td->super = x;
+        }
+        if (n > 1)
+            sbx__wasm_dec_defer_invalid(d, at, "multiple supertypes");
+    }
+    return read_comptype(d, idx);
+}
+
+/* Makes room for need types in m->types and m->typedefs (zeroed). */
+static bool grow_types(struct wasm_dec *d, uint32_t need)
+{
+    struct wasm_module *m = d->m;
+    if (need <= d->type_cap)
+        return true;
+    uint32_t n = d->type_cap ? d->type_cap : 8;
+    while (n < need)
+        n *= 2;
+    struct wasm_functype *t = sbx__reallocn(m->types, n, sizeof *t);
+    if (t != NULL)
+        m->types = t;
+    struct wasm_typedef *td = t ? sbx__reallocn(m->typedefs, n, sizeof *td) : NULL;
+    if (td == NULL) {
+        d->is_nomem = true;
+        return sbx__wasm_rd_fail(&d->r, d->r.p, "out of memory");
+    }
+    m->typedefs = td;
+    memset(m->types + d->type_cap, 0, (size_t)(n - d->type_cap) * sizeof *t);
+    memset(m->typedefs + d->type_cap, 0, (size_t)(n - d->type_cap) * sizeof *td);
+    d->type_cap = n;
+    return true;
+}
+
+/* The type section (3.0): a vector of recursion groups, each 0x4E vec(subtype) or one sub
+ * type alone. Type indices count the sub types of all groups in order. */
 static bool read_type_section(struct wasm_dec *d)
 {
     struct wasm_module *m = d->m;
-    const uint8_t *at = d->r.p;
+    struct wasm_reader *r = &d->r;
+    const uint8_t *at = r->p;
     uint32_t n, cap;
-    if (!sbx__wasm_rd_vec(&d->r, 3, &n, &cap) ||
+    if (!sbx__wasm_rd_vec(r, 2, &n, &cap) ||
         !sbx__wasm_dec_at_most(d, at, n, cap, WASM_MAX_TYPES, "types"))
         return false;
-    m->types = sbx__wasm_dec_alloc(d, cap, sizeof *m->types);
-    if (m->types == NULL)
-        return false;
     for (uint32_t i = 0; i < n; i++) {
-        if (!sbx__wasm_rd_room(&d->r, i, cap))
+        if (!sbx__wasm_rd_room(r, i, cap))
             return false;
-        m->type_count = i + 1;
-        if (!read_functype(d, &m->types[i]))
+        uint32_t k = 1, start = m->type_count;
+        const uint8_t *gat = r->p;
+        if (r->p < r->end && !r->is_failed && *r->p == 0x4E) {
+            r->p++;
+            if (!sbx__wasm_rd_count(r, 2, &k))
+                return false;
+        }
+        if ((uint64_t)start + k > WASM_MAX_TYPES)
+            return sbx__wasm_rd_limit(r, gat, "more than %u types", WASM_MAX_TYPES);
+        if (!grow_types(d, start + k))
             return false;
+        for (uint32_t j = 0; j < k; j++) {
+            m->type_count = start + j + 1;
+            if (!read_subtype(d, start + j, start, k))
+                return false;
+        }
     }
     return true;
 }
@@ -162,6 +278,18 @@ static bool read_globaltype(struct wasm_dec *d, struct wasm_globaltype *g)
     return true;
 }
 
+/* Tags (exception handling): 0x00 and a type index each. */
+static bool read_tagtype(struct wasm_reader *r, uint32_t *type)
+{
+    const uint8_t *at = r->p;
+    uint8_t attr;
+    if (!sbx__wasm_rd_byte(r, &attr))
+        return false;
+    if (attr != 0)
+        return sbx__wasm_rd_fail(r, at, "malformed tag attribute");
+    return sbx__wasm_rd_u32(r, type);
+}
+
 static bool read_import(struct wasm_dec *d, struct wasm_import *imp)
 {
     struct wasm_reader *r = &d->r;
@@ -188,6 +316,9 @@ static bool read_import(struct wasm_dec *d, struct wasm_import *imp)
     case WASM_EXTERN_GLOBAL:
         d->m->global_import_count++;
         return read_globaltype(d, &imp->u.global);
+    case WASM_EXTERN_TAG:
+        d->m->tag_import_count++;
+        return read_tagtype(r, &imp->u.tag_type);
     default:
         return sbx__wasm_rd_fail(r, at, "malformed import kind");
     }
@@ -236,22 +367,62 @@ static bool read_function_section(struct wasm_dec *d)
     return true;
 }
 
+/* Tables (3.0): a table type, or 0x40 0x00, a table type and the initial element's constant
+ * expression; without one every element starts null. */
 static bool read_table_section(struct wasm_dec *d)
 {
-    const uint8_t *at = d->r.p;
+    struct wasm_reader *r = &d->r;
+    const uint8_t *at = r->p;
     uint32_t n, cap, nimp = d->m->table_import_count;
-    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap) ||
+    if (!sbx__wasm_rd_vec(r, 2, &n, &cap) ||
         !sbx__wasm_dec_at_most(d, at, (uint64_t)nimp + n, (uint64_t)nimp + cap, WASM_MAX_TABLES,
                                "tables"))
         return false;
     d->table_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->table_defs);
-    if (d->table_defs == NULL)
+    d->m->table_inits = sbx__wasm_dec_alloc(d, cap, sizeof *d->m->table_inits);
+    if (d->table_defs == NULL || d->m->table_inits == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sbx__wasm_rd_room(r, i, cap))
+            return false;
+        d->table_def_count = i + 1;
+        struct wasm_init *init = &d->m->table_inits[i];
+        bool has_init = r->p < r->end && !r->is_failed && *r->p == 0x40;
+        if (has_init) {
+            const uint8_t *zat = ++r->p;
+            uint8_t zero;
+            if (!sbx__wasm_rd_byte(r, &zero))
+                return false;
+            if (zero != 0)
+                return sbx__wasm_rd_fail(r, zat, "malformed table type");
+        }
+        if (!read_tabletype(d, &d->table_defs[i]))
+            return false;
+        if (has_init) {
+            if (!sbx__wasm_dec_const_expr(d, init))
+                return false;
+        } else {
+            memset(init, 0, sizeof *init);
+            init->op = WASM_INIT_REF_NULL;
+            init->type = WASM_REF(1, wasm_vtype_heap(d->table_defs[i].elem_type));
+        }
+    }
+    return true;
+}
+
+static bool read_tag_section(struct wasm_dec *d)
+{
+    uint32_t n, cap;
+    if (!sbx__wasm_rd_vec(&d->r, 2, &n, &cap))
+        return false;
+    d->tag_defs = sbx__wasm_dec_alloc(d, cap, sizeof *d->tag_defs);
+    if (d->tag_defs == NULL)
         return false;
     for (uint32_t i = 0; i < n; i++) {
         if (!sbx__wasm_rd_room(&d->r, i, cap))
             return false;
-        d->table_def_count = i + 1;
-        if (!read_tabletype(d, &d->table_defs[i]))
+        d->tag_def_count = i + 1;
+        if (!read_tagtype(&d->r, &d->tag_defs[i]))
             return false;
     }
     return true;
@@ -322,7 +493,7 @@ static bool read_export_section(struct wasm_dec *d)
         const uint8_t *at = r->p;
         if (!sbx__wasm_rd_byte(r, &e->kind))
             return false;
-        if (e->kind > WASM_EXTERN_GLOBAL)
+        if (e->kind > WASM_EXTERN_TAG)
             return sbx__wasm_rd_fail(r, at, "malformed export kind");
         if (!sbx__wasm_rd_u32(r, &e->index))
             return false;
@@ -342,8 +513,9 @@ static bool read_datacount_section(struct wasm_dec *d)
     return sbx__wasm_rd_u32(&d->r, &d->data_count_value);
 }
 
-/* Section order rank by id (spec 5.5.2): data count (12) sits between element and code. */
-static const uint8_t section_rank[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10};
+/* Section order rank by id (spec 5.5.2): data count (12) sits between element and code, tag
+ * (13) between memory and global. */
+static const uint8_t section_rank[14] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 11, 6};
 
 static bool read_section_body(struct wasm_dec *d, uint8_t id)
 {
@@ -373,6 +545,8 @@ static bool read_section_body(struct wasm_dec *d, uint8_t id)
         return sbx__wasm_dec_code_section(d);
     case 11:
         return sbx__wasm_dec_data_section(d);
+    case 13:
+        return read_tag_section(d);
     default:
         return read_datacount_section(d);
     }
@@ -386,7 +560,7 @@ static bool read_section(struct wasm_dec *d, uint8_t *last_rank)
     uint32_t size;
     if (!sbx__wasm_rd_byte(r, &id))
         return false;
-    if (id > 12)
+    if (id > 13)
         return sbx__wasm_rd_fail(r, at, "malformed section id");
     if (id != 0) {
         if (section_rank[id] <= *last_rank)

@@ -55,6 +55,14 @@ bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *
 bool sbx__wasm_rd_limit(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Any prefix ("unsupported", ...); returns false. */
+bool sbx__wasm_rd_record(struct wasm_reader *r, const char *prefix, const uint8_t *at,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "unsupported: <what> needs <feature> (WebAssembly 3.0), not supported yet": a module using a
+ * 3.0 proposal sbx does not run yet (sbx__wasm_feature_on). */
+bool sbx__wasm_rd_unsupported(struct wasm_reader *r, const uint8_t *at, unsigned feature,
+                              const char *what);
+
 bool sbx__wasm_rd_byte(struct wasm_reader *r, uint8_t *out);
 bool sbx__wasm_rd_u32(struct wasm_reader *r, uint32_t *out);
 bool sbx__wasm_rd_s32(struct wasm_reader *r, int32_t *out);
@@ -73,8 +81,11 @@ bool sbx__wasm_rd_vec(struct wasm_reader *r, uint32_t min_size, uint32_t *count,
 bool sbx__wasm_rd_room(struct wasm_reader *r, uint32_t i, uint32_t cap);
 /* Reads a name (u32 length + UTF-8 bytes); *out points into the input. */
 bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len);
+/* Value, reference and heap types in their 3.0 encodings; a type index is not range-checked
+ * (validation's "unknown type"). */
 bool sbx__wasm_rd_valtype(struct wasm_reader *r, wasm_vtype *out);
 bool sbx__wasm_rd_reftype(struct wasm_reader *r, wasm_vtype *out);
+bool sbx__wasm_rd_heaptype(struct wasm_reader *r, uint32_t *out);
 /* Returns true if [s, s + len) is well-formed UTF-8 (no overlongs, surrogates, > U+10FFFF). */
 bool sbx__wasm_utf8_valid(const uint8_t *s, size_t len);
 
@@ -89,12 +100,17 @@ enum wasm_blocktype_kind { WASM_BT_EMPTY = 0, WASM_BT_VALTYPE, WASM_BT_TYPEIDX }
  *   BR_TABLE: count labels at targets (LEB u32s, then the default label in idx)
  *   MEMARG: align, offset, idx = memory;  MEMARG_LANE: the same and lane;  LANE: lane
  *   I32/I64: value (sign-extended into 64 bits);  F32/F64: value holds the raw bits
- *   V128/SHUFFLE: bytes;  SELECT_T: count types, the first in valtype;  REFTYPE: valtype */
+ *   V128/SHUFFLE: bytes;  SELECT_T: count types, the first in valtype
+ *   HEAPTYPE: valtype = (ref null ht);  TYPE/TAG: idx;  TYPE_FIELD/COUNT/DATA/ELEM/TYPE: idx =
+ *   type, idx2 = field, count, data, elem or source type;  BR_ON_CAST: idx = label, valtype and
+ *   valtype2 the two reference types (nullability from the flags);  TRY_TABLE: the block type
+ *   as BLOCK, count catch clauses at targets (sbx__wasm_catch_next) */
 struct wasm_instr {
     uint16_t op; /* enum wasm_op */
     uint8_t bt_kind;
     uint8_t lane;
     wasm_vtype valtype;
+    wasm_vtype valtype2;
     uint32_t offset_in_module; /* where the opcode starts */
     uint32_t idx;
     uint32_t idx2;
@@ -151,6 +167,17 @@ static inline bool sbx__wasm_read_instr(struct wasm_reader *r, struct wasm_instr
 /* Returns the next label of a br_table read by sbx__wasm_read_instr (its in->count labels,
  * then in->idx is the default). *cursor starts NULL and is advanced by each call. */
 uint32_t sbx__wasm_br_label(const struct wasm_instr *in, const uint8_t **cursor);
+
+/* try_table's catch clauses: kind (enum wasm_catch_kind), tag (catch, catch_ref) and label. */
+enum wasm_catch_kind { WASM_CATCH = 0, WASM_CATCH_REF, WASM_CATCH_ALL, WASM_CATCH_ALL_REF };
+struct wasm_catch {
+    uint8_t kind;
+    uint32_t tag;
+    uint32_t label;
+};
+/* Returns the next catch clause of a try_table read by sbx__wasm_read_instr (in->count of
+ * them); *cursor starts NULL and is advanced by each call. */
+struct wasm_catch sbx__wasm_catch_next(const struct wasm_instr *in, const uint8_t **cursor);
 
 /* Decodes m->bytes (m->len) into m. On failure returns SBX_E_WASM_INVALID_MODULE (message in
  * err) or SBX_E_NOMEM; m then holds partial state that sbx__wasm_module_clear() frees. */

@@ -39,8 +39,9 @@ static bool read_blocktype(struct wasm_reader *r, struct wasm_instr *in)
             in->bt_kind = WASM_BT_EMPTY;
             return true;
         }
-        if (b == WASM_I32 || b == WASM_I64 || b == WASM_F32 || b == WASM_F64 || b == WASM_V128 ||
-            b == 0x70 || b == 0x6F) {
+        /* One-byte negative s33s (0x40-0x7F) are value types or malformed; (ref null ht) and
+         * (ref ht) start with 0x63/0x64. */
+        if (b >= 0x40 && b <= 0x7F) {
             in->bt_kind = WASM_BT_VALTYPE;
             return sbx__wasm_rd_valtype(r, &in->valtype);
         }
@@ -111,6 +112,65 @@ static bool read_select_t(struct wasm_reader *r, struct wasm_instr *in)
     return true;
 }
 
+/* br_on_cast's flags (bit 0: the source type is nullable, bit 1: the target), label and two
+ * heap types. */
+static bool read_br_on_cast(struct wasm_reader *r, struct wasm_instr *in)
+{
+    const uint8_t *at = r->p;
+    uint8_t flags;
+    uint32_t ht1, ht2;
+    if (!sbx__wasm_rd_byte(r, &flags))
+        return false;
+    if (flags > 3)
+        return sbx__wasm_rd_fail(r, at, "malformed br_on_cast flags");
+    if (!read_u32(r, &in->idx) || !sbx__wasm_rd_heaptype(r, &ht1) ||
+        !sbx__wasm_rd_heaptype(r, &ht2))
+        return false;
+    in->valtype = WASM_REF(flags & 1, ht1);
+    in->valtype2 = WASM_REF(flags & 2, ht2);
+    return true;
+}
+
+/* One catch clause: kind byte, a tag for catch/catch_ref, a label. */
+static bool read_catch(struct wasm_reader *r, struct wasm_catch *c)
+{
+    const uint8_t *at = r->p;
+    if (!sbx__wasm_rd_byte(r, &c->kind))
+        return false;
+    if (c->kind > WASM_CATCH_ALL_REF)
+        return sbx__wasm_rd_fail(r, at, "malformed catch clause");
+    c->tag = 0;
+    if (c->kind <= WASM_CATCH_REF && !read_u32(r, &c->tag))
+        return false;
+    return read_u32(r, &c->label);
+}
+
+static bool read_try_table(struct wasm_reader *r, struct wasm_instr *in)
+{
+    if (!read_blocktype(r, in) || !sbx__wasm_rd_count(r, 2, &in->count))
+        return false;
+    in->targets = r->p;
+    for (uint32_t i = 0; i < in->count; i++) {
+        struct wasm_catch c;
+        if (!read_catch(r, &c))
+            return false;
+    }
+    return true;
+}
+
+struct wasm_catch sbx__wasm_catch_next(const struct wasm_instr *in, const uint8_t **cursor)
+{
+    struct wasm_catch c = {0};
+    if (*cursor == NULL)
+        *cursor = in->targets;
+    /* read_try_table found count well-formed clauses there */
+    c.kind = *(*cursor)++;
+    if (c.kind <= WASM_CATCH_REF)
+        sbx__wasm_leb_u32(cursor, *cursor + 5, &c.tag);
+    sbx__wasm_leb_u32(cursor, *cursor + 5, &c.label);
+    return c;
+}
+
 static bool read_float(struct wasm_reader *r, struct wasm_instr *in, size_t n)
 {
     uint8_t b[8];
@@ -169,8 +229,26 @@ static bool read_imm(struct wasm_reader *r, struct wasm_instr *in, uint8_t kind)
         return read_fixed(r, in->bytes, 16);
     case WASM_IMM_SELECT_T:
         return read_select_t(r, in);
-    case WASM_IMM_REFTYPE:
-        return sbx__wasm_rd_reftype(r, &in->valtype);
+    case WASM_IMM_HEAPTYPE: {
+        uint32_t ht;
+        if (!sbx__wasm_rd_heaptype(r, &ht))
+            return false;
+        in->valtype = WASM_REF(1, ht);
+        return true;
+    }
+    case WASM_IMM_TYPE:
+    case WASM_IMM_TAG:
+        return read_u32(r, &in->idx);
+    case WASM_IMM_TYPE_FIELD:
+    case WASM_IMM_TYPE_COUNT:
+    case WASM_IMM_TYPE_DATA:
+    case WASM_IMM_TYPE_ELEM:
+    case WASM_IMM_TYPE_TYPE:
+        return read_u32(r, &in->idx) && read_u32(r, &in->idx2);
+    case WASM_IMM_BR_ON_CAST:
+        return read_br_on_cast(r, in);
+    case WASM_IMM_TRY_TABLE:
+        return read_try_table(r, in);
     case WASM_IMM_DATA_MEM:
         return read_u32(r, &in->idx) && read_u32(r, &in->idx2);
     case WASM_IMM_MEM_MEM:

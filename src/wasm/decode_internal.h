@@ -24,6 +24,9 @@ struct wasm_dec {
     uint32_t mem_def_count;
     struct wasm_globaltype *global_defs;
     uint32_t global_def_count;
+    uint32_t *tag_defs; /* defined tags' type indices */
+    uint32_t tag_def_count;
+    uint32_t type_cap; /* room in m->types and m->typedefs */
 };
 
 /* Allocation that records "out of memory" (and is_nomem) on failure. */
@@ -35,6 +38,9 @@ bool sbx__wasm_dec_at_most(struct wasm_dec *d, const uint8_t *at, uint64_t n, ui
                            uint32_t limit, const char *what);
 char *sbx__wasm_dec_strndup(struct wasm_dec *d, const uint8_t *s, uint32_t len);
 
+/* Records a validation error found while decoding (the first only), reported once the rest
+ * decodes: malformed wins over invalid. */
+void sbx__wasm_dec_defer_invalid(struct wasm_dec *d, const uint8_t *at, const char *msg);
 bool sbx__wasm_dec_limits(struct wasm_dec *d, struct wasm_limits *lim, bool *is64);
 bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out);
 bool sbx__wasm_dec_custom(struct wasm_dec *d);

@@ -42,6 +42,16 @@ bool sbx__wasm_rd_invalid(struct wasm_reader *r, const uint8_t *at, const char *
     return false;
 }
 
+bool sbx__wasm_rd_record(struct wasm_reader *r, const char *prefix, const uint8_t *at,
+                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(r, prefix, at, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
 bool sbx__wasm_rd_limit(struct wasm_reader *r, const uint8_t *at, const char *fmt, ...)
 {
     va_list ap;
@@ -49,6 +59,14 @@ bool sbx__wasm_rd_limit(struct wasm_reader *r, const uint8_t *at, const char *fm
     vrecord(r, "implementation limit", at, fmt, ap);
     va_end(ap);
     return false;
+}
+
+bool sbx__wasm_rd_unsupported(struct wasm_reader *r, const uint8_t *at, unsigned feature,
+                              const char *what)
+{
+    return sbx__wasm_rd_record(r, "unsupported", at,
+                               "%s needs %s (WebAssembly 3.0), not supported yet", what,
+                               sbx__wasm_feature_text(feature));
 }
 
 static bool fail_end(struct wasm_reader *r)
@@ -174,6 +192,50 @@ bool sbx__wasm_rd_name(struct wasm_reader *r, const uint8_t **out, uint32_t *len
     return true;
 }
 
+/* A heap type (3.0): an abstract one's code, 0x69 (exn) .. 0x74 (noexn), one byte (a negative
+ * s33), or a type index as a non-negative s33. */
+bool sbx__wasm_rd_heaptype(struct wasm_reader *r, uint32_t *out)
+{
+    const uint8_t *at = r->p;
+    if (r->p < r->end && !r->is_failed && *r->p >= 0x69 && *r->p <= 0x74) {
+        *out = WASM_HT(*r->p++);
+        return true;
+    }
+    int64_t v = 0;
+    enum wasm_leb_status st = sbx__wasm_leb_s33(&r->p, r->end, &v);
+    if (st == WASM_LEB_END) {
+        uint8_t dummy;
+        return sbx__wasm_rd_byte(r, &dummy);
+    }
+    if (st != WASM_LEB_OK)
+        return sbx__wasm_rd_fail(r, r->p, "%s", sbx__wasm_leb_text(st));
+    if (v < 0)
+        return sbx__wasm_rd_fail(r, at, "malformed heap type");
+    /* An index past any module's types (WASM_MAX_TYPES) is kept out of the abstract range;
+     * validation reports it unknown. */
+    *out = v >= (int64_t)WASM_HT_ABSTRACT ? WASM_HT_ABSTRACT - 1 : (uint32_t)v;
+    return true;
+}
+
+/* The reference type forms after their first byte b: (ref null ht), (ref ht), or an abstract
+ * heap type's shorthand for (ref null ht). */
+static bool rd_ref_after(struct wasm_reader *r, uint8_t b, const uint8_t *at, wasm_vtype *out,
+                         const char *what)
+{
+    uint32_t ht;
+    if (b == WASM_REF_NULL_CODE || b == WASM_REF_CODE) {
+        if (!sbx__wasm_rd_heaptype(r, &ht))
+            return false;
+        *out = WASM_REF(b == WASM_REF_NULL_CODE, ht);
+        return true;
+    }
+    if (b >= 0x69 && b <= 0x74) {
+        *out = WASM_REF(1, WASM_HT(b));
+        return true;
+    }
+    return sbx__wasm_rd_fail(r, at, "malformed %s", what);
+}
+
 bool sbx__wasm_rd_valtype(struct wasm_reader *r, wasm_vtype *out)
 {
     const uint8_t *at = r->p;
@@ -188,14 +250,8 @@ bool sbx__wasm_rd_valtype(struct wasm_reader *r, wasm_vtype *out)
     case WASM_V128:
         *out = b;
         return true;
-    case 0x70:
-        *out = WASM_FUNCREF;
-        return true;
-    case 0x6F:
-        *out = WASM_EXTERNREF;
-        return true;
     default:
-        return sbx__wasm_rd_fail(r, at, "malformed value type");
+        return rd_ref_after(r, b, at, out, "value type");
     }
 }
 
@@ -203,12 +259,7 @@ bool sbx__wasm_rd_reftype(struct wasm_reader *r, wasm_vtype *out)
 {
     const uint8_t *at = r->p;
     uint8_t b = 0;
-    if (!sbx__wasm_rd_byte(r, &b))
-        return false;
-    if (b != 0x70 && b != 0x6F)
-        return sbx__wasm_rd_fail(r, at, "malformed reference type");
-    *out = b == 0x70 ? WASM_FUNCREF : WASM_EXTERNREF;
-    return true;
+    return sbx__wasm_rd_byte(r, &b) && rd_ref_after(r, b, at, out, "reference type");
 }
 
 /* Unicode 2.5 / RFC 3629: shortest form only, no surrogates, at most U+10FFFF. */

@@ -9,8 +9,9 @@
 #include "wasm/const_expr.h"
 #include "wasm/decode_internal.h"
 #include "wasm/limits.h"
+#include "wasm/types.h"
 
-static void defer_invalid(struct wasm_dec *d, const uint8_t *at, const char *msg)
+void sbx__wasm_dec_defer_invalid(struct wasm_dec *d, const uint8_t *at, const char *msg)
 {
     if (d->has_invalid)
         return;
@@ -77,7 +78,7 @@ bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out)
         }
         if (!sbx__wasm_const_instr(in.op) && is_const) {
             is_const = false;
-            defer_invalid(d, at, "constant expression required");
+            sbx__wasm_dec_defer_invalid(d, at, "constant expression required");
         }
         if (count++ == 0)
             set_init(out, &in);
@@ -131,7 +132,8 @@ static bool read_elem(struct wasm_dec *d, struct wasm_elem_seg *seg)
     if (flags > 7)
         return sbx__wasm_rd_fail(r, at, "malformed elements segment kind");
     bool is_expr = (flags & 4) != 0;
-    seg->elem_type = WASM_FUNCREF;
+    /* 3.0: function indices make (ref func) elements, expressions default to funcref */
+    seg->elem_type = is_expr ? WASM_FUNCREF : WASM_REF(0, WASM_HT_FUNC);
     if (flags & 1) {
         seg->mode = (flags & 2) ? WASM_SEG_DECLARATIVE : WASM_SEG_PASSIVE;
     } else {
@@ -397,7 +399,7 @@ static void *merge(struct wasm_dec *d, size_t elem_size, uint32_t nimp, uint32_t
 
 static void fill_imports(struct wasm_module *m)
 {
-    uint32_t f = 0, t = 0, mm = 0, g = 0;
+    uint32_t f = 0, t = 0, mm = 0, g = 0, tg = 0;
     for (uint32_t i = 0; i < m->import_count; i++) {
         const struct wasm_import *imp = &m->imports[i];
         if (imp->kind == WASM_EXTERN_FUNC)
@@ -406,8 +408,10 @@ static void fill_imports(struct wasm_module *m)
             m->tables[t++] = imp->u.table;
         else if (imp->kind == WASM_EXTERN_MEMORY)
             m->mems[mm++] = imp->u.mem;
-        else
+        else if (imp->kind == WASM_EXTERN_GLOBAL)
             m->globals[g++] = imp->u.global;
+        else
+            m->tag_types[tg++] = imp->u.tag_type;
     }
 }
 
@@ -424,7 +428,10 @@ bool sbx__wasm_dec_finish(struct wasm_dec *d)
                     &m->mem_count);
     m->globals = merge(d, sizeof *m->globals, m->global_import_count, d->global_def_count,
                        d->global_defs, &m->global_count);
-    if (m->func_type_idx == NULL || m->tables == NULL || m->mems == NULL || m->globals == NULL)
+    m->tag_types = merge(d, sizeof *m->tag_types, m->tag_import_count, d->tag_def_count,
+                         d->tag_defs, &m->tag_count);
+    if (m->func_type_idx == NULL || m->tables == NULL || m->mems == NULL || m->globals == NULL ||
+        m->tag_types == NULL)
         return false;
     fill_imports(m);
     for (uint32_t i = 0; i < m->func_def_count; i++)
@@ -443,6 +450,7 @@ void sbx__wasm_dec_release(struct wasm_dec *d)
     sbx__free(d->table_defs);
     sbx__free(d->mem_defs);
     sbx__free(d->global_defs);
+    sbx__free(d->tag_defs);
 }
 
 static void free_init_list(struct wasm_elem_seg *e)
@@ -452,9 +460,13 @@ static void free_init_list(struct wasm_elem_seg *e)
 
 void sbx__wasm_module_clear(struct wasm_module *m)
 {
-    for (uint32_t i = 0; i < m->type_count; i++)
+    sbx__wasm_types_release(m);
+    for (uint32_t i = 0; i < m->type_count; i++) {
         sbx__free(m->types[i].types);
+        sbx__free(m->typedefs[i].fields);
+    }
     sbx__free(m->types);
+    sbx__free(m->typedefs);
     for (uint32_t i = 0; i < m->import_count; i++) {
         sbx__free(m->imports[i].module);
         sbx__free(m->imports[i].name);
@@ -472,6 +484,8 @@ void sbx__wasm_module_clear(struct wasm_module *m)
     sbx__free(m->mems);
     sbx__free(m->globals);
     sbx__free(m->global_inits);
+    sbx__free(m->table_inits);
+    sbx__free(m->tag_types);
     for (uint32_t i = 0; i < m->export_count; i++)
         sbx__free(m->exports[i].name);
     sbx__free(m->exports);

@@ -10,6 +10,7 @@
 #include "wasm/jit/cache.h"
 #include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
+#include "wasm/types.h"
 
 static void set_err(char *err, size_t errlen, const char *msg)
 {
@@ -107,6 +108,7 @@ static bool create_funcs(struct wasm_instance *inst)
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         uint32_t idx = m->func_import_count + i;
         defs[i].type = &m->types[m->func_type_idx[idx]];
+        defs[i].rtt = m->rtts[m->func_type_idx[idx]];
         defs[i].inst = inst;
         defs[i].def_index = i;
         inst->funcs[idx] = &defs[i];
@@ -130,12 +132,14 @@ static sbx_err create_state(struct wasm_instance *inst, char *err, size_t errlen
 {
     const struct wasm_module *m = inst->module;
     struct wasm_store *store = inst->store;
+    /* Runtime objects keep canonical types (types.h), comparable across modules. */
     for (uint32_t i = m->global_import_count; i < m->global_count; i++) {
         wasm_value v = eval_init(inst, &m->global_inits[i - m->global_import_count]);
-        if (!(inst->globals[i] = sbx__wasm_global_new(store, &m->globals[i], v)))
+        struct wasm_globaltype gt = m->globals[i];
+        gt.type = sbx__wasm_ctype(m, gt.type);
+        if (!(inst->globals[i] = sbx__wasm_global_new(store, &gt, v)))
             return SBX_E_NOMEM;
     }
-    wasm_value null_ref = {.ref = NULL};
     for (uint32_t i = m->table_import_count; i < m->table_count; i++) {
         if (m->tables[i].limits.min > store->limits.max_table_elems) {
             set_err(err, errlen, "table minimum exceeds the store's element limit");
@@ -144,7 +148,10 @@ static sbx_err create_state(struct wasm_instance *inst, char *err, size_t errlen
         uint64_t bytes = (uint64_t)m->tables[i].limits.min * sizeof(void *);
         if (!sbx__wasm_store_fits(store, bytes))
             return over_budget(store, "table", i, bytes, err, errlen);
-        if (!(inst->tables[i] = sbx__wasm_table_new(store, &m->tables[i], null_ref)))
+        struct wasm_tabletype tt = m->tables[i];
+        tt.elem_type = sbx__wasm_ctype(m, tt.elem_type);
+        wasm_value init = eval_init(inst, &m->table_inits[i - m->table_import_count]);
+        if (!(inst->tables[i] = sbx__wasm_table_new(store, &tt, init)))
             return SBX_E_NOMEM;
     }
     for (uint32_t i = m->mem_import_count; i < m->mem_count; i++) {
@@ -239,6 +246,12 @@ static sbx_err build(struct wasm_instance *inst, const struct wasm_extern *impor
                 "the instance's functions and element segments need more than is "
                 "left of the store's memoryBytes");
         return SBX_E_MEMORY_LIMIT;
+    }
+    /* The store keeps the module's canonical types alive while its objects point at them. */
+    struct wasm_typeset *ts = sbx__wasm_typeset_ref(inst->module->typeset);
+    if (ts && !sbx__wasm_store_own(inst->store, ts, sbx__wasm_typeset_release)) {
+        sbx__wasm_typeset_release(ts);
+        return SBX_E_NOMEM;
     }
     if (!create_funcs(inst))
         return SBX_E_NOMEM;

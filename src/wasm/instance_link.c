@@ -1,11 +1,13 @@
-/* wasm/instance_link.c: import resolution and the spec's extern subtyping (spec 4.5.2 import
- * matching: limits min >=, max <=; equal function types; equal global mutability and type). */
+/* wasm/instance_link.c: import resolution and the spec's extern subtyping (3.0 import
+ * matching: limits min >=, max <=; a function's type a subtype of the import's; equal table
+ * element types; equal global mutability, and types equal (mutable) or matching). */
 #include <stdio.h>
 #include <string.h>
 
 #include "wasm/code.h"
 #include "wasm/instance.h"
 #include "wasm/runtime.h"
+#include "wasm/types.h"
 
 /* Whether a value of limits `have` may stand in for the import's `want`. */
 static bool limits_match(const struct wasm_limits *have, const struct wasm_limits *want)
@@ -21,19 +23,23 @@ static bool import_matches(const struct wasm_module *m, const struct wasm_import
                            const struct wasm_extern *ext)
 {
     switch (imp->kind) {
-    case WASM_EXTERN_FUNC:
-        return sbx__wasm_functype_eq(ext->u.func->type, &m->types[imp->u.func_type]);
-    case WASM_EXTERN_TABLE: {
+    case WASM_EXTERN_FUNC: /* its type a subtype of the import's */
+        return sbx__wasm_rtt_sub(ext->u.func->rtt, m->rtts[imp->u.func_type]);
+    case WASM_EXTERN_TABLE: { /* runtime objects hold canonical types: equal ones */
         const struct wasm_tabletype *t = &ext->u.table->type;
-        return t->elem_type == imp->u.table.elem_type && t->is64 == imp->u.table.is64 &&
-               limits_match(&t->limits, &imp->u.table.limits);
+        return t->elem_type == sbx__wasm_ctype(m, imp->u.table.elem_type) &&
+               t->is64 == imp->u.table.is64 && limits_match(&t->limits, &imp->u.table.limits);
     }
     case WASM_EXTERN_MEMORY:
         return ext->u.memory->type.is64 == imp->u.mem.is64 &&
                limits_match(&ext->u.memory->type.limits, &imp->u.mem.limits);
     case WASM_EXTERN_GLOBAL: {
+        /* a mutable global's type must equal the import's, an immutable one's match it */
         const struct wasm_globaltype *g = &ext->u.global->type;
-        return g->type == imp->u.global.type && g->is_mutable == imp->u.global.is_mutable;
+        wasm_vtype want = sbx__wasm_ctype(m, imp->u.global.type);
+        if (g->is_mutable != imp->u.global.is_mutable)
+            return false;
+        return g->is_mutable ? g->type == want : sbx__wasm_ctype_sub(g->type, want);
     }
     default:
         return false;

@@ -10,6 +10,7 @@
 #include "wasm/jit/jit.h"
 #include "wasm/interp_num.h"
 #include "wasm/opcodes.h"
+#include "wasm/types.h"
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -42,9 +43,11 @@ enum wasm_trap_kind sbx__wasm_interp_run(struct wasm_exec *ex, struct wasm_func 
     return run(ex, f, fp);
 }
 
-static bool call_indirect_ok(const struct wasm_func *f, const struct wasm_functype *want)
+/* call_indirect's check (3.0): the callee's type is the one wanted or declares it as a
+ * supertype. */
+static bool call_indirect_ok(const struct wasm_func *f, const struct wasm_rtt *want)
 {
-    return f->type == want || sbx__wasm_functype_eq(f->type, want);
+    return f->rtt == want || sbx__wasm_rtt_sub(f->rtt, want);
 }
 
 /* memory.init / table.init / copy bounds: [a, a + n) within size, in 64 bits. */
@@ -327,6 +330,13 @@ op_br_table : {
     ip = TARGET(3 + i);
     NEXT();
 }
+    /* br_on_null / br_on_non_null's test: [h][ref slot][target] */
+op_br_null:
+    ip = S(1) == 0 ? TARGET(2) : ip + 3;
+    NEXT();
+op_br_nonnull:
+    ip = S(1) != 0 ? TARGET(2) : ip + 3;
+    NEXT();
     /* Backward (loop) branches poll: [h][target][fuel], [h][cond][target][fuel] */
 op_br_back:
     POLL_BACK(W(2), 1);
@@ -406,7 +416,7 @@ op_call_indirect : {
     callf = t->elems[i];
     if (UNLIKELY(callf == NULL))
         TRAP(WASM_TRAP_UNINITIALIZED_ELEMENT);
-    if (UNLIKELY(!call_indirect_ok(callf, &inst->module->types[ip[1]])))
+    if (UNLIKELY(!call_indirect_ok(callf, inst->module->rtts[ip[1]])))
         TRAP(WASM_TRAP_INDIRECT_TYPE);
     nfp = fp + ip[4];
     ret = ip + 5;
@@ -431,11 +441,25 @@ op_return_call_indirect : {
     callf = t->elems[i];
     if (UNLIKELY(callf == NULL))
         TRAP(WASM_TRAP_UNINITIALIZED_ELEMENT);
-    if (UNLIKELY(!call_indirect_ok(callf, &inst->module->types[ip[1]])))
+    if (UNLIKELY(!call_indirect_ok(callf, inst->module->rtts[ip[1]])))
         TRAP(WASM_TRAP_INDIRECT_TYPE);
     nfp = fp + ip[4];
     goto do_tail_func;
 }
+    /* call_ref / return_call_ref: [h][ref slot][arg slot] (typed: no signature check) */
+op_call_ref:
+    callf = (struct wasm_func *)(uintptr_t)S(1);
+    if (UNLIKELY(callf == NULL))
+        TRAP(WASM_TRAP_NULL_FUNC_REF);
+    nfp = fp + ip[2];
+    ret = ip + 3;
+    goto do_call_func;
+op_return_call_ref:
+    callf = (struct wasm_func *)(uintptr_t)S(1);
+    if (UNLIKELY(callf == NULL))
+        TRAP(WASM_TRAP_NULL_FUNC_REF);
+    nfp = fp + ip[2];
+    goto do_tail_func;
 do_tail_func:
     if (LIKELY(callf->inst != NULL)) {
         cinst = callf->inst;
@@ -645,6 +669,13 @@ op_global_set:
     ip += 3;
     NEXT();
     /* [h][dst][func] */
+    /* [h][dst][src] */
+op_ref_as_non_null:
+    if (UNLIKELY(S(2) == 0))
+        TRAP(WASM_TRAP_NULL_REFERENCE);
+    S(1) = S(2);
+    ip += 3;
+    NEXT();
 op_ref_func:
     S(1) = (uint64_t)(uintptr_t)inst->funcs[ip[2]];
     ip += 3;

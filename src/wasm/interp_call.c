@@ -8,6 +8,7 @@
 
 #include "util/alloc.h"
 #include "wasm/code.h"
+#include "wasm/types.h"
 #include "wasm/jit/jit.h"
 
 #define MAX_NEST           200
@@ -268,6 +269,7 @@ sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const
 static void host_func_free(void *p)
 {
     struct wasm_func *f = p;
+    sbx__wasm_rtt_release(f->rtt);
     sbx__free(f->host_type.types);
     sbx__free(f);
 }
@@ -290,6 +292,11 @@ struct wasm_func *sbx__wasm_func_new_host(struct wasm_store *store,
     f->host_type.param_count = type->param_count;
     f->host_type.result_count = type->result_count;
     f->type = &f->host_type;
+    f->rtt = sbx__wasm_rtt_of_functype(type);
+    if (!f->rtt) {
+        host_func_free(f);
+        return NULL;
+    }
     f->host_fn = fn;
     f->host_user = user;
     if (!sbx__wasm_store_own(store, f, host_func_free)) {

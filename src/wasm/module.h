@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct wasm_rtt;     /* types.h */
+struct wasm_typeset; /* types.h */
+
 /* A value type (wasm_vtype): numbers and vectors are their one-byte binary codes; a reference
  * type is WASM_REF(nullable, heap type), its low byte the binary code of (ref null ht) or
  * (ref ht) and its upper 24 bits the heap type: a type index of the module, or one of the
@@ -41,7 +44,16 @@ enum wasm_heaptype {
     WASM_HT_NOEXTERN = WASM_HT(0x72),
     WASM_HT_NOFUNC = WASM_HT(0x73),
     WASM_HT_NOEXN = WASM_HT(0x74),
+    /* The bottom heap type the validator gives a reference popped from an unreachable stack;
+     * never in a module (no binary code). */
+    WASM_HT_BOT = WASM_HT(0xFF),
 };
+
+/* Whether heap type ht is abstract (WASM_HT_*), else a type index. */
+static inline int wasm_heap_is_abstract(uint32_t ht)
+{
+    return ht >= WASM_HT_ABSTRACT;
+}
 
 #define WASM_REF(is_nullable, ht)                                                                  \
     ((wasm_vtype)(((uint32_t)(ht) << 8) | ((is_nullable) ? WASM_REF_NULL_CODE : WASM_REF_CODE)))
@@ -75,6 +87,33 @@ enum wasm_extern_kind {
     WASM_EXTERN_TABLE = 1,
     WASM_EXTERN_MEMORY = 2,
     WASM_EXTERN_GLOBAL = 3,
+    WASM_EXTERN_TAG = 4, /* exception handling */
+};
+
+/* A defined type's composite kind (3.0: function, structure or array type). */
+enum wasm_comp_kind { WASM_COMP_FUNC = 0, WASM_COMP_STRUCT, WASM_COMP_ARRAY };
+
+/* Storage types of struct and array fields: a value type, or one of the packed types. */
+#define WASM_PACKED_I8  0x78u
+#define WASM_PACKED_I16 0x77u
+
+struct wasm_field {
+    wasm_vtype type; /* a value type or WASM_PACKED_I8/I16 */
+    bool is_mutable;
+};
+
+#define WASM_NO_SUPER UINT32_MAX
+
+/* What a type index defines beyond a function type's params and results (m->types): its
+ * kind, finality, declared supertype and recursion group, and a struct's or array's fields. */
+struct wasm_typedef {
+    uint8_t kind; /* enum wasm_comp_kind */
+    bool is_final;
+    uint32_t super;     /* type index, or WASM_NO_SUPER */
+    uint32_t rec_start; /* the first type index of its recursion group */
+    uint32_t rec_len;
+    uint32_t field_count; /* struct: its fields; array: 1 (the element) */
+    struct wasm_field *fields;
 };
 
 /* A value as raw bits: floats are kept as their IEEE bit patterns so NaN payloads survive.
@@ -146,6 +185,7 @@ struct wasm_import {
         struct wasm_tabletype table;
         struct wasm_memtype mem;
         struct wasm_globaltype global;
+        uint32_t tag_type; /* type index (a function type without results) */
     } u;
 };
 
@@ -215,12 +255,19 @@ struct wasm_module {
     uint8_t *bytes; /* owned copy of the binary; code and data point into it */
     size_t len;
 
+    /* Every type index: its function type (params and results; none for struct and array
+     * types), its definition, and its canonical runtime type (types.c: equal pointers for
+     * equivalent types, in any module of the process). */
     struct wasm_functype *types;
+    struct wasm_typedef *typedefs;
+    const struct wasm_rtt **rtts;
+    struct wasm_typeset *typeset; /* the references rtts hold (types.c) */
     uint32_t type_count;
 
     struct wasm_import *imports;
     uint32_t import_count;
-    uint32_t func_import_count, table_import_count, mem_import_count, global_import_count;
+    uint32_t func_import_count, table_import_count, mem_import_count, global_import_count,
+        tag_import_count;
 
     uint32_t *func_type_idx; /* every function, imported first: its type index */
     uint32_t func_count;
@@ -229,11 +276,16 @@ struct wasm_module {
 
     struct wasm_tabletype *tables; /* all tables, imported first */
     uint32_t table_count;
+    /* Defined tables' initial element (table_import_count + i): REF_NULL of the element type
+     * unless the table section gave an expression (3.0). */
+    struct wasm_init *table_inits;
     struct wasm_memtype *mems; /* all memories, imported first */
     uint32_t mem_count;
     struct wasm_globaltype *globals; /* all globals, imported first */
     uint32_t global_count;
     struct wasm_init *global_inits; /* defined globals only: global_import_count + i */
+    uint32_t *tag_types;            /* all tags, imported first: the type index of each */
+    uint32_t tag_count;
 
     struct wasm_export *exports;
     uint32_t export_count;

@@ -38,6 +38,11 @@ const char *sbx__wasm_feature_text(unsigned feature)
     return feature < WASM_FEAT_COUNT ? feature_texts[feature] : "an unknown feature";
 }
 
+bool sbx__wasm_feature_on(unsigned feature)
+{
+    return feature != WASM_FEAT_EXCEPTIONS && feature != WASM_FEAT_GC;
+}
+
 uint16_t sbx__wasm_relaxed_as(uint16_t op)
 {
     switch (op) {

@@ -9,6 +9,7 @@
 #ifndef SBX_WASM_OPCODES_H
 #define SBX_WASM_OPCODES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "wasm/module.h"
@@ -41,6 +42,10 @@ uint16_t sbx__wasm_relaxed_as(uint16_t op);
 /* Returns the feature's name ("tail calls"); static, never NULL. */
 const char *sbx__wasm_feature_text(unsigned feature);
 
+/* Whether sbx runs the feature in both tiers (opcodes.c); a module that uses one that is off is
+ * refused at validation with "unsupported: ... needs <feature>". */
+bool sbx__wasm_feature_on(unsigned feature);
+
 /* Immediates that follow an opcode. */
 enum wasm_imm_kind {
     WASM_IMM_NONE = 0,
@@ -60,7 +65,7 @@ enum wasm_imm_kind {
     WASM_IMM_F64,           /* 8 raw bytes */
     WASM_IMM_V128,          /* 16 raw bytes */
     WASM_IMM_SELECT_T,      /* vec(valtype), length 1 in 2.0 */
-    WASM_IMM_REFTYPE,       /* reftype byte (ref.null) */
+    WASM_IMM_HEAPTYPE,      /* heaptype (ref.null, ref.test, ref.cast): valtype (ref null ht) */
     WASM_IMM_DATA_MEM,      /* dataidx memidx (memory.init) */
     WASM_IMM_DATA,          /* dataidx (data.drop) */
     WASM_IMM_MEM_MEM,       /* memidx memidx (memory.copy: destination first) */
@@ -70,6 +75,15 @@ enum wasm_imm_kind {
     WASM_IMM_SHUFFLE,       /* 16 lane index bytes, each < 32 */
     WASM_IMM_LANE,          /* one lane index byte, < arg */
     WASM_IMM_MEMARG_LANE,   /* memarg, then a lane index byte < 16 >> arg */
+    WASM_IMM_TYPE,          /* typeidx (call_ref, struct.new, array.get ...) */
+    WASM_IMM_TYPE_FIELD,    /* typeidx fieldidx (struct.get/set) */
+    WASM_IMM_TYPE_COUNT,    /* typeidx u32 (array.new_fixed) */
+    WASM_IMM_TYPE_DATA,     /* typeidx dataidx (array.new_data, array.init_data) */
+    WASM_IMM_TYPE_ELEM,     /* typeidx elemidx (array.new_elem, array.init_elem) */
+    WASM_IMM_TYPE_TYPE,     /* typeidx typeidx (array.copy: destination first) */
+    WASM_IMM_BR_ON_CAST,    /* flags labelidx heaptype heaptype */
+    WASM_IMM_TAG,           /* tagidx (throw) */
+    WASM_IMM_TRY_TABLE,     /* blocktype vec(catch) */
 };
 
 /* Fixed stack signatures: X(NAME, param count, p1, p2, p3, result count, r1). 0 = unused. */
@@ -318,9 +332,55 @@ enum wasm_sig {
     X(I64_EXTEND8_S,       0x00, 0xC2, "i64.extend8_s",       NONE,          l_l,  0, BASE) \
     X(I64_EXTEND16_S,      0x00, 0xC3, "i64.extend16_s",      NONE,          l_l,  0, BASE) \
     X(I64_EXTEND32_S,      0x00, 0xC4, "i64.extend32_s",      NONE,          l_l,  0, BASE) \
-    X(REF_NULL,            0x00, 0xD0, "ref.null",            REFTYPE,       NONE, 0, BASE) \
+    X(REF_NULL,            0x00, 0xD0, "ref.null",            HEAPTYPE,      NONE, 0, BASE) \
     X(REF_IS_NULL,         0x00, 0xD1, "ref.is_null",         NONE,          NONE, 0, BASE) \
     X(REF_FUNC,            0x00, 0xD2, "ref.func",            FUNC,          NONE, 0, BASE)
+
+/* 3.0's one-byte opcodes: exception handling, typed function references, ref.eq (GC). */
+#define WASM_OPCODES_30(X) \
+    X(THROW,               0x00, 0x08, "throw",               TAG,           NONE, 0, EXCEPTIONS) \
+    X(THROW_REF,           0x00, 0x0A, "throw_ref",           NONE,          NONE, 0, EXCEPTIONS) \
+    X(CALL_REF,            0x00, 0x14, "call_ref",            TYPE,          NONE, 0, FUNC_REFS) \
+    X(RETURN_CALL_REF,     0x00, 0x15, "return_call_ref",     TYPE,          NONE, 0, FUNC_REFS) \
+    X(TRY_TABLE,           0x00, 0x1F, "try_table",           TRY_TABLE,     NONE, 0, EXCEPTIONS) \
+    X(REF_EQ,              0x00, 0xD3, "ref.eq",              NONE,          NONE, 0, GC) \
+    X(REF_AS_NON_NULL,     0x00, 0xD4, "ref.as_non_null",     NONE,          NONE, 0, FUNC_REFS) \
+    X(BR_ON_NULL,          0x00, 0xD5, "br_on_null",          LABEL,         NONE, 0, FUNC_REFS) \
+    X(BR_ON_NON_NULL,      0x00, 0xD6, "br_on_non_null",      LABEL,         NONE, 0, FUNC_REFS)
+
+/* GC (0xFB). */
+#define WASM_OPCODES_GC(X) \
+    X(STRUCT_NEW,          0xFB, 0x00, "struct.new",          TYPE,          NONE, 0, GC) \
+    X(STRUCT_NEW_DEFAULT,  0xFB, 0x01, "struct.new_default",  TYPE,          NONE, 0, GC) \
+    X(STRUCT_GET,          0xFB, 0x02, "struct.get",          TYPE_FIELD,    NONE, 0, GC) \
+    X(STRUCT_GET_S,        0xFB, 0x03, "struct.get_s",        TYPE_FIELD,    NONE, 0, GC) \
+    X(STRUCT_GET_U,        0xFB, 0x04, "struct.get_u",        TYPE_FIELD,    NONE, 0, GC) \
+    X(STRUCT_SET,          0xFB, 0x05, "struct.set",          TYPE_FIELD,    NONE, 0, GC) \
+    X(ARRAY_NEW,           0xFB, 0x06, "array.new",           TYPE,          NONE, 0, GC) \
+    X(ARRAY_NEW_DEFAULT,   0xFB, 0x07, "array.new_default",   TYPE,          NONE, 0, GC) \
+    X(ARRAY_NEW_FIXED,     0xFB, 0x08, "array.new_fixed",     TYPE_COUNT,    NONE, 0, GC) \
+    X(ARRAY_NEW_DATA,      0xFB, 0x09, "array.new_data",      TYPE_DATA,     NONE, 0, GC) \
+    X(ARRAY_NEW_ELEM,      0xFB, 0x0A, "array.new_elem",      TYPE_ELEM,     NONE, 0, GC) \
+    X(ARRAY_GET,           0xFB, 0x0B, "array.get",           TYPE,          NONE, 0, GC) \
+    X(ARRAY_GET_S,         0xFB, 0x0C, "array.get_s",         TYPE,          NONE, 0, GC) \
+    X(ARRAY_GET_U,         0xFB, 0x0D, "array.get_u",         TYPE,          NONE, 0, GC) \
+    X(ARRAY_SET,           0xFB, 0x0E, "array.set",           TYPE,          NONE, 0, GC) \
+    X(ARRAY_LEN,           0xFB, 0x0F, "array.len",           NONE,          NONE, 0, GC) \
+    X(ARRAY_FILL,          0xFB, 0x10, "array.fill",          TYPE,          NONE, 0, GC) \
+    X(ARRAY_COPY,          0xFB, 0x11, "array.copy",          TYPE_TYPE,     NONE, 0, GC) \
+    X(ARRAY_INIT_DATA,     0xFB, 0x12, "array.init_data",     TYPE_DATA,     NONE, 0, GC) \
+    X(ARRAY_INIT_ELEM,     0xFB, 0x13, "array.init_elem",     TYPE_ELEM,     NONE, 0, GC) \
+    X(REF_TEST,            0xFB, 0x14, "ref.test",            HEAPTYPE,      NONE, 0, GC) \
+    X(REF_TEST_NULL,       0xFB, 0x15, "ref.test",            HEAPTYPE,      NONE, 0, GC) \
+    X(REF_CAST,            0xFB, 0x16, "ref.cast",            HEAPTYPE,      NONE, 0, GC) \
+    X(REF_CAST_NULL,       0xFB, 0x17, "ref.cast",            HEAPTYPE,      NONE, 0, GC) \
+    X(BR_ON_CAST,          0xFB, 0x18, "br_on_cast",          BR_ON_CAST,    NONE, 0, GC) \
+    X(BR_ON_CAST_FAIL,     0xFB, 0x19, "br_on_cast_fail",     BR_ON_CAST,    NONE, 0, GC) \
+    X(ANY_CONVERT_EXTERN,  0xFB, 0x1A, "any.convert_extern",  NONE,          NONE, 0, GC) \
+    X(EXTERN_CONVERT_ANY,  0xFB, 0x1B, "extern.convert_any",  NONE,          NONE, 0, GC) \
+    X(REF_I31,             0xFB, 0x1C, "ref.i31",             NONE,          NONE, 0, GC) \
+    X(I31_GET_S,           0xFB, 0x1D, "i31.get_s",           NONE,          NONE, 0, GC) \
+    X(I31_GET_U,           0xFB, 0x1E, "i31.get_u",           NONE,          NONE, 0, GC)
 
 #define WASM_OPCODES_FC(X) \
     X(I32_TRUNC_SAT_F32_S, 0xFC, 0x00, "i32.trunc_sat_f32_s", NONE,          f_i,   0, BASE) \
@@ -612,7 +672,8 @@ enum wasm_sig {
 #define WASM_OPCODES(X)                                                                            \
     WASM_OPCODES_MVP(X)                                                                            \
     WASM_OPCODES_FC(X)                                                                             \
-    WASM_OPCODES_SIMD(X) WASM_OPCODES_RELAXED_ALIAS(X) WASM_OPCODES_RELAXED_OWN(X)
+    WASM_OPCODES_SIMD(X)                                                                           \
+    WASM_OPCODES_RELAXED_ALIAS(X) WASM_OPCODES_RELAXED_OWN(X) WASM_OPCODES_30(X) WASM_OPCODES_GC(X)
 
 /* An opcode's dense id: (space << 8) | (code & 0xFF), space 0 = one byte, 1 = 0xFC, 2 = 0xFD
  * below 0x100, 3 = 0xFD from 0x100 (relaxed SIMD), 4 = 0xFB (GC). Every prefixed code of 3.0

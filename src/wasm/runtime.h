@@ -44,6 +44,8 @@ struct wasm_global {
 /* A function: defined in an instance (inst != NULL) or provided by the host. */
 struct wasm_func {
     const struct wasm_functype *type;
+    /* Its canonical type (types.h): call_indirect and import matching compare these. */
+    const struct wasm_rtt *rtt;
     struct wasm_instance *inst; /* NULL for host functions */
     uint32_t def_index;         /* index into inst->module->funcs / module->compiled */
     wasm_host_fn host_fn;

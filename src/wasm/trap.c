@@ -34,6 +34,26 @@ const char *sbx__wasm_trap_text(enum wasm_trap_kind kind)
         return "host function failed";
     case WASM_TRAP_EXIT:
         return "exit";
+    case WASM_TRAP_NULL_REFERENCE:
+        return "null reference";
+    case WASM_TRAP_NULL_FUNC_REF:
+        return "null function reference";
+    case WASM_TRAP_NULL_STRUCT_REF:
+        return "null structure reference";
+    case WASM_TRAP_NULL_ARRAY_REF:
+        return "null array reference";
+    case WASM_TRAP_NULL_I31_REF:
+        return "null i31 reference";
+    case WASM_TRAP_NULL_EXN_REF:
+        return "null exception reference";
+    case WASM_TRAP_CAST:
+        return "cast failure";
+    case WASM_TRAP_ARRAY_OOB:
+        return "out of bounds array access";
+    case WASM_TRAP_EXCEPTION:
+        return "uncaught exception";
+    case WASM_TRAP_KIND_COUNT:
+        break;
     }
     return "unknown trap";
 }

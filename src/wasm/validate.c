@@ -24,9 +24,9 @@ static bool check_limits(struct wasm_reader *r, const struct wasm_limits *l, uin
     return true;
 }
 
-/* Validates a constant expression of the expected type. global.get may name an immutable
- * global below max_global: a global's own initializer sees the imported and the previously
- * defined ones (spec 3.0, 3.4.9), segments every global. */
+/* Validates a constant expression of the expected type (or a subtype). global.get may name an
+ * immutable global below max_global: a global's own initializer sees the imported and the
+ * previously defined ones (spec 3.0, 3.4.9), segments every global. */
 static bool check_const(struct wasm_reader *r, const struct wasm_module *m, struct wasm_init *e,
                         wasm_vtype want, uint32_t max_global, const char *where, uint32_t idx)
 {
@@ -49,12 +49,93 @@ static bool check_const(struct wasm_reader *r, const struct wasm_module *m, stru
         if (e->index >= m->func_count)
             return sbx__wasm_rd_invalid(r, NULL, "unknown function %u in %s %u", e->index, where,
                                         idx);
+        e->type = WASM_REF(0, m->func_type_idx[e->index]);
+        break;
+    case WASM_INIT_REF_NULL:
+        if (!sbx__wasm_v_check_type(r, m, e->type, NULL))
+            return false;
         break;
     default:
         break;
     }
-    if (e->type != want)
+    if (e->type != want && !(wasm_vtype_is_ref(e->type) && wasm_vtype_is_ref(want) &&
+                             sbx__wasm_vtype_sub(m, e->type, want)))
         return sbx__wasm_rd_invalid(r, NULL, "type mismatch in %s %u", where, idx);
+    return true;
+}
+
+/* The proposal an abstract heap type belongs to. */
+static unsigned heap_feature(uint32_t ht)
+{
+    switch (ht) {
+    case WASM_HT_FUNC:
+    case WASM_HT_NOFUNC:
+    case WASM_HT_EXTERN:
+    case WASM_HT_NOEXTERN:
+        return WASM_FEAT_BASE;
+    case WASM_HT_EXN:
+    case WASM_HT_NOEXN:
+        return WASM_FEAT_EXCEPTIONS;
+    default:
+        return WASM_FEAT_GC;
+    }
+}
+
+bool sbx__wasm_v_check_heap(struct wasm_reader *r, const struct wasm_module *m, uint32_t ht,
+                            const uint8_t *at)
+{
+    if (!wasm_heap_is_abstract(ht))
+        return ht < m->type_count || sbx__wasm_rd_invalid(r, at, "unknown type %u", ht);
+    unsigned f = heap_feature(ht);
+    return sbx__wasm_feature_on(f) || sbx__wasm_rd_unsupported(r, at, f, "an abstract heap type");
+}
+
+bool sbx__wasm_v_check_type(struct wasm_reader *r, const struct wasm_module *m, wasm_vtype t,
+                            const uint8_t *at)
+{
+    return !wasm_vtype_is_ref(t) || sbx__wasm_v_check_heap(r, m, wasm_vtype_heap(t), at);
+}
+
+/* Type index x names a function type. */
+static bool is_functype(const struct wasm_module *m, uint32_t x)
+{
+    return x < m->type_count && m->typedefs[x].kind == WASM_COMP_FUNC;
+}
+
+/* The type section: canonical types (types.c), and what sbx runs of what it defines. */
+static bool check_types(struct wasm_reader *r, struct wasm_module *m, bool *nomem)
+{
+    if (!sbx__wasm_types_canon(r, m, nomem))
+        return false;
+    for (uint32_t i = 0; i < m->type_count; i++) {
+        const struct wasm_typedef *td = &m->typedefs[i];
+        if (td->kind != WASM_COMP_FUNC) {
+            if (!sbx__wasm_feature_on(WASM_FEAT_GC))
+                return sbx__wasm_rd_unsupported(r, NULL, WASM_FEAT_GC, "a struct or array type");
+            for (uint32_t k = 0; k < td->field_count; k++) {
+                if (!sbx__wasm_v_check_type(r, m, td->fields[k].type, NULL))
+                    return false;
+            }
+            continue;
+        }
+        const struct wasm_functype *ft = &m->types[i];
+        for (uint32_t k = 0; k < ft->param_count + ft->result_count; k++) {
+            if (!sbx__wasm_v_check_type(r, m, ft->types[k], NULL))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* A tag's type: a function type without results. */
+static bool check_tag(struct wasm_reader *r, const struct wasm_module *m, uint32_t x)
+{
+    if (!sbx__wasm_feature_on(WASM_FEAT_EXCEPTIONS))
+        return sbx__wasm_rd_unsupported(r, NULL, WASM_FEAT_EXCEPTIONS, "a tag");
+    if (!is_functype(m, x))
+        return sbx__wasm_rd_invalid(r, NULL, "unknown type %u in tag", x);
+    if (m->types[x].result_count != 0)
+        return sbx__wasm_rd_invalid(r, NULL, "non-empty tag result type");
     return true;
 }
 
@@ -62,17 +143,29 @@ static bool check_imports_and_types(struct wasm_reader *r, const struct wasm_mod
 {
     for (uint32_t i = 0; i < m->import_count; i++) {
         const struct wasm_import *imp = &m->imports[i];
-        if (imp->kind == WASM_EXTERN_FUNC && imp->u.func_type >= m->type_count)
+        if (imp->kind == WASM_EXTERN_FUNC && !is_functype(m, imp->u.func_type))
             return sbx__wasm_rd_invalid(r, NULL, "unknown type %u in import %u", imp->u.func_type,
                                         i);
+        if (imp->kind == WASM_EXTERN_TAG && !check_tag(r, m, imp->u.tag_type))
+            return false;
     }
     for (uint32_t i = 0; i < m->func_def_count; i++) {
-        if (m->funcs[i].type_index >= m->type_count)
+        if (!is_functype(m, m->funcs[i].type_index))
             return sbx__wasm_rd_invalid(r, NULL, "unknown type %u in function %u",
                                         m->funcs[i].type_index, m->func_import_count + i);
     }
+    for (uint32_t i = m->tag_import_count; i < m->tag_count; i++) {
+        if (!check_tag(r, m, m->tag_types[i]))
+            return false;
+    }
+    for (uint32_t i = 0; i < m->global_count; i++) {
+        if (!sbx__wasm_v_check_type(r, m, m->globals[i].type, NULL))
+            return false;
+    }
     for (uint32_t i = 0; i < m->table_count; i++) {
         const struct wasm_tabletype *t = &m->tables[i];
+        if (!sbx__wasm_v_check_type(r, m, t->elem_type, NULL))
+            return false;
         /* The initial size is a resource, bounded where the table is made (the store's
          * max_table_elems), not a validity rule: 3.0 defines tables of 2^64 - 1 elements. */
         if (!check_limits(r, &t->limits, t->is64 ? UINT64_MAX : UINT32_MAX, "table"))
@@ -96,6 +189,13 @@ static bool check_globals(struct wasm_reader *r, struct wasm_module *m)
                          m->global_import_count + i))
             return false;
     }
+    /* A table's initial element (3.0); without an expression null, so a table of a non-null
+     * element type must have one. It sees the imported globals only. */
+    for (uint32_t i = m->table_import_count; i < m->table_count; i++) {
+        if (!check_const(r, m, &m->table_inits[i - m->table_import_count], m->tables[i].elem_type,
+                         m->global_import_count, "table", i))
+            return false;
+    }
     return true;
 }
 
@@ -106,12 +206,14 @@ static bool check_elem(struct wasm_reader *r, struct wasm_module *m, struct wasm
         if (e->table_index >= m->table_count)
             return sbx__wasm_rd_invalid(r, NULL, "unknown table %u in element segment %u",
                                         e->table_index, idx);
-        if (m->tables[e->table_index].elem_type != e->elem_type)
+        if (!sbx__wasm_vtype_sub(m, e->elem_type, m->tables[e->table_index].elem_type))
             return sbx__wasm_rd_invalid(r, NULL, "type mismatch in element segment %u", idx);
         if (!check_const(r, m, &e->offset, m->tables[e->table_index].is64 ? WASM_I64 : WASM_I32,
                          m->global_count, "element segment", idx))
             return false;
     }
+    if (!sbx__wasm_v_check_type(r, m, e->elem_type, NULL))
+        return false;
     for (uint32_t i = 0; i < e->count; i++) {
         if (!check_const(r, m, &e->items[i], e->elem_type, m->global_count, "element segment", idx))
             return false;
@@ -189,12 +291,13 @@ static bool check_export_names(struct wasm_reader *r, const struct wasm_module *
 
 static bool check_exports(struct wasm_reader *r, const struct wasm_module *m, bool *nomem)
 {
-    static const char *const kind_names[4] = {"function", "table", "memory", "global"};
+    static const char *const kind_names[5] = {"function", "table", "memory", "global", "tag"};
     for (uint32_t i = 0; i < m->export_count; i++) {
         const struct wasm_export *e = &m->exports[i];
         uint32_t limit = e->kind == WASM_EXTERN_FUNC     ? m->func_count
                          : e->kind == WASM_EXTERN_TABLE  ? m->table_count
                          : e->kind == WASM_EXTERN_MEMORY ? m->mem_count
+                         : e->kind == WASM_EXTERN_TAG    ? m->tag_count
                                                          : m->global_count;
         if (e->index >= limit)
             return sbx__wasm_rd_invalid(r, NULL, "unknown %s %u in export", kind_names[e->kind],
@@ -244,8 +347,9 @@ sbx_err sbx__wasm_validate(struct wasm_module *m, char *err, size_t errlen)
                             .guard = m->guard,
                             .ticks = GUARD_PERIOD};
     bool nomem = false;
-    bool ok = check_imports_and_types(&r, m) && check_globals(&r, m) && check_segments(&r, m) &&
-              check_start(&r, m) && check_exports(&r, m, &nomem) && fill_declared(&r, m, &nomem);
+    bool ok = check_types(&r, m, &nomem) && check_imports_and_types(&r, m) &&
+              check_globals(&r, m) && check_segments(&r, m) && check_start(&r, m) &&
+              check_exports(&r, m, &nomem) && fill_declared(&r, m, &nomem);
     if (ok)
         ok = sbx__wasm_validate_code(&r, m, &nomem);
     if (ok)

@@ -88,6 +88,7 @@ static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const wasm_vtype
         return false;
     v->ctls[v->nctls++] = (struct ctl){.op = op,
                                        .height = v->nvals,
+                                       .init_height = v->ninits,
                                        .nparams = np,
                                        .params = p,
                                        .nresults = nr,
@@ -96,12 +97,15 @@ static bool push_ctl(struct vfunc *v, uint16_t op, uint32_t np, const wasm_vtype
     return sbx__wasm_v_push_n(v, p, np);
 }
 
-/* Pops the frame's results and checks nothing else is left above its base. */
+/* Pops the frame's results, checks nothing else is left above its base, and forgets the
+ * locals set inside it (3.0 local initialization). */
 static bool end_frame(struct vfunc *v)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
     if (!sbx__wasm_v_pop_n(v, ctl_results(c), c->nresults))
         return false;
+    while (v->ninits > c->init_height)
+        v->local_init[v->inits[--v->ninits]] = 0;
     return v->nvals == c->height || sbx__wasm_v_fail(v, "type mismatch");
 }
 
@@ -133,8 +137,9 @@ static bool block_sig(struct vfunc *v, const struct wasm_instr *in, uint32_t *np
     *np = 0, *p = NULL, *nr = 0, *res = NULL;
     if (in->bt_kind == WASM_BT_VALTYPE) {
         *nr = 1;
+        return sbx__wasm_v_check_type(v->r, v->m, in->valtype, v->at);
     } else if (in->bt_kind == WASM_BT_TYPEIDX) {
-        if (in->idx >= v->m->type_count)
+        if (in->idx >= v->m->type_count || v->m->typedefs[in->idx].kind != WASM_COMP_FUNC)
             return sbx__wasm_v_fail_idx(v, "type", in->idx);
         const struct wasm_functype *t = &v->m->types[in->idx];
         *np = t->param_count, *p = t->types;
@@ -171,11 +176,16 @@ static bool op_else(struct vfunc *v)
 static bool op_end(struct vfunc *v)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
-    /* An if without else behaves as if its else arm were empty: params must equal results. */
-    if (c->op == WASM_OP_IF && (c->nparams != c->nresults ||
-                                (c->nparams > 0 && memcmp(c->params, ctl_results(c),
-                                                          c->nparams * sizeof(*c->params)) != 0)))
-        return sbx__wasm_v_fail(v, "type mismatch");
+    /* An if without else behaves as if its else arm were empty: its params must match its
+     * results. */
+    if (c->op == WASM_OP_IF) {
+        if (c->nparams != c->nresults)
+            return sbx__wasm_v_fail(v, "type mismatch");
+        for (uint32_t i = 0; i < c->nparams; i++) {
+            if (!vsub(v, c->params[i], ctl_results(c)[i]))
+                return sbx__wasm_v_fail(v, "type mismatch");
+        }
+    }
     if (!end_frame(v))
         return false;
     sbx__wasm_lscan_end(&v->ls);
@@ -214,7 +224,7 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
         for (uint32_t k = n; k-- > 0;) {
             if (!sbx__wasm_v_pop_any(v, &v->tmp[k]))
                 return false;
-            if (v->tmp[k] != types[k] && v->tmp[k] != UNKNOWN)
+            if (!vsub(v, v->tmp[k], types[k]))
                 return sbx__wasm_v_fail(v, "type mismatch");
         }
         if (!sbx__wasm_v_push_n(v, v->tmp, n))
@@ -243,8 +253,8 @@ static bool op_select(struct vfunc *v, const struct wasm_instr *in)
     if (in->op == WASM_OP_SELECT_T) {
         if (in->count != 1)
             return sbx__wasm_v_fail(v, "invalid result arity");
-        return vpop(v, WASM_I32) && vpop(v, in->valtype) && vpop(v, in->valtype) &&
-               vpush(v, in->valtype);
+        return sbx__wasm_v_check_type(v->r, v->m, in->valtype, v->at) && vpop(v, WASM_I32) &&
+               vpop(v, in->valtype) && vpop(v, in->valtype) && vpush(v, in->valtype);
     }
     if (!vpop(v, WASM_I32) || !sbx__wasm_v_pop_any(v, &t1) || !sbx__wasm_v_pop_any(v, &t2))
         return false;
@@ -271,10 +281,17 @@ static bool op_local(struct vfunc *v, const struct wasm_instr *in, bool prev_zer
     if (!local_type(v, in->idx, &t))
         return false;
     sbx__wasm_lscan_local(&v->ls, in->op == WASM_OP_LOCAL_GET, in->idx, prev_zero);
-    if (in->op == WASM_OP_LOCAL_GET)
+    if (in->op == WASM_OP_LOCAL_GET) {
+        if (__builtin_expect(!v->local_init[in->idx], 0))
+            return sbx__wasm_v_fail(v, "uninitialized local");
         return vpush(v, t);
+    }
     if (!vpop(v, t))
         return false;
+    if (__builtin_expect(!v->local_init[in->idx], 0)) {
+        v->local_init[in->idx] = 1; /* room: one entry per local */
+        v->inits[v->ninits++] = in->idx;
+    }
     return in->op == WASM_OP_LOCAL_SET || vpush(v, t);
 }
 
@@ -290,22 +307,32 @@ static bool op_global(struct vfunc *v, const struct wasm_instr *in)
     return vpop(v, g->type);
 }
 
+/* Pops a reference of any type; the bottom type gives (ref bot). */
+static bool pop_ref(struct vfunc *v, wasm_vtype *out)
+{
+    if (!sbx__wasm_v_pop_any(v, out))
+        return false;
+    if (*out == UNKNOWN)
+        *out = WASM_REF(0, WASM_HT_BOT);
+    return wasm_vtype_is_ref(*out) || sbx__wasm_v_fail(v, "type mismatch");
+}
+
 static bool op_ref(struct vfunc *v, const struct wasm_instr *in)
 {
     wasm_vtype t = 0;
     switch (in->op) {
     case WASM_OP_REF_NULL:
-        return vpush(v, in->valtype);
+        return sbx__wasm_v_check_type(v->r, v->m, in->valtype, v->at) && vpush(v, in->valtype);
     case WASM_OP_REF_IS_NULL:
-        if (!sbx__wasm_v_pop_any(v, &t))
-            return false;
-        return (is_ref(t) || sbx__wasm_v_fail(v, "type mismatch")) && vpush(v, WASM_I32);
+        return pop_ref(v, &t) && vpush(v, WASM_I32);
+    case WASM_OP_REF_AS_NON_NULL:
+        return pop_ref(v, &t) && vpush(v, WASM_REF(0, wasm_vtype_heap(t)));
     default: /* REF_FUNC */
         if (in->idx >= v->m->func_count)
             return sbx__wasm_v_fail_idx(v, "function", in->idx);
         if (!v->m->func_is_declared[in->idx])
             return sbx__wasm_v_fail(v, "undeclared function reference");
-        return vpush(v, WASM_FUNCREF);
+        return vpush(v, WASM_REF(0, v->m->func_type_idx[in->idx]));
     }
 }
 
@@ -368,6 +395,8 @@ static bool op_fixed(struct vfunc *v, const struct wasm_instr *in, const struct 
     case WASM_IMM_ELEM:
         return sbx__wasm_v_table(v, in);
     default:
+        if (info->sig == WASM_SIG_NONE) /* a row no case above checks */
+            return sbx__wasm_v_fail(v, "unknown instruction");
         return check_imm(v, in, info) && apply_sig(v, info);
     }
 }
@@ -378,10 +407,12 @@ static bool tail_call(struct vfunc *v, const struct wasm_functype *t)
 {
     const struct wasm_functype *me = v->type;
     v->def->has_tail_call = true;
-    if (t->result_count != me->result_count ||
-        memcmp(t->types + t->param_count, me->types + me->param_count,
-               me->result_count * sizeof(*me->types)) != 0)
+    if (t->result_count != me->result_count)
         return sbx__wasm_v_fail(v, "type mismatch");
+    for (uint32_t i = 0; i < t->result_count; i++) {
+        if (!vsub(v, t->types[t->param_count + i], me->types[me->param_count + i]))
+            return sbx__wasm_v_fail(v, "type mismatch");
+    }
     if (!sbx__wasm_v_pop_n(v, t->types, t->param_count))
         return false;
     set_unreachable(v);
@@ -391,21 +422,28 @@ static bool tail_call(struct vfunc *v, const struct wasm_functype *t)
 static bool op_call_any(struct vfunc *v, const struct wasm_instr *in)
 {
     const struct wasm_module *m = v->m;
-    bool is_tail = in->op == WASM_OP_RETURN_CALL || in->op == WASM_OP_RETURN_CALL_INDIRECT;
+    bool is_tail = in->op == WASM_OP_RETURN_CALL || in->op == WASM_OP_RETURN_CALL_INDIRECT ||
+                   in->op == WASM_OP_RETURN_CALL_REF;
     if (in->op == WASM_OP_CALL || in->op == WASM_OP_RETURN_CALL) {
         if (in->idx >= m->func_count)
             return sbx__wasm_v_fail_idx(v, "function", in->idx);
         const struct wasm_functype *t = &m->types[m->func_type_idx[in->idx]];
         return is_tail ? tail_call(v, t) : op_call(v, t);
     }
+    if (in->idx >= m->type_count || m->typedefs[in->idx].kind != WASM_COMP_FUNC)
+        return sbx__wasm_v_fail_idx(v, "type", in->idx);
+    if (in->op == WASM_OP_CALL_REF || in->op == WASM_OP_RETURN_CALL_REF) {
+        /* the callee's reference is on top, its arguments below */
+        if (!vpop(v, WASM_REF(1, in->idx)))
+            return false;
+        return is_tail ? tail_call(v, &m->types[in->idx]) : op_call(v, &m->types[in->idx]);
+    }
     wasm_vtype t = 0;
     bool is64 = false;
     if (!sbx__wasm_v_table_type(v, in->idx2, &t, &is64))
         return false;
-    if (t != WASM_FUNCREF)
+    if (!vsub(v, t, WASM_FUNCREF))
         return sbx__wasm_v_fail(v, "type mismatch");
-    if (in->idx >= m->type_count)
-        return sbx__wasm_v_fail_idx(v, "type", in->idx);
     if (!vpop(v, is64 ? WASM_I64 : WASM_I32))
         return false;
     return is_tail ? tail_call(v, &m->types[in->idx]) : op_call(v, &m->types[in->idx]);
@@ -426,6 +464,21 @@ static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
                sbx__wasm_v_pop_n(v, types, n) && sbx__wasm_v_push_n(v, types, n);
     case WASM_OP_BR_TABLE:
         return op_br_table(v, in);
+    case WASM_OP_BR_ON_NULL: {
+        wasm_vtype rt;
+        return pop_ref(v, &rt) && label(v, in->idx, &n, &types) && sbx__wasm_v_pop_n(v, types, n) &&
+               sbx__wasm_v_push_n(v, types, n) && vpush(v, WASM_REF(0, wasm_vtype_heap(rt)));
+    }
+    case WASM_OP_BR_ON_NON_NULL: {
+        /* the label's last type takes the non-null reference, the others stay */
+        wasm_vtype rt;
+        if (!pop_ref(v, &rt) || !label(v, in->idx, &n, &types))
+            return false;
+        if (n == 0 || !wasm_vtype_is_ref(types[n - 1]))
+            return sbx__wasm_v_fail(v, "type mismatch");
+        return vpush(v, WASM_REF(0, wasm_vtype_heap(rt))) && sbx__wasm_v_pop_n(v, types, n) &&
+               sbx__wasm_v_push_n(v, types, n - 1);
+    }
     default: /* RETURN */
         if (!sbx__wasm_v_pop_n(v, v->type->types + v->type->param_count, v->type->result_count))
             return false;
@@ -438,6 +491,8 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
 {
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
     wasm_vtype t = 0;
+    if (__builtin_expect(!sbx__wasm_feature_on(info->feature), 0))
+        return sbx__wasm_rd_unsupported(v->r, v->at, info->feature, info->text);
     switch (in->op) {
     case WASM_OP_UNREACHABLE:
         set_unreachable(v);
@@ -454,11 +509,15 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
     case WASM_OP_BR_IF:
     case WASM_OP_BR_TABLE:
     case WASM_OP_RETURN:
+    case WASM_OP_BR_ON_NULL:
+    case WASM_OP_BR_ON_NON_NULL:
         return op_branch(v, in);
     case WASM_OP_CALL:
     case WASM_OP_CALL_INDIRECT:
     case WASM_OP_RETURN_CALL:
     case WASM_OP_RETURN_CALL_INDIRECT:
+    case WASM_OP_CALL_REF:
+    case WASM_OP_RETURN_CALL_REF:
         return op_call_any(v, in);
     case WASM_OP_DROP:
         return sbx__wasm_v_pop_any(v, &t);
@@ -475,6 +534,7 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
     case WASM_OP_REF_NULL:
     case WASM_OP_REF_IS_NULL:
     case WASM_OP_REF_FUNC:
+    case WASM_OP_REF_AS_NON_NULL:
         return op_ref(v, in);
     default:
         return op_fixed(v, in, info);
@@ -534,6 +594,20 @@ static bool begin_locals(struct vfunc *v, struct wasm_func_def *f)
         return false;
     memcpy(v->locals, v->type->types, np * sizeof(*v->locals));
     sbx__wasm_local_types(f, v->locals + np);
+    if (!sbx__wasm_v_grow(v, (void **)&v->local_init, &v->cap_init, 1, v->nlocals + 1) ||
+        !sbx__wasm_v_grow(v, (void **)&v->inits, &v->cap_inits, sizeof(*v->inits), v->nlocals + 1))
+        return false;
+    v->ninits = 0;
+    memset(v->local_init, 1, np);
+    for (uint32_t i = 0; i < f->run_count; i++) {
+        const struct wasm_local_run *run = &f->local_runs[i];
+        uint32_t from = i ? f->local_runs[i - 1].end : 0;
+        if (!sbx__wasm_v_check_type(v->r, v->m, run->type, v->at))
+            return false;
+        /* a non-null reference has no default value: unset until written */
+        bool has_default = !wasm_vtype_is_ref(run->type) || wasm_vtype_is_nullable(run->type);
+        memset(v->local_init + np + from, has_default, run->end - from);
+    }
     if (f->local_count > 0 && f->local_zeroed == NULL) {
         f->local_zeroed = sbx__calloc(f->local_count, 1);
         if (f->local_zeroed == NULL) {
@@ -606,5 +680,7 @@ bool sbx__wasm_validate_code(struct wasm_reader *r, struct wasm_module *m, bool 
     sbx__free(v.ctls);
     sbx__free(v.tmp);
     sbx__free(v.locals);
+    sbx__free(v.local_init);
+    sbx__free(v.inits);
     return ok;
 }

@@ -4,6 +4,7 @@
 #define SBX_WASM_VALIDATE_INTERNAL_H
 
 #include "wasm/decode.h"
+#include "wasm/types.h"
 
 /* validate_locals.c: the declared locals a call must zero, learnt while validating a body:
  * zeroed[x] (x counted from the first declared local) is set when some local.get may read
@@ -43,6 +44,7 @@ struct ctl {
     bool is_unreachable;
     uint32_t br_table_mark; /* the last br_table that checked this label */
     uint32_t height;
+    uint32_t init_height; /* the locals initialized when the block began (vfunc.inits) */
     uint32_t nparams, nresults;
     const wasm_vtype *params, *results; /* results NULL: the one type in single */
     wasm_vtype single;
@@ -63,6 +65,13 @@ struct vfunc {
     uint32_t cap_tmp;
     wasm_vtype *locals; /* the function's params and declared locals */
     uint32_t nlocals, cap_locals;
+    /* 3.0: a local of a non-defaultable type (a non-null reference) may be read only where it
+     * is certainly set: per local, whether it is (params and defaultable locals always), and
+     * the stack of those set since the function began, unwound at the end of each block. */
+    uint8_t *local_init;
+    uint32_t cap_init;
+    uint32_t *inits;
+    uint32_t ninits, cap_inits;
     uint32_t br_table_serial;
     bool *nomem;
     struct wasm_lscan ls; /* the locals a call must zero (validate_locals.c) */
@@ -87,14 +96,30 @@ static inline bool vpush(struct vfunc *v, wasm_vtype t)
     return true;
 }
 
+/* Whether a value of type t (VAL_UNKNOWN: the bottom type) may be used where want is expected:
+ * the same type, or a subtype (3.0 reference types). */
+static inline bool vsub(const struct vfunc *v, wasm_vtype t, wasm_vtype want)
+{
+    return t == want || t == VAL_UNKNOWN ||
+           (wasm_vtype_is_ref(t) && wasm_vtype_is_ref(want) && sbx__wasm_vtype_sub(v->m, t, want));
+}
+
 static inline bool vpop(struct vfunc *v, wasm_vtype want)
 {
     const struct ctl *c = &v->ctls[v->nctls - 1];
     if (v->nvals == c->height)
         return c->is_unreachable || sbx__wasm_v_fail(v, "type mismatch");
     wasm_vtype t = v->vals[--v->nvals];
-    return t == want || t == VAL_UNKNOWN || sbx__wasm_v_fail(v, "type mismatch");
+    return vsub(v, t, want) || sbx__wasm_v_fail(v, "type mismatch");
 }
+
+/* Checks a value type the module uses (a type index in range) and that sbx runs its feature;
+ * at NULL for module-level types. */
+bool sbx__wasm_v_check_type(struct wasm_reader *r, const struct wasm_module *m, wasm_vtype t,
+                            const uint8_t *at);
+/* The same for a heap type. */
+bool sbx__wasm_v_check_heap(struct wasm_reader *r, const struct wasm_module *m, uint32_t ht,
+                            const uint8_t *at);
 
 /* validate_mem.c: the memory and table instructions (immediates and stack effects), and the
  * element type of table idx. */

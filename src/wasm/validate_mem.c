@@ -86,7 +86,7 @@ static bool table_init(struct vfunc *v, const struct wasm_instr *in)
         return false;
     if (in->idx >= v->m->elem_count)
         return sbx__wasm_v_fail_idx(v, "elem segment", in->idx);
-    if (v->m->elems[in->idx].elem_type != t)
+    if (!vsub(v, v->m->elems[in->idx].elem_type, t))
         return sbx__wasm_v_fail(v, "type mismatch");
     return vpop(v, WASM_I32) && vpop(v, WASM_I32) && vpop(v, is64 ? WASM_I64 : WASM_I32);
 }
@@ -98,7 +98,7 @@ static bool table_copy(struct vfunc *v, const struct wasm_instr *in)
     if (!sbx__wasm_v_table_type(v, in->idx, &t, &is64) ||
         !sbx__wasm_v_table_type(v, in->idx2, &t2, &is64_2))
         return false;
-    if (t != t2)
+    if (!vsub(v, t2, t)) /* the source's elements must fit the destination */
         return sbx__wasm_v_fail(v, "type mismatch");
     return vpop(v, is64 && is64_2 ? WASM_I64 : WASM_I32) && vpop(v, is64_2 ? WASM_I64 : WASM_I32) &&
            vpop(v, is64 ? WASM_I64 : WASM_I32);

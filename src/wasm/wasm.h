@@ -39,6 +39,17 @@ enum wasm_trap_kind {
     WASM_TRAP_INTERRUPTED,           /* "interrupted": sbx__wasm_store_interrupt() was called */
     WASM_TRAP_HOST,                  /* a host function failed; message says why */
     WASM_TRAP_EXIT,                  /* a host function ended the guest (proc_exit) */
+    /* 3.0 (appended: compiled code holds these numbers) */
+    WASM_TRAP_NULL_REFERENCE,  /* "null reference" (ref.as_non_null, ref.cast) */
+    WASM_TRAP_NULL_FUNC_REF,   /* "null function reference" (call_ref) */
+    WASM_TRAP_NULL_STRUCT_REF, /* "null structure reference" */
+    WASM_TRAP_NULL_ARRAY_REF,  /* "null array reference" */
+    WASM_TRAP_NULL_I31_REF,    /* "null i31 reference" */
+    WASM_TRAP_NULL_EXN_REF,    /* "null exception reference" (throw_ref) */
+    WASM_TRAP_CAST,            /* "cast failure" */
+    WASM_TRAP_ARRAY_OOB,       /* "out of bounds array access" */
+    WASM_TRAP_EXCEPTION,       /* an exception no handler caught; message names its tag */
+    WASM_TRAP_KIND_COUNT       /* not a kind: how many there are */
 };
 
 /* A trap's details. message is NUL-terminated; for a trap inside a named function it reads

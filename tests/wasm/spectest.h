@@ -27,6 +27,8 @@ struct expect {
 /* Parses a JSON argument value into v. Returns false (with a reason) if malformed. */
 bool spectest_parse_value(json_t *j, wasm_vtype *type, wasm_value *v, char *why, size_t whylen);
 bool spectest_parse_expect(json_t *j, struct expect *e, char *why, size_t whylen);
+/* The expected type "refnull": any null reference (a type no module has). */
+#define SPECTEST_REFNULL WASM_REF(1, WASM_HT_BOT)
 /* Whether a result of type `type` matches e; else writes "expected X, got Y" to why. */
 bool spectest_match(const struct expect *e, wasm_vtype type, wasm_value got, char *why,
                     size_t whylen);

@@ -92,7 +92,7 @@ struct jit_func {
     uint32_t sp, stack_cap;
     struct jit_ctl *ctls;
     uint32_t nctl, ctl_cap;
-    LLVMBasicBlockRef trap_bb[WASM_TRAP_EXIT + 1];
+    LLVMBasicBlockRef trap_bb[WASM_TRAP_KIND_COUNT];
     uint32_t skip; /* nesting depth inside dead code */
     bool is_dead;  /* after br, br_table, return, unreachable: skip to the matching end/else */
     bool is_nomem;

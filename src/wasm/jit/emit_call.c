@@ -190,7 +190,7 @@ static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint3
         L(BuildLoad2)(f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, elems, &i64, 1, ""), "");
     sbx__jit_trap_if(f, L(BuildIsNull)(f->b, fn, ""), WASM_TRAP_UNINITIALIZED_ELEMENT);
     LLVMValueRef want = sbx__jit_sym(jm, JIT_SYM_TYPE, type_idx);
-    LLVMValueRef have = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, type));
+    LLVMValueRef have = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, rtt));
     LLVMValueRef same = L(BuildICmp)(f->b, LLVMIntEQ, have, want, "");
     LLVMBasicBlockRef slow = sbx__jit_block(f, "sig_cmp"), ok = sbx__jit_block(f, "sig_ok");
     L(BuildCondBr)(f->b, same, ok, slow);
@@ -205,16 +205,17 @@ static LLVMValueRef indirect_target(struct jit_func *f, uint32_t type_idx, uint3
     return fn;
 }
 
-static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
+/* Calls fn (a struct wasm_func * of type type_idx's signature, checked), its args on the
+ * stack: natively when it is this instance's (fn_table), else through the runtime. */
+static bool call_fn(struct jit_func *f, LLVMValueRef fn, uint32_t type_idx)
 {
     struct jit_mod *jm = f->jm;
-    const struct wasm_functype *t = &f->m->types[in->idx];
+    const struct wasm_functype *t = &f->m->types[type_idx];
     LLVMValueRef args[MAX_CALL_VALUES], fast[MAX_CALL_VALUES], slow[MAX_CALL_VALUES];
     if (t->param_count > MAX_CALL_VALUES || t->result_count > MAX_CALL_VALUES) {
         jm->feature = "functions with over 1000 params or results";
         return false;
     }
-    LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
     pop_args(f, args, t->param_count);
     if (!jm->fn_table) { /* a hot-only batch: the target may be in another, or interpreted */
         sbx__jit_call_runtime(f, fn, t, args, slow);
@@ -234,7 +235,8 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
     LLVMValueRef def64 = L(BuildZExt)(f->b, def, jm->t_i64, "");
     LLVMValueRef native = L(BuildLoad2)(
         f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, jm->fn_table, &def64, 1, ""), "");
-    LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[in->idx], native, args, t->param_count, "");
+    LLVMValueRef ret =
+        L(BuildCall2)(f->b, jm->fn_types[type_idx], native, args, t->param_count, "");
     sbx__jit_call_conv(jm, ret);
     for (uint32_t i = 0; i < t->result_count; i++)
         fast[i] = t->result_count == 1 ? ret : result_member(f, ret, t, i);
@@ -253,6 +255,19 @@ static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
         sbx__jit_push(f, phi);
     }
     return true;
+}
+
+static bool op_call_indirect(struct jit_func *f, const struct wasm_instr *in)
+{
+    return call_fn(f, indirect_target(f, in->idx, in->idx2), in->idx);
+}
+
+/* call_ref's callee: the reference on top, null trapping (its type is checked statically). */
+static LLVMValueRef ref_target(struct jit_func *f)
+{
+    LLVMValueRef fn = sbx__jit_pop(f);
+    sbx__jit_trap_if(f, L(BuildIsNull)(f->b, fn, ""), WASM_TRAP_NULL_FUNC_REF);
+    return fn;
 }
 
 /* The tail of a return_call*: the native call's value returned as the caller's own (a call
@@ -289,20 +304,23 @@ static bool op_return_call(struct jit_func *f, uint32_t idx)
     return true;
 }
 
-/* return_call_indirect: a tail call when the target is native code of this instance (the
- * whole-module case), else the call then the return. */
-static bool op_return_call_indirect(struct jit_func *f, const struct wasm_instr *in)
+/* return_call_indirect / return_call_ref (fn the callee, checked): a tail call when the target
+ * is native code of this instance (the whole-module case), else the call then the return. */
+static bool tail_call_fn(struct jit_func *f, LLVMValueRef fn, uint32_t type_idx)
 {
     struct jit_mod *jm = f->jm;
-    const struct wasm_functype *t = &f->m->types[in->idx];
+    const struct wasm_functype *t = &f->m->types[type_idx];
     if (f->osr_slots || !jm->fn_table) {
-        if (!op_call_indirect(f, in))
+        if (!call_fn(f, fn, type_idx))
             return false;
         sbx__jit_return(f);
         return true;
     }
     LLVMValueRef args[MAX_CALL_VALUES], slow[MAX_CALL_VALUES];
-    LLVMValueRef fn = indirect_target(f, in->idx, in->idx2);
+    if (t->param_count > MAX_CALL_VALUES || t->result_count > MAX_CALL_VALUES) {
+        jm->feature = "functions with over 1000 params or results";
+        return false;
+    }
     pop_args(f, args, t->param_count);
     LLVMValueRef finst = sbx__jit_load_field(f, jm->t_ptr, fn, offsetof(struct wasm_func, inst));
     LLVMValueRef mine =
@@ -316,7 +334,7 @@ static bool op_return_call_indirect(struct jit_func *f, const struct wasm_instr 
     LLVMValueRef native = L(BuildLoad2)(
         f->b, jm->t_ptr, L(BuildGEP2)(f->b, jm->t_ptr, jm->fn_table, &def64, 1, ""), "");
     LLVMValueRef call =
-        L(BuildCall2)(f->b, jm->fn_types[in->idx], native, args, t->param_count, "");
+        L(BuildCall2)(f->b, jm->fn_types[type_idx], native, args, t->param_count, "");
     sbx__jit_call_conv(jm, call);
     tail_return(f, call, t);
     L(PositionBuilderAtEnd)(f->b, slow_bb);
@@ -329,18 +347,31 @@ static bool op_return_call_indirect(struct jit_func *f, const struct wasm_instr 
 
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok)
 {
-    if (in->op == WASM_OP_RETURN_CALL || in->op == WASM_OP_RETURN_CALL_INDIRECT) {
-        *ok = in->op == WASM_OP_RETURN_CALL ? op_return_call(f, in->idx)
-                                            : op_return_call_indirect(f, in);
+    switch (in->op) {
+    case WASM_OP_RETURN_CALL:
+        *ok = op_return_call(f, in->idx);
         sbx__jit_go_dead(f);
         return true;
-    }
-    if (in->op == WASM_OP_CALL)
+    case WASM_OP_RETURN_CALL_INDIRECT:
+        *ok = tail_call_fn(f, indirect_target(f, in->idx, in->idx2), in->idx);
+        sbx__jit_go_dead(f);
+        return true;
+    case WASM_OP_RETURN_CALL_REF:
+        *ok = tail_call_fn(f, ref_target(f), in->idx);
+        sbx__jit_go_dead(f);
+        return true;
+    case WASM_OP_CALL:
         *ok = op_call(f, in->idx);
-    else if (in->op == WASM_OP_CALL_INDIRECT)
+        break;
+    case WASM_OP_CALL_INDIRECT:
         *ok = op_call_indirect(f, in);
-    else
+        break;
+    case WASM_OP_CALL_REF:
+        *ok = call_fn(f, ref_target(f), in->idx);
+        break;
+    default:
         return false;
+    }
     if (*ok)
         sbx__jit_fault_slot_after_call(f);
     return true;

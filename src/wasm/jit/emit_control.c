@@ -231,6 +231,27 @@ static bool op_br_if(struct jit_func *f, const struct wasm_instr *in)
     return true;
 }
 
+/* br_on_null: the reference comes off for the branch and stays when it falls through;
+ * br_on_non_null: the label takes it too, and it is dropped when null. */
+static bool op_br_on_null(struct jit_func *f, const struct wasm_instr *in)
+{
+    bool on_null = in->op == WASM_OP_BR_ON_NULL;
+    LLVMValueRef ref = sbx__jit_pop(f);
+    LLVMBasicBlockRef taken = sbx__jit_block(f, "br_null"), cont = sbx__jit_block(f, "cont");
+    LLVMValueRef is_null = L(BuildIsNull)(f->b, ref, "");
+    L(BuildCondBr)(f->b, is_null, on_null ? taken : cont, on_null ? cont : taken);
+    L(PositionBuilderAtEnd)(f->b, taken);
+    if (!on_null)
+        sbx__jit_push(f, ref);
+    sbx__jit_branch(f, in->idx);
+    if (!on_null)
+        sbx__jit_pop(f);
+    L(PositionBuilderAtEnd)(f->b, cont);
+    if (on_null)
+        sbx__jit_push(f, ref);
+    return true;
+}
+
 /* The block that stores label depth's values and branches there: one per distinct label, so
  * a br_table of thousands of entries costs blocks per label, not per entry. */
 static LLVMBasicBlockRef label_block(struct jit_func *f, LLVMBasicBlockRef *by_depth,
@@ -306,6 +327,10 @@ bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool
         return true;
     case WASM_OP_BR_TABLE:
         *ok = op_br_table(f, in);
+        return true;
+    case WASM_OP_BR_ON_NULL:
+    case WASM_OP_BR_ON_NON_NULL:
+        *ok = op_br_on_null(f, in);
         return true;
     case WASM_OP_RETURN:
         sbx__jit_return(f);

@@ -117,6 +117,12 @@ static bool op_ref(struct jit_func *f, const struct wasm_instr *in)
     case WASM_OP_REF_FUNC:
         sbx__jit_push(f, sbx__jit_sym(jm, JIT_SYM_FUNC, in->idx));
         return true;
+    case WASM_OP_REF_AS_NON_NULL: {
+        LLVMValueRef r = sbx__jit_pop(f);
+        sbx__jit_trap_if(f, L(BuildIsNull)(f->b, r, ""), WASM_TRAP_NULL_REFERENCE);
+        sbx__jit_push(f, r);
+        return true;
+    }
     case WASM_OP_TABLE_SIZE: {
         LLVMValueRef n = sbx__jit_load_at(f, jm->t_i32, JIT_SYM_TABLE, in->idx,
                                           offsetof(struct wasm_table, size));
@@ -150,6 +156,7 @@ bool sbx__jit_emit_table(struct jit_func *f, const struct wasm_instr *in, bool *
     case WASM_OP_REF_NULL:
     case WASM_OP_REF_IS_NULL:
     case WASM_OP_REF_FUNC:
+    case WASM_OP_REF_AS_NON_NULL:
     case WASM_OP_TABLE_SIZE:
     case WASM_OP_ELEM_DROP:
         *ok = op_ref(f, in);

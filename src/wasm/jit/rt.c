@@ -10,6 +10,7 @@
 #include "util/alloc.h"
 #include "wasm/code.h"
 #include "wasm/jit/rt.h"
+#include "wasm/types.h"
 
 #define STACK_MARGIN    (256u << 10) /* left for host functions, helpers and the trap path */
 #define STACK_MAX_BYTES (64u << 20)  /* no entry uses more, whatever the thread has */
@@ -132,9 +133,9 @@ void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wa
         rethrow(js);
 }
 
-uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_functype *want)
+uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_rtt *want)
 {
-    return sbx__wasm_functype_eq(fn->type, want) ? 1u : 0u;
+    return sbx__wasm_rtt_sub(fn->rtt, want) ? 1u : 0u;
 }
 
 static bool in_range(uint32_t a, uint32_t n, uint64_t size)

@@ -20,7 +20,7 @@ _Noreturn void sbx__jit_rt_stack_trap(struct wasm_jit_store *js, const struct wa
 void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wasm_instance *caller,
                       uint64_t *slots);
 /* 1 when fn's type equals want structurally (call_indirect across type indices). */
-uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_functype *want);
+uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_rtt *want);
 
 uint32_t sbx__jit_rt_memory_grow(struct wasm_memory *mem, uint32_t delta);
 uint32_t sbx__jit_rt_memory_fill(struct wasm_memory *mem, uint32_t d, uint32_t val, uint32_t n);

@@ -132,7 +132,7 @@ static bool resolve_k(enum jit_sym kind, uint32_t i, const struct wasm_instance 
     case JIT_SYM_TYPE:
         if (i >= m->type_count)
             return false;
-        p = &m->types[i];
+        p = (void *)m->rtts[i];
         break;
     case JIT_SYM_MEM:
     case JIT_SYM_MEM_DATA:

@@ -17,7 +17,7 @@ enum jit_sym {
     JIT_SYM_INTERRUPT,   /* the store's is_interrupted flag */
     JIT_SYM_STACK_LIMIT, /* the store's wasm_jit_store.stack_limit */
     JIT_SYM_FUNC,        /* struct wasm_func of function idx (imported or defined) */
-    JIT_SYM_TYPE,        /* the module's struct wasm_functype idx */
+    JIT_SYM_TYPE,        /* the canonical type of the module's type idx (struct wasm_rtt) */
     JIT_SYM_MEM,         /* struct wasm_memory idx */
     JIT_SYM_MEM_DATA,    /* memory idx's data (never moves: runtime.h) */
     JIT_SYM_TABLE,       /* struct wasm_table idx */

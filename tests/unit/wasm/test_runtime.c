@@ -11,6 +11,7 @@
 #include "util/alloc.h"
 #include "wasm/code.h"
 #include "wasm/runtime.h"
+#include "wasm/types.h"
 #include "sbx_test.h"
 
 #define PAGE WASM_PAGE_SIZE
@@ -277,6 +278,33 @@ static struct wasm_functype ftypes[] = {
     {0, 0, NULL},          /* [] -> [] */
     {1, 1, types_i32_i32}, /* [i32] -> [i32] */
 };
+/* Their definitions and canonical types (types.h), as validation gives a decoded module: each
+ * a final function type of its own recursion group, the canonical type a host function of it
+ * gets too. Made once, kept for the process. */
+static struct wasm_typedef ftype_defs[2];
+static const struct wasm_rtt *ftype_rtts[2];
+
+static void ensure_ftype_rtts(void)
+{
+    for (uint32_t i = 0; i < 2 && !ftype_rtts[i]; i++) {
+        ftype_defs[i] = (struct wasm_typedef){.kind = WASM_COMP_FUNC,
+                                              .is_final = true,
+                                              .super = WASM_NO_SUPER,
+                                              .rec_start = i,
+                                              .rec_len = 1};
+        ftype_rtts[i] = sbx__wasm_rtt_of_functype(&ftypes[i]);
+        ck_assert_ptr_nonnull(ftype_rtts[i]);
+    }
+}
+
+static void set_types(struct wasm_module *m)
+{
+    ensure_ftype_rtts();
+    m->types = ftypes;
+    m->typedefs = ftype_defs;
+    m->rtts = ftype_rtts;
+    m->type_count = 2;
+}
 
 static struct wasm_init const_i32(uint32_t v)
 {
@@ -303,6 +331,7 @@ struct fixture {
     uint32_t func_type_idx[2];
     struct wasm_func_def funcs[2];
     struct wasm_tabletype tables[1];
+    struct wasm_init table_inits[1];
     struct wasm_memtype mems[1];
     struct wasm_globaltype globals[1];
     struct wasm_init global_inits[1];
@@ -316,8 +345,7 @@ static void fixture_init(struct fixture *f)
 {
     memset(f, 0, sizeof(*f));
     struct wasm_module *m = &f->m;
-    m->types = ftypes;
-    m->type_count = 2;
+    set_types(m);
     f->func_type_idx[0] = 0;
     f->func_type_idx[1] = 1;
     f->funcs[0].type_index = 0;
@@ -326,7 +354,9 @@ static void fixture_init(struct fixture *f)
     m->funcs = f->funcs;
     m->func_count = m->func_def_count = 2;
     f->tables[0] = tabtype(WASM_FUNCREF, 3, false, 0);
+    f->table_inits[0] = (struct wasm_init){.op = WASM_INIT_REF_NULL, .type = WASM_FUNCREF};
     m->tables = f->tables;
+    m->table_inits = f->table_inits;
     m->table_count = 1;
     f->mems[0] = memtype(1, true, 2);
     m->mems = f->mems;
@@ -469,8 +499,7 @@ static void import_module_init(struct import_module *im, const struct wasm_impor
     name(&im->imp.module, &im->imp.module_len, "env");
     name(&im->imp.name, &im->imp.name_len, "x");
     struct wasm_module *m = &im->m;
-    m->types = ftypes;
-    m->type_count = 2;
+    set_types(m);
     m->imports = &im->imp;
     m->import_count = 1;
     switch (imp->kind) {
@@ -579,7 +608,8 @@ END_TEST
 
 START_TEST(import_func_and_global_types)
 {
-    struct wasm_func fn = {.type = &ftypes[1]};
+    ensure_ftype_rtts();
+    struct wasm_func fn = {.type = &ftypes[1], .rtt = ftype_rtts[1]};
     struct wasm_import i = {.kind = WASM_EXTERN_FUNC, .u.func_type = 1};
     ck_assert_int_eq(link_one(&i, WASM_EXTERN_FUNC, &fn), SBX_OK);
     i.u.func_type = 0;
@@ -587,9 +617,10 @@ START_TEST(import_func_and_global_types)
     /* Same arity, different value type. */
     wasm_vtype types_i64_i32[] = {WASM_I64, WASM_I32};
     struct wasm_functype other = {1, 1, types_i64_i32};
-    struct wasm_func fn2 = {.type = &other};
+    struct wasm_func fn2 = {.type = &other, .rtt = sbx__wasm_rtt_of_functype(&other)};
     i.u.func_type = 1;
     ck_assert_int_eq(link_one(&i, WASM_EXTERN_FUNC, &fn2), SBX_E_WASM_LINK);
+    sbx__wasm_rtt_release(fn2.rtt);
 
     struct wasm_global g = {.type = {WASM_I32, false}};
     struct wasm_import gi = {.kind = WASM_EXTERN_GLOBAL, .u.global = {WASM_I32, false}};
@@ -648,8 +679,7 @@ static void seg_module_init(struct seg_module *sm)
 {
     memset(sm, 0, sizeof(*sm));
     struct wasm_module *m = &sm->m;
-    m->types = ftypes;
-    m->type_count = 2;
+    set_types(m);
     sm->imps[0] = imp_mem(1, false, 0);
     sm->imps[1] = imp_table(WASM_FUNCREF, 10, false, 0);
     sm->imps[2] = (struct wasm_import){.kind = WASM_EXTERN_GLOBAL, .u.global = {WASM_I32, false}};
