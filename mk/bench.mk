@@ -4,7 +4,7 @@
 # `make bench-wasm-real`; BENCH_WASM_REPS=N for more rounds) and `make bench`, every benchmark.
 
 BENCH_WASM_REPS ?= 1
-BENCH_TARGETS := bench-wasm bench-interp bench-worker bench-process bench-telemetry
+BENCH_TARGETS := bench-wasm bench-interp bench-worker bench-process bench-telemetry bench-serve
 
 .PHONY: bench-wasm bench-wasm-real bench
 bench-wasm: $(BUILD)/sbx $(BUILD)/libsbx.a

@@ -36,10 +36,13 @@ $(JS_MODULE_OBJ): CXXFLAGS += -ftls-model=initial-exec
 TEST_DEPS += $(JS_MODULE)
 
 $(BUILD)/libsbx.a: | $(JS_MODULE)
+# libc before libmozjs (-Wl,: the driver moves a plain -lc last): libmozjs exports its own getenv
+# and abort, and its getenv reads the engine's environment (tz.c), which has only TZ; the module's
+# libgcov then lost GCOV_PREFIX (coverage/exit-counters).
 $(JS_MODULE): $(JS_MODULE_OBJ) src/js/module.map
 	@mkdir -p $(@D)
 	$(CXX) -shared -Wl,--version-script=src/js/module.map $(JS_MODULE_NO_UNDEF) $(LDFLAGS) -o $@ \
-		$(JS_MODULE_OBJ) $(MOZJS_LIBS) -lstdc++ -lm
+		$(JS_MODULE_OBJ) -Wl,-lc $(MOZJS_LIBS) -lstdc++ -lm
 	@chmod 755 $@ # not the umask's mode: the loader refuses a module others could write
 
 # The self-hosted stencil file beside the module (js/selfhosted.cpp), written by the module
@@ -64,14 +67,6 @@ $(JS_MODULE_PATH_H): FORCE | $(BUILD)/gen/.dir
 $(BUILD)/src/core/engine_module.o $(BUILD)/src/jail/guest.o: $(JS_MODULE_PATH_H)
 .PHONY: FORCE
 FORCE:
-
-# builtins.js as a C++ raw string (js/builtins.cpp compiles it once per process).
-JS_BUILTINS_H := $(BUILD)/gen/builtins_js.h
-$(JS_BUILTINS_H): src/js/builtins.js mk/js.mk | $(BUILD)/gen/.dir
-	@if grep -q ')SBXJS' $<; then echo "$< contains )SBXJS" >&2; exit 1; fi
-	@{ printf 'static const char sm_js_builtins[] = R"SBXJS('; cat $<; printf ')SBXJS";\n'; } \
-		> $@.tmp && mv $@.tmp $@
-$(BUILD)/src/js/builtins.o: $(JS_BUILTINS_H)
 
 $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)

@@ -5,7 +5,7 @@
 
 PLATFORM_CXX_SRC := $(wildcard src/js/platform/*.cpp)
 PLATFORM_OBJ     := $(PLATFORM_CXX_SRC:%.cpp=$(BUILD)/%.o)
-PLATFORM_JS      := $(sort $(wildcard src/js/platform/*.js))
+PLATFORM_JS      := $(sort $(wildcard src/js/platform/*.js src/js/builtins/*.js))
 PLATFORM_JS_H    := $(BUILD)/gen/platform_js.h
 ICU_CFLAGS       := $(shell pkg-config --cflags icu-uc 2>/dev/null)
 ICU_LIBS         := $(shell pkg-config --libs icu-uc 2>/dev/null)

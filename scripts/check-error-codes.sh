@@ -10,7 +10,7 @@ for id in $(sed -n 's/^ *X(\(SBX_[A-Z0-9_]*\), *[0-9]*, *"\([A-Z_]*\)".*/\1/p' i
     name=$(sed -n "s/^ *X($id, *[0-9]*, *\"\([A-Z_]*\)\".*/\1/p" include/sbx/error.h)
     if grep -rqw "$id" src --include='*.c'; then pass=$((pass + 1)); else
         echo "FAIL: $id ($name) is produced nowhere in src/"; fail=$((fail + 1)); fi
-    if grep -rqwE "$id|$name" tests --include='*.c' --include='*.sh' --include='*.js' \
+    if grep -rqwE "$id|$name" tests --include='*.c' --include='*.sh' --include='*.js' --include='*.py' \
         --exclude=test_errors.c; then pass=$((pass + 1)); else
         echo "FAIL: $id ($name) is observed by no test"; fail=$((fail + 1)); fi
 done

@@ -1,5 +1,6 @@
 #!/bin/sh
-# `make demo`: one real example per tier, through the sbx CLI.
+# `make demo`: one real example per tier, through the sbx CLI, then through `sbx serve` (started
+# on a free loopback port, one request per tier with curl, stopped with SIGTERM).
 set -u
 BUILD=${BUILD:-build}
 SBX="$BUILD/sbx"
@@ -29,6 +30,36 @@ else
     cat "$work/cc.log"
     status=1
 fi
+
+section "sbx serve: the same tiers over HTTP (curl), then a SIGTERM drain"
+"$SBX" serve --listen 127.0.0.1:0 >"$work/serve.log" 2>&1 &
+serve_pid=$!
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/serve.log")
+    [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+# post BODY [SHOWN]: one run through curl; SHOWN stands for BODY on the screen
+post() { printf '$ curl -s localhost:%s/v1/runs -d %s\n' "$port" "'${2:-$1}'"; curl -sS \
+    --max-time 60 "http://127.0.0.1:$port/v1/runs" -d "$1" | tee "$work/out.json"; echo; }
+if [ -n "$port" ]; then
+    post '{"tier": "worker", "code": "return context.a + 1", "context": {"a": 41}}'
+    grep -q '"value":42' "$work/out.json" || status=1
+    post '{"tier": "process", "command": ["/bin/sh", "-c", "cat greeting.txt; id -u"], "files": [{"name": "greeting.txt", "content": "hello from /work\n"}]}'
+    grep -q '"exitCode":0' "$work/out.json" || status=1
+    if [ -f "$work/hello.wasm" ]; then
+        post "{\"tier\": \"wasm\", \"module\": \"$(base64 -w0 "$work/hello.wasm")\", \"args\": [\"http\"]}" \
+            '{"tier": "wasm", "module": "'"$(base64 -w0 "$work/hello.wasm" | cut -c1-16)"'... (hello.wasm, base64)", "args": ["http"]}'
+        grep -q '"backend":"wasm"' "$work/out.json" || status=1
+    fi
+else
+    cat "$work/serve.log"
+    status=1
+fi
+kill -TERM "$serve_pid" 2>/dev/null
+wait "$serve_pid" || status=1
+sed 's/^/    /' "$work/serve.log"
 echo
 [ "$status" -eq 0 ] && echo "demo: all tiers ran" || echo "demo: some tier failed (see above)"
 exit "$status"

@@ -2,7 +2,8 @@
  * snippet runs --runs times through sbx_sandbox_run (a fresh realm each), in interleaved rounds
  * with the trivial run `return 1` as the peer: a run pays only for the globals it touches (the
  * modules behind them are compiled once per process, first, outside the timings). Prints the
- * median and p90 per snippet, its CPU time per run, and the ratio to the trivial run. */
+ * median and p90 per snippet, its CPU time per run, and the ratio to the trivial run. Snippets
+ * given as arguments replace the list (the trivial run stays first): make bench-builtins. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 
 #include "core/backend.h"
 
-static const char *const snippets[] = {
+static const char *const platform_snippets[] = {
     "return 1",
     "return typeof global",
     "return typeof setTimeout",
@@ -30,8 +31,11 @@ static const char *const snippets[] = {
     "await new Promise(r => setTimeout(r, 0)); return 1",
     "return performance.now() >= 0",
 };
-#define COUNT  (sizeof(snippets) / sizeof(snippets[0]))
-#define ROUNDS 10
+#define MAX_SNIPPETS 64
+#define ROUNDS       10
+
+static const char *snippets[MAX_SNIPPETS];
+static size_t snippet_count;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -70,29 +74,36 @@ static bool run_n(sbx_sandbox *sb, const char *code, size_t n, double *t, double
 int main(int argc, char **argv)
 {
     size_t runs = 2000;
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (strcmp(argv[i], "--runs") == 0)
-            runs = strtoul(argv[i + 1], NULL, 10);
+    snippets[snippet_count++] = platform_snippets[0];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = strtoul(argv[++i], NULL, 10);
+        else if (snippet_count < MAX_SNIPPETS)
+            snippets[snippet_count++] = argv[i];
+    }
+    if (snippet_count == 1) /* none given: the platform's list */
+        for (size_t i = 1; i < sizeof(platform_snippets) / sizeof(*platform_snippets); i++)
+            snippets[snippet_count++] = platform_snippets[i];
     size_t per_round = runs / ROUNDS ? runs / ROUNDS : 1;
     sbx_policy *p = NULL;
     sbx_sandbox *sb = NULL;
     if (sbx_policy_parse("{}", 2, &p, NULL, 0) || sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb))
         return 1;
-    double *t[COUNT], cpu[COUNT] = {0}, warm;
-    for (size_t s = 0; s < COUNT; s++) {
+    double *t[MAX_SNIPPETS], cpu[MAX_SNIPPETS] = {0}, warm;
+    for (size_t s = 0; s < snippet_count; s++) {
         t[s] = calloc(per_round * ROUNDS, sizeof(double));
         if (!t[s] || !run_n(sb, snippets[s], 50, t[s], &warm)) /* warm-up: compiles the modules */
             return 1;
     }
     for (size_t round = 0; round < ROUNDS; round++)
-        for (size_t s = 0; s < COUNT; s++)
+        for (size_t s = 0; s < snippet_count; s++)
             if (!run_n(sb, snippets[s], per_round, t[s] + round * per_round, &cpu[s]))
                 return 1;
     size_t n = per_round * ROUNDS;
     double base = 0;
     printf("%-72s %9s %9s %9s %7s\n", "snippet (a fresh realm each run)", "median_ms", "p90_ms",
            "cpu_ms", "ratio");
-    for (size_t s = 0; s < COUNT; s++) {
+    for (size_t s = 0; s < snippet_count; s++) {
         qsort(t[s], n, sizeof(double), cmp_double);
         double med = t[s][n / 2], p90 = t[s][n * 9 / 10];
         if (s == 0)

@@ -71,7 +71,7 @@ static void *worker_main(void *arg)
     struct serve_queue *q = arg;
     struct serve_claim c;
     for (;;) {
-        enum serve_q_rc rc = serve_queue_claim(q, "w", 1000, NULL, NULL, &c);
+        enum serve_q_rc rc = serve_queue_claim(q, "w", SERVE_LANES_ALL, 1000, NULL, NULL, &c);
         if (rc == SERVE_Q_CLOSED)
             return NULL;
         if (rc != SERVE_Q_OK)
@@ -181,7 +181,7 @@ static void *drain_main(void *arg)
     struct serve_queue *q = arg;
     struct serve_claim c;
     for (;;) {
-        enum serve_q_rc rc = serve_queue_claim(q, "w", 200, NULL, NULL, &c);
+        enum serve_q_rc rc = serve_queue_claim(q, "w", SERVE_LANES_ALL, 200, NULL, NULL, &c);
         if (rc == SERVE_Q_CLOSED)
             return NULL;
         if (rc != SERVE_Q_OK)

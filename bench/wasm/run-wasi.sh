@@ -151,6 +151,12 @@ for p in $PROGRAMS big; do
     "$OUT/instantiate" "$OUT/$p.wasm" 20 cached
 done
 echo
+echo "compiled tier, in-process module cache: the same, later instantiates linking the image in memory:"
+for p in $PROGRAMS big; do
+    printf '  %-8s ' "$p"
+    "$OUT/instantiate" "$OUT/$p.wasm" 20 memory
+done
+echo
 echo "compiled tier: LLVM compile time (instantiate, best of 3; part of sbxc's time above):"
 for p in $PROGRAMS; do
     printf '  %-8s ' "$p"

@@ -24,6 +24,8 @@ extern "C" {
     X(SBX_E_NOMEM, 10, "SANDBOX_HOST_NOMEM", "host ran out of memory")                             \
     X(SBX_E_IO, 11, "SANDBOX_HOST_IO", "host system call failed")                                  \
     X(SBX_E_INVALID_ARGUMENT, 12, "SANDBOX_INVALID_ARGUMENT", "invalid argument to an API call")   \
+    X(SBX_E_RUNNER_DIED, 13, "SANDBOX_RUNNER_DIED",                                                \
+      "the process running the guest died (sbx serve's runner)")                                   \
     X(SBX_E_WASM_INVALID_MODULE, 100, "SAND_WASM_INVALID_MODULE",                                  \
       "module is malformed or invalid")                                                            \
     X(SBX_E_WASM_LINK, 101, "SAND_WASM_LINK_ERROR", "module imports could not be resolved")        \

@@ -4,13 +4,15 @@
 
 /* Each takes argv with argv[0] = the subcommand name and returns the process exit status.
  * Usage errors print one line to stderr and return 2. */
-int cli_policy(int argc, char **argv);      /* cmd_policy.c */
-int cli_eval(int argc, char **argv);        /* cmd_eval.c */
-int cli_run(int argc, char **argv);         /* cmd_run.c */
-int cli_js_guest(int argc, char **argv);    /* guest_js.c: sbx's JS engine inside the jail */
-int cli_wasm(int argc, char **argv);        /* cmd_wasm.c */
-int cli_conformance(int argc, char **argv); /* cmd_conformance.c */
-int cli_compile(int argc, char **argv);     /* cmd_compile.c */
+int cli_policy(int argc, char **argv);       /* cmd_policy.c */
+int cli_eval(int argc, char **argv);         /* cmd_eval.c */
+int cli_run(int argc, char **argv);          /* cmd_run.c */
+int cli_js_guest(int argc, char **argv);     /* guest_js.c: sbx's JS engine inside the jail */
+int cli_wasm(int argc, char **argv);         /* cmd_wasm.c */
+int cli_conformance(int argc, char **argv);  /* cmd_conformance.c */
+int cli_compile(int argc, char **argv);      /* cmd_compile.c */
+int cli_serve(int argc, char **argv);        /* cmd_serve.c: loads the service module */
+int cli_serve_runner(int argc, char **argv); /* cmd_serve.c: a runner process of sbx serve */
 
 #include <stddef.h>
 #include <stdio.h>

@@ -18,7 +18,9 @@ static const struct command commands[] = {
     {"compile", cli_compile, "fill the compiled-code cache for a WebAssembly module"},
     {"policy", cli_policy, "check a policy file and print it resolved"},
     {"conformance", cli_conformance, "check that a policy is enforced by the wasm tier"},
+    {"serve", cli_serve, "an HTTP execution service (native API, Piston's API)"},
     {"__js-guest", cli_js_guest, NULL},
+    {"__serve-runner", cli_serve_runner, NULL},
 };
 
 static void usage(FILE *out)

@@ -56,10 +56,27 @@ static const char *limit_name(sbx_limit limit)
     return (unsigned)limit < sizeof(names) / sizeof(names[0]) ? names[limit] : NULL;
 }
 
+/* Whether v holds a real anywhere (jansson nests at most 2048 levels: the recursion is bounded). */
+static bool has_real(const json_t *v)
+{
+    if (json_is_real(v))
+        return true;
+    size_t i;
+    const char *key;
+    json_t *item;
+    if (json_is_array(v))
+        json_array_foreach(v, i, item) if (has_real(item)) return true;
+    if (json_is_object(v))
+        json_object_foreach((json_t *)v, key, item) if (has_real(item)) return true;
+    return false;
+}
+
 /* The value as jansson holds it. Lone surrogate escapes (\ud800, which jansson refuses) become
- * \ufffd; a value jansson cannot hold (nested deeper than its 2048 levels) is RAW_MARK here and
- * its text goes to *raw, for the caller to splice in. Text that is not JSON (a forged record)
- * is null: the type of a value is never changed into a string. */
+ * \ufffd; a value jansson cannot hold (nested deeper than its 2048 levels) or would print
+ * otherwise (a real: jansson's output keeps 10 significant digits, where the guest's JSON has the
+ * shortest text that reads back as the same double) is RAW_MARK here and its text goes to *raw,
+ * for the caller to splice in. Text that is not JSON (a forged record) is null: the type of a
+ * value is never changed into a string. */
 static json_t *value_of(const sbx_result *r, char **raw)
 {
     *raw = NULL;
@@ -68,19 +85,24 @@ static json_t *value_of(const sbx_result *r, char **raw)
     size_t len = strlen(r->value_json);
     json_error_t je;
     json_t *v = json_loadb(r->value_json, len, JSON_DECODE_ANY, &je);
-    if (v || sbx__json_out_of_memory(&je))
+    if (v && !has_real(v))
         return v;
-    if (!sbx__json_text_is_valid(r->value_json, len))
+    if (!v && sbx__json_out_of_memory(&je))
+        return NULL;
+    bool is_parsed = v != NULL;
+    json_decref(v);
+    if (!is_parsed && !sbx__json_text_is_valid(r->value_json, len))
         return json_null();
     char *fixed = sbx__strndup(r->value_json, len);
     if (!fixed)
         return NULL;
     sbx__json_text_replace_lone_surrogates(fixed, len);
-    v = json_loadb(fixed, len, JSON_DECODE_ANY, &je);
-    if (v || sbx__json_out_of_memory(&je)) {
+    v = is_parsed ? NULL : json_loadb(fixed, len, JSON_DECODE_ANY, &je);
+    if ((v && !has_real(v)) || (!v && !is_parsed && sbx__json_out_of_memory(&je))) {
         sbx__free(fixed);
         return v;
     }
+    json_decref(v);
     *raw = fixed;
     return json_string(RAW_MARK);
 }

@@ -94,9 +94,33 @@ static int arrange_fds(const struct sbx__jail_spec *spec)
     return 0;
 }
 
+/* A caller's blocked signals and ignored dispositions survive fork and exec (signal(7)): a
+ * server that blocks SIGTERM for its signal thread, or ignores SIGPIPE, would hand them to every
+ * guest (`yes | head` would spin). The guest starts as from a login shell: nothing blocked,
+ * nothing ignored. */
+static void default_signals(void)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* The raw call: libc refuses its own signals (32, 33), which a sanitizer runtime ignores. */
+    struct kernel_sigaction {
+        void (*handler)(int);
+        unsigned long flags;
+        void (*restorer)(void);
+        uint64_t mask;
+    } sa, dfl = {.handler = SIG_DFL};
+    for (int sig = 1; sig < 65; sig++) {
+        if (syscall(SYS_rt_sigaction, sig, NULL, &sa, sizeof(uint64_t)) == 0 &&
+            sa.handler == SIG_IGN)
+            syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+    }
+}
+
 static _Noreturn void exec_guest(const struct sbx__jail_spec *spec, int err_fd)
 {
     int err = ENOENT;
+    default_signals();
     setsid();
     /* The pty standing in for the host's terminal (tty.c) becomes the guest's controlling
      * terminal, so ^C and ^Z typed at the host reach it as signals; pipes refuse (ENOTTY). */

@@ -63,10 +63,7 @@ class Jobs : public JS::JobQueue
             JS_ReportOutOfMemory(cx);
             return false;
         }
-        /* Promise exists now, made perhaps by an async function without the global's resolve
-         * hook: its ES2024 additions (js/builtins.cpp; a no-op once they are there). */
-        JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
-        return !global || sm_builtins_ensure(cx, global, "Promise");
+        return true;
     }
 
     void runJobs(JSContext *cx) override

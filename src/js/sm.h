@@ -42,9 +42,10 @@ using ::sbx__js_realloc;
 extern "C" uint64_t sbx__now_ns(void); /* core/backend.h, which is C only */
 
 /* The global's reserved slot that caches the console inspector of its realm. */
-#define SM_SLOT_INSPECT  0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
-#define SM_SLOT_PLATFORM 1 /* the realm's platform state (js/platform/platform.cpp) */
-#define SM_SLOT_BUILTINS 2 /* the built-ins' installers still to run (js/builtins.cpp) */
+#define SM_SLOT_INSPECT        0 /* of the JSCLASS_GLOBAL_APPLICATION_SLOTS every global has */
+#define SM_SLOT_PLATFORM       1 /* the realm's platform state (js/platform/platform.cpp) */
+#define SM_SLOT_BUILTINS       2 /* Int32 bits of the built-ins installed (js/builtins/builtins.cpp) */
+#define SM_SLOT_BUILTINS_STATE 3 /* and their state object */
 
 /* One pool thread's engine state: its JSContext lives as long as the thread. */
 struct sm_thread;
@@ -185,19 +186,6 @@ bool sm_script_run(JSContext *cx, struct sm_script *s, JS::MutableHandleValue rv
 /* Drops this thread's cached stencils of retired scripts (each run), or all (thread end). */
 void sm_scripts_sweep(void);
 void sm_scripts_thread_end(void);
-
-/* ES2023+ built-ins SpiderMonkey 102 lacks (builtins.cpp, builtins.js): sm_builtins_prepare
- * outside the run's account, sm_builtins_install in the run's fresh realm; the global's resolve
- * hook calls sm_builtins_resolved after it resolved a standard class (Map, Promise, a typed
- * array) to add that class's. */
-bool sm_builtins_prepare(JSContext *cx);
-bool sm_builtins_install(JSContext *cx, JS::HandleObject global);
-bool sm_builtins_resolved(JSContext *cx, JS::HandleObject global, JS::HandleId id);
-
-/* Runs the installer of class name ("Map", "Promise", "TypedArray"; NULL: none) in global's
- * realm now if it has not run: for classes the engine makes without the global's resolve hook
- * (an async function makes Promise). */
-bool sm_builtins_ensure(JSContext *cx, JS::HandleObject global, const char *name);
 
 /* Gives the run its time zone and locale (zone.cpp), waiting while runs under another zone are
  * running; false when the run must stop first. sm_zone_leave after a true. */

@@ -37,6 +37,19 @@ enum serve_q_status {
 
 /* Flags of a job. */
 #define SERVE_JOB_EVENTS (1u << 0) /* keep the run's events for subscribers (an async run) */
+#define SERVE_JOB_JS     (1u << 1) /* lane SERVE_LANE_JS, else SERVE_LANE_JAIL (below) */
+
+/* Lanes: a worker claims only jobs of the lanes it has room for, oldest first among them, so a
+ * job waits queued (and says so) until a runner of its kind is free. JavaScript (the worker
+ * tier) runs in its runner's address space, which grows; jail runs (process, wasm) fork their
+ * runner, at a cost that grows with it: they get runners of their own. */
+enum serve_lane { SERVE_LANE_JAIL = 0, SERVE_LANE_JS = 1, SERVE_LANES = 2 };
+#define SERVE_LANE_BIT(lane) (1u << (lane))
+#define SERVE_LANES_ALL      (SERVE_LANE_BIT(SERVE_LANE_JAIL) | SERVE_LANE_BIT(SERVE_LANE_JS))
+static inline enum serve_lane serve_job_lane(uint32_t flags)
+{
+    return flags & SERVE_JOB_JS ? SERVE_LANE_JS : SERVE_LANE_JAIL;
+}
 
 /* What enqueue stores. The payload is opaque to the queue (the runner's request JSON). */
 struct serve_job {
@@ -86,7 +99,7 @@ typedef void (*serve_event_fn)(void *user, const struct serve_event *ev);
 typedef void (*serve_cancel_fn)(void *user, const struct serve_claim *claim);
 
 struct serve_q_stats {
-    uint64_t queued;       /* jobs waiting */
+    uint64_t queued;       /* jobs waiting, every lane */
     uint64_t queued_bytes; /* their payloads */
     uint64_t running;      /* claimed, not completed */
     uint64_t results;      /* done runs still retained */
@@ -120,11 +133,13 @@ struct serve_queue_ops {
      * idempotency key made earlier) goes to id_out. FULL, UNAVAILABLE, NOMEM. */
     enum serve_q_rc (*enqueue)(struct serve_queue *q, const struct serve_job *job,
                                char id_out[SERVE_ID_MAX]);
-    /* Takes the oldest queued job (or one whose claim expired: a takeover, attempt + 1) for
-     * consumer, waiting up to timeout_ms (0: do not wait). on_cancel (may be NULL) is called
-     * if the run is cancelled while claimed. OK, EMPTY, CLOSED, UNAVAILABLE, NOMEM. */
-    enum serve_q_rc (*claim)(struct serve_queue *q, const char *consumer, int timeout_ms,
-                             serve_cancel_fn on_cancel, void *cancel_user, struct serve_claim *out);
+    /* Takes the oldest queued job of the lanes in lanes (SERVE_LANE_BIT()s), or one whose
+     * claim expired (a takeover, attempt + 1), for consumer, waiting up to timeout_ms (0: do
+     * not wait). on_cancel (may be NULL) is called if the run is cancelled while claimed. OK,
+     * EMPTY, CLOSED, UNAVAILABLE, NOMEM. */
+    enum serve_q_rc (*claim)(struct serve_queue *q, const char *consumer, unsigned lanes,
+                             int timeout_ms, serve_cancel_fn on_cancel, void *cancel_user,
+                             struct serve_claim *out);
     /* Keeps the claim alive for another visibility period. OK, STALE (stop: another consumer
      * owns the run now), CANCELLED (abort the run, then complete it), UNAVAILABLE. The Redis
      * queue also renews every claim it handed out by itself (a thread, each visibility/3)
@@ -206,10 +221,11 @@ serve_queue_enqueue(struct serve_queue *q, const struct serve_job *job, char id_
     return q->ops->enqueue(q, job, id_out);
 }
 static inline enum serve_q_rc serve_queue_claim(struct serve_queue *q, const char *consumer,
-                                                int timeout_ms, serve_cancel_fn on_cancel,
-                                                void *cancel_user, struct serve_claim *out)
+                                                unsigned lanes, int timeout_ms,
+                                                serve_cancel_fn on_cancel, void *cancel_user,
+                                                struct serve_claim *out)
 {
-    return q->ops->claim(q, consumer, timeout_ms, on_cancel, cancel_user, out);
+    return q->ops->claim(q, consumer, lanes, timeout_ms, on_cancel, cancel_user, out);
 }
 static inline enum serve_q_rc serve_queue_heartbeat(struct serve_queue *q,
                                                     const struct serve_claim *c)

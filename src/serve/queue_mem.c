@@ -1,5 +1,5 @@
 /* serve/queue_mem.c: the embedded queue: one mutex over a table of runs by id, a FIFO of queued
- * runs and a list of done runs in completion order (retention evicts from its head). Every
+ * runs per lane and a list of done runs in completion order (retention evicts from its head). Every
  * store is bounded: queueMax/queueMaxBytes, resultsMax/resultsMaxBytes/TTL, and the event
  * bytes kept per running run. One process: attempts are always 1, heartbeats only report. */
 #include <pthread.h>
@@ -28,7 +28,8 @@ struct run {
     char *idem;
     enum serve_q_status status;
     uint32_t flags, attempt;
-    char *payload; /* while queued; moved to the claim */
+    uint64_t order; /* enqueue order: the oldest of several lanes goes first */
+    char *payload;  /* while queued; moved to the claim */
     size_t payload_len;
     char *result; /* when done */
     size_t result_len;
@@ -64,8 +65,8 @@ struct memq {
     struct run **table, **itable;
     size_t buckets; /* power of two */
     uint64_t total; /* runs in the table */
-    struct list queued, done;
-    uint64_t queued_bytes, result_bytes, running;
+    struct list queued[SERVE_LANES], done;
+    uint64_t queued_count, queued_bytes, result_bytes, running, next_order;
     bool is_closed;
 };
 
@@ -287,7 +288,7 @@ static enum serve_q_rc mem_enqueue(struct serve_queue *base, const struct serve_
         return SERVE_Q_OK;
     }
     enum serve_q_rc rc = SERVE_Q_OK;
-    if (q->queued.count >= base->cfg.queue_max ||
+    if (q->queued_count >= base->cfg.queue_max ||
         q->queued_bytes + job->payload_len > base->cfg.queue_max_bytes)
         rc = SERVE_Q_FULL;
     struct run *r = rc ? NULL : calloc(1, sizeof(*r));
@@ -314,17 +315,38 @@ static enum serve_q_rc mem_enqueue(struct serve_queue *base, const struct serve_
             q->itable[h] = r;
         }
         q->total++;
+        q->queued_count++;
         q->queued_bytes += r->payload_len;
-        list_push(&q->queued, r);
+        r->order = ++q->next_order;
+        list_push(&q->queued[serve_job_lane(r->flags)], r);
         memcpy(id_out, r->id, SERVE_ID_MAX);
-        pthread_cond_signal(&q->ready);
+        pthread_cond_broadcast(&q->ready); /* claimers may wait for other lanes */
     }
     pthread_mutex_unlock(&q->lock);
     return rc;
 }
 
+/* The oldest queued run of lanes, or NULL; the lock is held. */
+static struct run *oldest(struct memq *q, unsigned lanes)
+{
+    struct run *best = NULL;
+    for (int l = 0; l < SERVE_LANES; l++) {
+        struct run *r = lanes & SERVE_LANE_BIT(l) ? q->queued[l].head : NULL;
+        if (r && (!best || r->order < best->order))
+            best = r;
+    }
+    return best;
+}
+
+static void unqueue(struct memq *q, struct run *r)
+{
+    list_remove(&q->queued[serve_job_lane(r->flags)], r);
+    q->queued_count--;
+    q->queued_bytes -= r->payload_len;
+}
+
 /* Waits for a queued run until deadline (ms clock, 0 = no wait); the lock is held. */
-static void wait_ready(struct memq *q, int timeout_ms)
+static void wait_ready(struct memq *q, unsigned lanes, int timeout_ms)
 {
     if (timeout_ms <= 0)
         return;
@@ -336,25 +358,24 @@ static void wait_ready(struct memq *q, int timeout_ms)
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
     }
-    while (!q->queued.head && !q->is_closed) {
+    while (!oldest(q, lanes) && !q->is_closed) {
         if (pthread_cond_timedwait(&q->ready, &q->lock, &until) != 0)
             break;
     }
 }
 
-static enum serve_q_rc mem_claim(struct serve_queue *base, const char *consumer, int timeout_ms,
-                                 serve_cancel_fn on_cancel, void *cancel_user,
+static enum serve_q_rc mem_claim(struct serve_queue *base, const char *consumer, unsigned lanes,
+                                 int timeout_ms, serve_cancel_fn on_cancel, void *cancel_user,
                                  struct serve_claim *out)
 {
     (void)consumer;
     struct memq *q = (struct memq *)base;
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&q->lock);
-    wait_ready(q, timeout_ms);
-    struct run *r = q->is_closed ? NULL : q->queued.head;
+    wait_ready(q, lanes, timeout_ms);
+    struct run *r = q->is_closed ? NULL : oldest(q, lanes);
     if (r) {
-        list_remove(&q->queued, r);
-        q->queued_bytes -= r->payload_len;
+        unqueue(q, r);
         q->running++;
         r->status = SERVE_Q_RUNNING;
         r->attempt++;
@@ -436,8 +457,7 @@ static enum serve_q_rc mem_cancel(struct serve_queue *base, const char *id,
     if (r)
         *found = r->status;
     if (r && r->status == SERVE_Q_QUEUED) {
-        list_remove(&q->queued, r);
-        q->queued_bytes -= r->payload_len;
+        unqueue(q, r);
         finish(q, r, copy, len);
         copy = NULL;
     } else if (r && r->status == SERVE_Q_RUNNING && !r->is_cancelled) {
@@ -554,7 +574,7 @@ static void mem_stats(struct serve_queue *base, struct serve_q_stats *out)
     struct memq *q = (struct memq *)base;
     pthread_mutex_lock(&q->lock);
     evict(q);
-    *out = (struct serve_q_stats){.queued = q->queued.count,
+    *out = (struct serve_q_stats){.queued = q->queued_count,
                                   .queued_bytes = q->queued_bytes,
                                   .running = q->running,
                                   .results = q->done.count,

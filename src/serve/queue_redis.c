@@ -21,11 +21,10 @@
 
 static const char *const lane_names[RQ_LANES] = {"jail", "js"};
 
-/* The lane of a job's flags (a stream each); one lane until serve's lanes land. */
+/* The lane of a job's flags (a stream each). */
 static int lane_of(uint32_t flags)
 {
-    (void)flags;
-    return 0;
+    return (int)serve_job_lane(flags);
 }
 
 static void sleep_ms(unsigned ms)
@@ -288,15 +287,15 @@ static enum serve_q_rc claim_once(struct rq *q, struct rq_conn *c, unsigned lane
     return rc;
 }
 
-static enum serve_q_rc rq_claim(struct serve_queue *base, const char *consumer, int timeout_ms,
-                                serve_cancel_fn on_cancel, void *cancel_user,
+static enum serve_q_rc rq_claim(struct serve_queue *base, const char *consumer, unsigned lanes,
+                                int timeout_ms, serve_cancel_fn on_cancel, void *cancel_user,
                                 struct serve_claim *out)
 {
     (void)consumer; /* Redis knows consumers by node: serve_queue_redis_create's */
     struct rq *q = (struct rq *)base;
     memset(out, 0, sizeof(*out));
     uint64_t deadline = rq_now_ms() + (timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
-    unsigned lanes = 1u << lane_of(0); /* the lanes in use: one until serve's lanes land */
+    lanes &= (1u << RQ_LANES) - 1;
     for (;;) {
         if (is_closed(q))
             return SERVE_Q_CLOSED;

@@ -12,7 +12,8 @@ Header lines (`//! key: value`) of a case:
               regular expression the whole stream must match).
 Node prints its process warnings as "(node:PID) Warning: ..." plus a hint line; sbx prints
 "Warning: ...": stderr is compared without those. Each run has a 30 s timeout.
-Prints "N passed, M failed" (one check per case and tier)."""
+Prints "N passed, M failed" (one check per case and tier). `--dir DIR` takes the cases from
+DIR/cases and the expectations from DIR/expected instead (tests/builtins uses it)."""
 import glob, json, os, re, shlex, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,9 +100,17 @@ def sbx_only(spec):
 
 
 def main():
-    regen = "--regen" in sys.argv
-    names = [a for a in sys.argv[1:] if not a.startswith("--")]
-    cases = sorted(glob.glob(os.path.join(HERE, "cases", "*.js")))
+    global EXPECTED
+    argv = sys.argv[1:]
+    cases_dir = HERE
+    if "--dir" in argv:
+        at = argv.index("--dir")
+        cases_dir = os.path.abspath(argv[at + 1])
+        del argv[at:at + 2]
+        EXPECTED = os.path.join(cases_dir, "expected")
+    regen = "--regen" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    cases = sorted(glob.glob(os.path.join(cases_dir, "cases", "*.js")))
     if names:
         cases = [c for c in cases if os.path.basename(c)[:-3] in names]
     has_node = subprocess.run(["sh", "-c", "command -v node"], capture_output=True).returncode == 0

@@ -4,8 +4,11 @@
  * is in the compiled tier, so instantiate includes LLVM's compile; function imports are then
  * stubs that trap (nothing is run). With "cached" it is the compiled tier through the on-disk
  * cache ($SBX_CACHE_DIR): a child process fills the entry, then every timed instantiate is a
- * hit, and libLLVM is never loaded here (checked).
- * usage: instantiate FILE.wasm [N] [interp|compiled|cached] */
+ * hit on the directory (the in-memory cache is off: $SBX_CACHE_MEM_BYTES=0), and libLLVM is never
+ * loaded here (checked). With "memory" the same, with the process's in-memory cache on
+ * (jit/cache_mem.c): the first instantiate reads the entry, the others link it from memory, as
+ * a binding's or a runner's later sandboxes of one module do.
+ * usage: instantiate FILE.wasm [N] [interp|compiled|cached|memory] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +99,13 @@ int main(int argc, char **argv)
     unsigned char *bytes = argc > 1 ? bench_slurp(argv[1], &len) : NULL;
     int n = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 20;
     const char *mode = argc > 3 ? argv[3] : "interp";
-    use_cache = strcmp(mode, "cached") == 0;
+    use_cache = strcmp(mode, "cached") == 0 || strcmp(mode, "memory") == 0;
+    if (strcmp(mode, "cached") == 0)
+        setenv("SBX_CACHE_MEM_BYTES", "0", 1); /* every instantiate reads the directory */
     if (use_cache || strcmp(mode, "compiled") == 0)
         tier = WASM_TIER_COMPILED;
     if (!bytes || n < 1) {
-        fprintf(stderr, "usage: instantiate FILE.wasm [N] [interp|compiled|cached]\n");
+        fprintf(stderr, "usage: instantiate FILE.wasm [N] [interp|compiled|cached|memory]\n");
         return 2;
     }
     if (use_cache && fill_cache(bytes, len) != 0)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "js/builtins/builtins.h"
 #include "platform_js.h" /* generated from the .js files (mk/platform.mk) */
 
 enum module {
@@ -28,6 +29,7 @@ enum module {
     MOD_ENCODING,
     MOD_URL,
     MOD_CONSOLE,
+    MOD_ITERATOR, /* js/builtins/: given the built-ins' natives, not the platform's */
     MOD_COUNT
 };
 
@@ -44,6 +46,7 @@ static const struct {
     {"sbx:encoding.js", sm_js_encoding, sizeof(sm_js_encoding) - 1},
     {"sbx:url.js", sm_js_url, sizeof(sm_js_url) - 1},
     {"sbx:console.js", sm_js_console, sizeof(sm_js_console) - 1},
+    {"sbx:iterator.js", sm_js_iterator, sizeof(sm_js_iterator) - 1},
 };
 
 /* The names, in the order Node 20 lists its own (Object.keys(globalThis) gives the enumerable
@@ -79,7 +82,8 @@ enum state_slot {
     SLOT_RESOLVED,     /* Int32: bit i set once names[i] was defined */
     SLOT_UNCAUGHT,     /* the first uncaught callback error */
     SLOT_HAS_UNCAUGHT, /* Boolean: SLOT_UNCAUGHT holds one (undefined can be thrown) */
-    SLOT_NATIVES,      /* the object handed to every module */
+    SLOT_NATIVES,      /* the object handed to every platform module */
+    SLOT_BI_NATIVES,   /* and to the built-ins' (js/builtins/) */
     SLOT_MODULES,      /* each module's exports, MOD_COUNT of them */
     SLOT_COUNT = SLOT_MODULES + MOD_COUNT
 };
@@ -225,21 +229,27 @@ static bool module_by_name(JSContext *cx, unsigned argc, JS::Value *vp)
     return true;
 }
 
-static bool natives_object(JSContext *cx, JS::HandleObject state, JS::MutableHandleObject out)
+static bool natives_object(JSContext *cx, JS::HandleObject state, enum module mod,
+                           JS::MutableHandleObject out)
 {
-    JS::Value v = JS::GetReservedSlot(state, SLOT_NATIVES);
+    int slot = mod == MOD_ITERATOR ? SLOT_BI_NATIVES : SLOT_NATIVES;
+    JS::Value v = JS::GetReservedSlot(state, slot);
     if (v.isObject()) {
         out.set(&v.toObject());
         return true;
     }
     out.set(JS_NewObjectWithGivenProto(cx, nullptr, nullptr));
-    if (!out || !JS_DefineFunction(cx, out, "util", module_by_name, 0, 0) ||
-        !JS_DefineFunction(cx, out, "module", module_by_name, 1, 0) ||
-        !sm_platform_host_natives(cx, out) || !sm_platform_codec_natives(cx, out) ||
-        !sm_platform_clone_natives(cx, out) || !sm_platform_idna_natives(cx, out) ||
-        !sm_platform_url_natives(cx, out))
+    if (!out)
         return false;
-    JS::SetReservedSlot(state, SLOT_NATIVES, JS::ObjectValue(*out));
+    if (slot == SLOT_BI_NATIVES
+            ? !sm_builtins_natives(cx, out)
+            : !JS_DefineFunction(cx, out, "util", module_by_name, 0, 0) ||
+                  !JS_DefineFunction(cx, out, "module", module_by_name, 1, 0) ||
+                  !sm_platform_host_natives(cx, out) || !sm_platform_codec_natives(cx, out) ||
+                  !sm_platform_clone_natives(cx, out) || !sm_platform_idna_natives(cx, out) ||
+                  !sm_platform_url_natives(cx, out))
+        return false;
+    JS::SetReservedSlot(state, slot, JS::ObjectValue(*out));
     return true;
 }
 
@@ -264,7 +274,7 @@ static bool module_exports(JSContext *cx, enum module mod, JS::MutableHandleObje
     JS::RootedScript script(cx, JS::InstantiateGlobalStencil(cx, iopts, stencil));
     JS::RootedValue fn(cx), exports(cx);
     JS::RootedObject natives(cx);
-    if (!script || !JS_ExecuteScript(cx, script, &fn) || !natives_object(cx, state, &natives))
+    if (!script || !JS_ExecuteScript(cx, script, &fn) || !natives_object(cx, state, mod, &natives))
         return false;
     JS::RootedValueArray<1> args(cx);
     args[0].setObject(*natives);
@@ -277,6 +287,17 @@ static bool module_exports(JSContext *cx, enum module mod, JS::MutableHandleObje
     JS::SetReservedSlot(state, SLOT_MODULES + mod, exports);
     out.set(&exports.toObject());
     return true;
+}
+
+bool sm_platform_module(JSContext *cx, const char *name, JS::MutableHandleObject exports)
+{
+    for (int i = 0; i < MOD_COUNT; i++) {
+        size_t len = strlen(modules[i].file) - 7; /* "sbx:" name ".js" */
+        if (strlen(name) == len && memcmp(modules[i].file + 4, name, len) == 0)
+            return module_exports(cx, static_cast<enum module>(i), exports);
+    }
+    JS_ReportErrorASCII(cx, "sbx: no platform module %s", name);
+    return false;
 }
 
 /* Calls the named export of a module with args. */
@@ -324,11 +345,10 @@ static int find_name(JSLinearString *s)
 
 static bool resolve(JSContext *cx, JS::HandleObject global, JS::HandleId id, bool *resolvedp)
 {
-    if (!JS_ResolveStandardClass(cx, global, id, resolvedp))
+    if (!JS_ResolveStandardClass(cx, global, id, resolvedp) ||
+        (!*resolvedp && !sm_builtins_resolve(cx, global, id, resolvedp)))
         return false;
-    if (*resolvedp) /* a class made now: its ES2023+ additions (js/builtins.cpp) */
-        return sm_builtins_resolved(cx, global, id);
-    if (!id.isString())
+    if (*resolvedp || !id.isString())
         return true;
     int i = find_name(id.toLinearString());
     if (i < 0)
@@ -349,12 +369,12 @@ static bool resolve(JSContext *cx, JS::HandleObject global, JS::HandleId id, boo
         return false;
     JS::SetReservedSlot(state, SLOT_RESOLVED, JS::Int32Value(resolved | (1 << i)));
     *resolvedp = true;
-    return sm_builtins_resolved(cx, global, id); /* TextEncoder's values are Uint8Arrays */
+    return true;
 }
 
 static bool may_resolve(const JSAtomState &atoms, jsid id, JSObject *maybe)
 {
-    return JS_MayResolveStandardClass(atoms, id, maybe) ||
+    return JS_MayResolveStandardClass(atoms, id, maybe) || sm_builtins_may_resolve(id) ||
            (id.isString() && find_name(id.toLinearString()) >= 0);
 }
 
@@ -362,7 +382,8 @@ static bool may_resolve(const JSAtomState &atoms, jsid id, JSObject *maybe)
 static bool enumerate(JSContext *cx, JS::HandleObject global, JS::MutableHandleIdVector props,
                       bool enumerable_only)
 {
-    if (!JS_NewEnumerateStandardClasses(cx, global, props, enumerable_only))
+    if (!JS_NewEnumerateStandardClasses(cx, global, props, enumerable_only) ||
+        !sm_builtins_enumerate(cx, global, props, enumerable_only))
         return false;
     JS::Value v = JS::GetReservedSlot(global, SM_SLOT_PLATFORM);
     int32_t resolved =
@@ -378,8 +399,16 @@ static bool enumerate(JSContext *cx, JS::HandleObject global, JS::MutableHandleI
 }
 
 const JSClassOps sm_platform_global_ops = {
-    nullptr,     nullptr, nullptr, enumerate, resolve,
-    may_resolve, nullptr, nullptr, nullptr,   JS_GlobalObjectTraceHook,
+    sm_builtins_add_property,
+    nullptr,
+    nullptr,
+    enumerate,
+    resolve,
+    may_resolve,
+    nullptr,
+    nullptr,
+    nullptr,
+    JS_GlobalObjectTraceHook,
 };
 
 /* console.table and the others are console.js's; one native each forwards to it. */
@@ -410,7 +439,7 @@ bool sm_platform_install(JSContext *cx, JS::HandleObject global)
 {
     sm_platform_clock_start();
     JS::RootedValue v(cx);
-    if (!JS_GetProperty(cx, global, "console", &v))
+    if (!sm_builtins_realm_begin(cx, global) || !JS_GetProperty(cx, global, "console", &v))
         return false;
     if (!v.isObject())
         return true;

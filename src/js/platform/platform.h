@@ -25,6 +25,9 @@ bool sm_platform_check(JSContext *cx);
  * exception) or a callback threw (pending). The caller drains the job queue after each. */
 bool sm_platform_turn(JSContext *cx, bool *ran);
 
+/* The exports of module sbx:<name>.js in the current realm (instantiated on first use). */
+bool sm_platform_module(JSContext *cx, const char *name, JS::MutableHandleObject exports);
+
 /* Releases this thread's compiled platform modules; call before its JS_DestroyContext. */
 void sm_platform_thread_end(void);
 

@@ -71,6 +71,24 @@ void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 struct wasm_instance;
 struct wasm_load_guard;
 struct wasm_module;
+struct sbx__jit_image;
+
+/* cache_mem.c: the process's images in memory under the same keys, at most
+ * $SBX_CACHE_MEM_BYTES (default SBX__JIT_CACHE_MEM_BYTES) of them, least recently used out
+ * first. get returns the image of key with a reference of the caller's (sbx__jit_image_free
+ * it), or NULL; put keeps a reference of im under key (replacing any; NULL: drops key's).
+ * Thread-safe. */
+#define SBX__JIT_CACHE_MEM_BYTES (256u << 20)
+struct sbx__jit_image *sbx__jit_mem_get(const uint8_t key[SBX__SHA256_LEN]);
+void sbx__jit_mem_put(const uint8_t key[SBX__SHA256_LEN], struct sbx__jit_image *im);
+/* Forgets every image (tests). */
+void sbx__jit_mem_clear(void);
+
+/* cache_tier.c: the image of key from memory, else from c's directory (verified, decoded, then
+ * kept in memory), with a reference of the caller's; NULL on a miss. forget drops key from
+ * both (an image that did not link). */
+struct sbx__jit_image *sbx__jit_cache_find(struct sbx__jit_cache *c, const uint8_t *key);
+void sbx__jit_cache_forget(struct sbx__jit_cache *c, const uint8_t *key);
 
 /* cache_tier.c: gives inst native code. With the store's use_cache, an entry that verifies,
  * decodes and links is used without loading LLVM; otherwise the module is compiled, its image

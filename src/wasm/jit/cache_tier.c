@@ -1,6 +1,7 @@
-/* wasm/jit/cache_tier.c: the compiled tier's instantiate path through the cache: look up,
- * verify, decode and link an entry (no LLVM); on a miss or any failure of those, build the
- * image, store it and link it. Nothing read from disk is used before every check passed. */
+/* wasm/jit/cache_tier.c: the compiled tier's instantiate path through the caches: the image in
+ * memory (cache_mem.c), else an entry of the directory, verified, decoded and kept in memory, is
+ * linked (no LLVM); on a miss or any failure of those, the image is built, stored in both and
+ * linked. Nothing read from disk is used before every check passed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -50,15 +51,30 @@ static sbx_err build_and_store(struct sbx__jit_cache *c, const uint8_t *key,
     return SBX_OK;
 }
 
-/* A hit on c: the entry of key decoded and linked into inst. An entry that verified but does
- * not link is removed, never tried again. */
+struct sbx__jit_image *sbx__jit_cache_find(struct sbx__jit_cache *c, const uint8_t *key)
+{
+    struct sbx__jit_image *im = sbx__jit_mem_get(key);
+    if (!im && c->dirfd >= 0 && (im = lookup(c, key)) != NULL)
+        sbx__jit_mem_put(key, im);
+    return im;
+}
+
+void sbx__jit_cache_forget(struct sbx__jit_cache *c, const uint8_t *key)
+{
+    sbx__jit_mem_put(key, NULL);
+    if (c->dirfd >= 0)
+        sbx__jit_cache_remove(c, key);
+}
+
+/* A hit: the image of key linked into inst. An image that does not link is removed from both
+ * caches, never tried again. */
 static bool link_hit(struct sbx__jit_cache *c, const uint8_t *key, struct wasm_instance *inst)
 {
     char why[256];
-    struct sbx__jit_image *im = c->dirfd >= 0 ? lookup(c, key) : NULL;
+    struct sbx__jit_image *im = sbx__jit_cache_find(c, key);
     bool is_linked = im && sbx__jit_image_link(im, inst, why, sizeof(why)) == SBX_OK;
     if (im && !is_linked)
-        sbx__jit_cache_remove(c, key);
+        sbx__jit_cache_forget(c, key);
     sbx__jit_image_free(im);
     return is_linked;
 }
@@ -105,6 +121,8 @@ sbx_err sbx__wasm_jit_instance_cached(struct wasm_instance *inst,
     sbx__jit_stop_for(inst->store, guard, &stop);
     sbx_err stored, rc = build_and_store(&c, key, inst->module, sbx__jit_wants_guard(inst), &stop,
                                          &im, &stored, NULL, 0, err, errlen);
+    if (rc == SBX_OK)
+        sbx__jit_mem_put(key, im);
     sbx__jit_cache_close(&c);
     if (rc == SBX_OK)
         rc = sbx__jit_image_link(im, inst, err, errlen);

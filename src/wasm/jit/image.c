@@ -17,12 +17,21 @@
 #define HEADER_SIZE 40u
 
 struct sbx__jit_image {
+    atomic_uint refs;
     uint64_t module_len, module_hash;
     uint32_t func_def_count;
     uint32_t flags;
     uint32_t nobjs;
     struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS];
 };
+
+static struct sbx__jit_image *image_new(void)
+{
+    struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
+    if (im)
+        atomic_init(&im->refs, 1);
+    return im;
+}
 
 static sbx_err fail(char *err, size_t errlen, const char *what)
 {
@@ -57,7 +66,7 @@ sbx_err sbx__jit_image_build(const struct wasm_module *m, bool is_guarded,
                              char *err, size_t errlen)
 {
     *out = NULL;
-    struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
+    struct sbx__jit_image *im = image_new();
     if (!im)
         return SBX_E_NOMEM;
     sbx_err rc = sbx__jit_compile(m, is_guarded, stop, im->objs, &im->nobjs, err, errlen);
@@ -131,7 +140,7 @@ sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_im
                               char *err, size_t errlen)
 {
     *out = NULL;
-    struct sbx__jit_image *im = sbx__calloc(1, sizeof(*im));
+    struct sbx__jit_image *im = image_new();
     if (!im)
         return SBX_E_NOMEM;
     sbx_err rc = decode_header(buf, len, im, err, errlen);
@@ -177,9 +186,24 @@ sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instanc
     return sbx__jit_link(im->objs, im->nobjs, inst, err, errlen);
 }
 
+size_t sbx__jit_image_bytes(const struct sbx__jit_image *im)
+{
+    size_t n = sizeof(*im);
+    for (uint32_t i = 0; i < im->nobjs; i++)
+        n += im->objs[i].len;
+    return n;
+}
+
+struct sbx__jit_image *sbx__jit_image_ref(struct sbx__jit_image *im)
+{
+    if (im)
+        atomic_fetch_add(&im->refs, 1);
+    return im;
+}
+
 void sbx__jit_image_free(struct sbx__jit_image *im)
 {
-    if (!im)
+    if (!im || atomic_fetch_sub(&im->refs, 1) != 1)
         return;
     sbx__jit_objs_free(im->objs, im->nobjs);
     sbx__free(im);

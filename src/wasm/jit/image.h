@@ -44,7 +44,11 @@ sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_im
  * objects are malformed or refer to something the loader does not resolve; SBX_E_NOMEM. */
 sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instance *inst, char *err,
                             size_t errlen);
-/* Accepts NULL. */
+/* The bytes an image holds (its objects and record). */
+size_t sbx__jit_image_bytes(const struct sbx__jit_image *im);
+/* Images are shared by reference: ref adds one (returns im, accepts NULL), free drops one and
+ * frees the image with the last. Accepts NULL. */
+struct sbx__jit_image *sbx__jit_image_ref(struct sbx__jit_image *im);
 void sbx__jit_image_free(struct sbx__jit_image *im);
 
 /* Frees a store's images (link.c's sbx__wasm_jit_store_free). Accepts NULL. */

@@ -86,6 +86,22 @@ START_TEST(result_json_shape)
 }
 END_TEST
 
+/* Reals keep the guest's own text: jansson would print 10 significant digits (0.1 + 0.2 came
+ * out as 0.3 in every result JSON, the CLI's and the bindings'). */
+START_TEST(result_json_keeps_reals)
+{
+    sbx_result r = {0};
+    r.ok = true;
+    r.value_json = sbx__strdup("[0.30000000000000004,0.1,1.3369140625,{\"a\":[1e+21,-5e-324]},7]");
+    r.backend = SBX_BACKEND_WORKER;
+    char *json = sbx_result_to_json(&r);
+    ck_assert_ptr_nonnull(strstr(
+        json, "\"value\":[0.30000000000000004,0.1,1.3369140625,{\"a\":[1e+21,-5e-324]},7],"));
+    sbx_free(json);
+    sbx_result_free(&r);
+}
+END_TEST
+
 START_TEST(result_json_process_fields)
 {
     sbx_result r = {0};
@@ -184,6 +200,7 @@ int main(void)
     tcase_add_test(tc, run_after_dispose_is_disposed);
     tcase_add_test(tc, backend_names_round_trip);
     tcase_add_test(tc, result_json_shape);
+    tcase_add_test(tc, result_json_keeps_reals);
     tcase_add_test(tc, result_json_process_fields);
     suite_add_tcase(s, tc);
     TCase *latch = tcase_create("abort_latch"); /* the control spins to its 200 ms limit */

@@ -2,6 +2,7 @@
  * in order, only within maxOutputBytes, equal to the captured output, never after the run
  * returned; and sbx_run_input.cwd, the process tier's working directory. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -272,6 +273,28 @@ START_TEST(cwd_is_process_only)
 }
 END_TEST
 
+/* A caller that blocks SIGTERM and ignores SIGPIPE (a server with a signal thread) must not
+ * hand that to its guests: they start with nothing blocked or ignored. */
+START_TEST(guest_signals_are_default_whatever_the_caller_set)
+{
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    void (*was)(int) = signal(SIGPIPE, SIG_IGN);
+    const char *argv[] = {"/bin/grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL};
+    sbx_run_input in = {.argv = argv};
+    sbx_result r;
+    sbx_test_run_once(SBX_BACKEND_PROCESS, NULL, &in, &r);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    signal(SIGPIPE, was);
+    ck_assert_msg(r.ok, "%s", r.error_message);
+    ck_assert_str_eq(r.stdout_data, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+    sbx_result_free(&r);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
     Suite *s = suite_create("stream");
@@ -287,6 +310,7 @@ static Suite *stream_suite(void)
     tcase_add_test(tc, process_cwd);
     tcase_add_test(tc, process_cwd_missing_fails_clearly);
     tcase_add_test(tc, cwd_is_process_only);
+    tcase_add_test(tc, guest_signals_are_default_whatever_the_caller_set);
     suite_add_tcase(s, tc);
     return s;
 }

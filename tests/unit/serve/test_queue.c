@@ -9,6 +9,8 @@
 #include "sbx_test.h"
 #include "serve/queue.h"
 
+#define ALL SERVE_LANES_ALL
+
 static struct serve_queue *make(void (*tune)(struct serve_queue_config *))
 {
     struct serve_queue_config cfg;
@@ -44,7 +46,7 @@ START_TEST(fifo_claim_complete_get)
     ck_assert_str_eq(owner, "k");
     ck_assert_ptr_null(res);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_str_eq(c.id, a);
     ck_assert_str_eq(c.payload, "first");
     ck_assert_str_eq(c.key_name, "k");
@@ -63,14 +65,14 @@ START_TEST(fifo_claim_complete_get)
     ck_assert_int_eq(serve_queue_heartbeat(q, &c), SERVE_Q_STALE);
     ck_assert_int_eq(serve_queue_publish(q, &c, SERVE_EV_STDOUT, "x", 1), SERVE_Q_STALE);
     serve_queue_claim_free(&c);
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_str_eq(c.id, b);
     struct serve_claim forged = c;
     forged.attempt = 2; /* an attempt that does not own the run */
     ck_assert_int_eq(serve_queue_complete(q, &forged, "{}", 2), SERVE_Q_STALE);
     ck_assert_int_eq(serve_queue_complete(q, &c, "{}", 2), SERVE_Q_OK);
     serve_queue_claim_free(&c);
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_EMPTY);
     ck_assert_int_eq(serve_queue_get(q, "0000000000000000000000000Z", &st, NULL, &res, &len),
                      SERVE_Q_NOT_FOUND);
     serve_queue_destroy(q);
@@ -93,7 +95,7 @@ START_TEST(bounds_refuse_with_full)
     serve_id_new(job.id);
     ck_assert_int_eq(serve_queue_enqueue(q, &job, id), SERVE_Q_FULL);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     serve_queue_claim_free(&c); /* control: one gone, one more fits */
     ck_assert_int_eq(serve_queue_enqueue(q, &job, id), SERVE_Q_OK);
     serve_queue_destroy(q);
@@ -133,19 +135,19 @@ START_TEST(claim_waits_then_wakes_or_times_out)
     struct serve_claim c;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert_int_eq(serve_queue_claim(q, "w", 150, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 150, NULL, NULL, &c), SERVE_Q_EMPTY);
     ck_assert_double_ge(ms_since(&t0), 140);
     pthread_t t;
     pthread_create(&t, NULL, late_put, q);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert_int_eq(serve_queue_claim(q, "w", 5000, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 5000, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_double_lt(ms_since(&t0), 2000);
     ck_assert_str_eq(c.payload, "late");
     serve_queue_claim_free(&c);
     pthread_join(t, NULL);
     serve_queue_close(q);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert_int_eq(serve_queue_claim(q, "w", 5000, NULL, NULL, &c), SERVE_Q_CLOSED);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 5000, NULL, NULL, &c), SERVE_Q_CLOSED);
     ck_assert_double_lt(ms_since(&t0), 1000);
     serve_queue_destroy(q);
 }
@@ -175,7 +177,7 @@ START_TEST(cancel_queued_and_running)
     ck_assert_str_eq(res, "{\"aborted\":1}");
     free(res);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, on_cancel, a, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, on_cancel, a, &c), SERVE_Q_OK);
     ck_assert_str_eq(c.id, a); /* b left the queue */
     ck_assert_int_eq(serve_queue_cancel(q, a, "{}", &found), SERVE_Q_OK);
     ck_assert_int_eq(found, SERVE_Q_RUNNING);
@@ -190,7 +192,7 @@ START_TEST(cancel_queued_and_running)
     serve_queue_cancel(q, a, "{}", &found);
     ck_assert_int_eq(found, SERVE_Q_DONE);
     serve_queue_claim_free(&c);
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_EMPTY);
     ck_assert_int_eq(serve_queue_cancel(q, "0000000000000000000000000Z", "{}", &found),
                      SERVE_Q_NOT_FOUND);
     serve_queue_destroy(q);
@@ -220,7 +222,7 @@ START_TEST(events_replay_live_and_end_with_result)
     char id[SERVE_ID_MAX];
     put(q, "p", SERVE_JOB_EVENTS, id);
     struct serve_claim c;
-    serve_queue_claim(q, "w", 0, NULL, NULL, &c);
+    serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c);
     serve_queue_publish(q, &c, SERVE_EV_STDOUT, "a", 1);
     serve_queue_publish(q, &c, SERVE_EV_STDERR, "b", 1);
     struct seen all = {0}, later = {0}, waiter = {0}, after = {0};
@@ -245,7 +247,7 @@ START_TEST(events_replay_live_and_end_with_result)
     serve_queue_claim_free(&c);
     /* A job without SERVE_JOB_EVENTS keeps none; unsubscribe stops delivery. */
     put(q, "p", 0, id);
-    serve_queue_claim(q, "w", 0, NULL, NULL, &c);
+    serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c);
     struct seen quiet = {0};
     serve_queue_subscribe(q, id, 0, false, record, &quiet, &s1);
     serve_queue_publish(q, &c, SERVE_EV_STDOUT, "a", 1);
@@ -271,7 +273,7 @@ START_TEST(event_log_is_bounded)
     char id[SERVE_ID_MAX];
     put(q, "p", SERVE_JOB_EVENTS, id);
     struct serve_claim c;
-    serve_queue_claim(q, "w", 0, NULL, NULL, &c); /* "running": 7 bytes, over 4: dropped */
+    serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c); /* "running": 7 bytes, over 4: dropped */
     serve_queue_publish(q, &c, SERVE_EV_STDOUT, "abc", 3);
     serve_queue_publish(q, &c, SERVE_EV_STDOUT, "de", 2); /* would make 5 */
     struct seen s = {0};
@@ -296,7 +298,7 @@ static void run_to_done(struct serve_queue *q, const char *result, char id[SERVE
 {
     put(q, "p", 0, id);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(q, "w", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     serve_queue_complete(q, &c, result, strlen(result));
     serve_queue_claim_free(&c);
 }
@@ -392,7 +394,7 @@ static void *consumer(void *arg)
 {
     struct stress *s = arg;
     struct serve_claim c;
-    while (serve_queue_claim(s->q, "w", 1000, NULL, NULL, &c) == SERVE_Q_OK) {
+    while (serve_queue_claim(s->q, "w", ALL, 1000, NULL, NULL, &c) == SERVE_Q_OK) {
         __atomic_add_fetch(&s->done[atoi(c.payload)], 1, __ATOMIC_SEQ_CST);
         ck_assert_int_eq(serve_queue_complete(s->q, &c, c.payload, c.payload_len), SERVE_Q_OK);
         serve_queue_claim_free(&c);
@@ -430,6 +432,42 @@ START_TEST(many_threads_each_job_once)
 }
 END_TEST
 
+/* A claimer takes only its lanes' jobs, the oldest among them; the other lane's stay queued
+ * (and say so). */
+START_TEST(lanes_keep_jobs_for_their_runners)
+{
+    struct serve_queue *q = make(NULL);
+    char js1[SERVE_ID_MAX], jail1[SERVE_ID_MAX], js2[SERVE_ID_MAX];
+    put(q, "js1", SERVE_JOB_JS, js1);
+    put(q, "jail1", 0, jail1);
+    put(q, "js2", SERVE_JOB_JS, js2);
+    struct serve_claim c;
+    ck_assert_int_eq(serve_queue_claim(q, "w", SERVE_LANE_BIT(SERVE_LANE_JAIL), 0, NULL, NULL, &c),
+                     SERVE_Q_OK);
+    ck_assert_str_eq(c.payload, "jail1");
+    serve_queue_claim_free(&c);
+    ck_assert_int_eq(serve_queue_claim(q, "w", SERVE_LANE_BIT(SERVE_LANE_JAIL), 0, NULL, NULL, &c),
+                     SERVE_Q_EMPTY);
+    enum serve_q_status st;
+    char *res;
+    size_t len;
+    serve_queue_get(q, js1, &st, NULL, &res, &len);
+    ck_assert_int_eq(st, SERVE_Q_QUEUED);
+    put(q, "jail2", 0, jail1);
+    ck_assert_int_eq(serve_queue_claim(q, "w", ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_str_eq(c.payload, "js1"); /* the oldest of both lanes */
+    serve_queue_claim_free(&c);
+    ck_assert_int_eq(serve_queue_claim(q, "w", SERVE_LANE_BIT(SERVE_LANE_JS), 0, NULL, NULL, &c),
+                     SERVE_Q_OK);
+    ck_assert_str_eq(c.payload, "js2");
+    serve_queue_claim_free(&c);
+    struct serve_q_stats s;
+    serve_queue_stats(q, &s);
+    ck_assert_uint_eq(s.queued, 1);
+    serve_queue_destroy(q);
+}
+END_TEST
+
 static Suite *queue_suite(void)
 {
     Suite *s = suite_create("serve_queue");
@@ -445,6 +483,7 @@ static Suite *queue_suite(void)
     tcase_add_test(tc, idempotency_key_returns_the_same_run);
     tcase_add_test(tc, ids_are_random_and_checked);
     tcase_add_test(tc, many_threads_each_job_once);
+    tcase_add_test(tc, lanes_keep_jobs_for_their_runners);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -107,7 +107,7 @@ START_TEST(enqueue_on_one_node_claim_on_another)
     ck_assert_str_eq(owner, "k");
     ck_assert_ptr_null(res);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(w, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_str_eq(c.id, a); /* oldest first */
     ck_assert_str_eq(c.payload, "first");
     ck_assert_str_eq(c.key_name, "k");
@@ -126,14 +126,14 @@ START_TEST(enqueue_on_one_node_claim_on_another)
     c.flags |= SERVE_JOB_EVENTS;
     ck_assert_int_eq(serve_queue_publish(w, &c, SERVE_EV_STDOUT, "x", 1), SERVE_Q_STALE);
     serve_queue_claim_free(&c);
-    ck_assert_int_eq(serve_queue_claim(w, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_str_eq(c.id, b);
     struct serve_claim forged = c;
     forged.attempt = 2; /* an attempt that does not own the run */
     ck_assert_int_eq(serve_queue_complete(w, &forged, "{}", 2), SERVE_Q_STALE);
     ck_assert_int_eq(serve_queue_complete(w, &c, "{}", 2), SERVE_Q_OK);
     serve_queue_claim_free(&c);
-    ck_assert_int_eq(serve_queue_claim(w, "x", 0, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_EMPTY);
     ck_assert_int_eq(serve_queue_get(api, "0000000000000000000000000Z", &st, NULL, &res, &len),
                      SERVE_Q_NOT_FOUND);
     struct serve_q_stats s;
@@ -169,12 +169,13 @@ START_TEST(claim_blocks_until_another_node_enqueues)
     struct serve_queue *api = open_q("api", NULL), *w = open_q("w1", NULL);
     struct serve_claim c;
     double t0 = now_ms();
-    ck_assert_int_eq(serve_queue_claim(w, "x", 300, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 300, NULL, NULL, &c),
+                     SERVE_Q_EMPTY);
     ck_assert_double_ge(now_ms() - t0, 290);
     pthread_t t;
     pthread_create(&t, NULL, late_put, api);
     t0 = now_ms();
-    ck_assert_int_eq(serve_queue_claim(w, "x", 10000, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 10000, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_double_lt(now_ms() - t0, 5000);
     ck_assert_str_eq(c.payload, "late");
     ck_assert_int_eq(serve_queue_complete(w, &c, "{}", 2), SERVE_Q_OK);
@@ -183,9 +184,10 @@ START_TEST(claim_blocks_until_another_node_enqueues)
     /* close() wakes a claimer blocked in Redis at once. */
     pthread_create(&t, NULL, close_later, w);
     t0 = now_ms();
-    enum serve_q_rc rc = serve_queue_claim(w, "x", 20000, NULL, NULL, &c);
+    enum serve_q_rc rc = serve_queue_claim(w, "x", SERVE_LANES_ALL, 20000, NULL, NULL, &c);
     pthread_join(t, NULL);
-    ck_assert_int_eq(serve_queue_claim(w, "x", 20000, NULL, NULL, &c), SERVE_Q_CLOSED);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 20000, NULL, NULL, &c),
+                     SERVE_Q_CLOSED);
     ck_assert_msg(rc == SERVE_Q_CLOSED || rc == SERVE_Q_EMPTY, "%s", serve_q_rc_name(rc));
     ck_assert_double_lt(now_ms() - t0, 3000);
     serve_queue_destroy(api);
@@ -216,9 +218,10 @@ static void child_main(int in, int out, void (*tune)(struct serve_queue_config *
     struct serve_queue *q = open_q("child", tune);
     struct serve_claim c;
     char line[256];
-    int n = serve_queue_claim(q, "x", 10000, child_on_cancel, NULL, &c) == SERVE_Q_OK
-                ? snprintf(line, sizeof(line), "%s %u\n", c.id, c.attempt)
-                : snprintf(line, sizeof(line), "none 0\n");
+    int n =
+        serve_queue_claim(q, "x", SERVE_LANES_ALL, 10000, child_on_cancel, NULL, &c) == SERVE_Q_OK
+            ? snprintf(line, sizeof(line), "%s %u\n", c.id, c.attempt)
+            : snprintf(line, sizeof(line), "none 0\n");
     if (write(out, line, (size_t)n) != n)
         _exit(1);
     ssize_t got = read(in, line, sizeof(line) - 1);
@@ -287,10 +290,11 @@ START_TEST(frozen_claimant_is_taken_over_and_fenced)
     ck_assert_str_eq(line, expect);
     /* Alive, it keeps its claim well past the visibility timeout (1 s). */
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(w, "x", 2500, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 2500, NULL, NULL, &c),
+                     SERVE_Q_EMPTY);
     kill(ch.pid, SIGSTOP); /* frozen: its heartbeats stop */
     double t0 = now_ms();
-    ck_assert_int_eq(serve_queue_claim(w, "x", 10000, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 10000, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_double_ge(now_ms() - t0, 600); /* not before the visibility timeout */
     ck_assert_str_eq(c.id, id);
     ck_assert_uint_eq(c.attempt, 2);
@@ -347,7 +351,8 @@ START_TEST(killed_claimants_use_up_the_attempts_then_the_run_fails)
     struct serve_queue *w = open_q("w3", two_attempts);
     struct serve_claim c;
     /* The next claim finds it idle and out of attempts: it ends, nothing is handed out. */
-    ck_assert_int_eq(serve_queue_claim(w, "x", 3000, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 3000, NULL, NULL, &c),
+                     SERVE_Q_EMPTY);
     enum serve_q_status st;
     char *res = result_of(api, id, &st);
     ck_assert_int_eq(st, SERVE_Q_DONE);
@@ -390,7 +395,8 @@ START_TEST(cancel_reaches_the_worker_on_another_node)
     ck_assert_str_eq(res, "{\"aborted\":1}");
     free(res);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(w, "x", 0, count_cancel, a, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, count_cancel, a, &c),
+                     SERVE_Q_OK);
     ck_assert_str_eq(c.id, a); /* b left the queue */
     ck_assert_int_eq(serve_queue_cancel(api, a, "{}", &found), SERVE_Q_OK);
     ck_assert_int_eq(found, SERVE_Q_RUNNING);
@@ -420,7 +426,8 @@ START_TEST(cancel_reaches_the_worker_on_another_node)
     child_end(&ch);
     ck_assert_int_eq(serve_queue_cancel(api, d, "{\"gone\":1}", &found), SERVE_Q_OK);
     ck_assert_int_eq(found, SERVE_Q_RUNNING);
-    ck_assert_int_eq(serve_queue_claim(w, "x", 3000, NULL, NULL, &c), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 3000, NULL, NULL, &c),
+                     SERVE_Q_EMPTY);
     res = result_of(api, d, &st);
     ck_assert_int_eq(st, SERVE_Q_DONE);
     ck_assert_str_eq(res, "{\"gone\":1}");
@@ -483,7 +490,7 @@ START_TEST(events_cross_nodes_replay_live_and_end_with_result)
     char id[SERVE_ID_MAX];
     put(api, "p", SERVE_JOB_EVENTS, id);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(w, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_int_eq(serve_queue_publish(w, &c, SERVE_EV_STDOUT, "a", 1), SERVE_Q_OK);
     ck_assert_int_eq(serve_queue_publish(w, &c, SERVE_EV_STDERR, "b", 1), SERVE_Q_OK);
     struct seen all = SEEN, later = SEEN, waiter = SEEN, after = SEEN;
@@ -508,7 +515,7 @@ START_TEST(events_cross_nodes_replay_live_and_end_with_result)
     serve_queue_claim_free(&c);
     /* A job without SERVE_JOB_EVENTS keeps none; unsubscribe stops delivery. */
     put(api, "p", 0, id);
-    serve_queue_claim(w, "x", 0, NULL, NULL, &c);
+    serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c);
     struct seen quiet = SEEN;
     ck_assert_int_eq(serve_queue_subscribe(api, id, 0, false, record, &quiet, &s1), SERVE_Q_OK);
     serve_queue_publish(w, &c, SERVE_EV_STDOUT, "a", 1);
@@ -539,7 +546,8 @@ START_TEST(event_log_is_bounded)
     char id[SERVE_ID_MAX];
     put(q, "p", SERVE_JOB_EVENTS, id);
     struct serve_claim c;
-    serve_queue_claim(q, "x", 0, NULL, NULL, &c); /* "running": 7 bytes, over 4: dropped */
+    serve_queue_claim(q, "x", SERVE_LANES_ALL, 0, NULL, NULL,
+                      &c); /* "running": 7 bytes, over 4: dropped */
     serve_queue_publish(q, &c, SERVE_EV_STDOUT, "abc", 3);
     serve_queue_publish(q, &c, SERVE_EV_STDOUT, "de", 2); /* would make 5 */
     struct seen s = SEEN;
@@ -571,7 +579,7 @@ static void run_to_done(struct serve_queue *q, const char *result, char id[SERVE
 {
     put(q, "p", 0, id);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(q, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_int_eq(serve_queue_complete(q, &c, result, strlen(result)), SERVE_Q_OK);
     serve_queue_claim_free(&c);
 }
@@ -633,7 +641,7 @@ START_TEST(bounds_refuse_with_full)
     serve_id_new(job.id);
     ck_assert_int_eq(serve_queue_enqueue(q, &job, id), SERVE_Q_FULL);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(q, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_claim(q, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
     ck_assert_int_eq(serve_queue_complete(q, &c, "{}", 2), SERVE_Q_OK);
     serve_queue_claim_free(&c); /* control: one gone, one more fits */
     ck_assert_int_eq(serve_queue_enqueue(q, &job, id), SERVE_Q_OK);
@@ -643,7 +651,7 @@ START_TEST(bounds_refuse_with_full)
     struct serve_job fat = {.payload = big, .payload_len = strlen(big)};
     serve_id_new(fat.id);
     for (int i = 0; i < 3; i++) { /* empty it: bytes, not count, refuse the next */
-        ck_assert_int_eq(serve_queue_claim(q, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+        ck_assert_int_eq(serve_queue_claim(q, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
         serve_queue_complete(q, &c, "{}", 2);
         serve_queue_claim_free(&c);
     }
@@ -679,7 +687,7 @@ START_TEST(idempotency_key_returns_the_same_run_on_any_node)
     /* Done, the same key still gives the same run (and its result) until it expires. */
     struct serve_claim c;
     for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(serve_queue_claim(a, "x", 0, NULL, NULL, &c), SERVE_Q_OK);
+        ck_assert_int_eq(serve_queue_claim(a, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
         serve_queue_complete(a, &c, "{}", 2);
         serve_queue_claim_free(&c);
     }
@@ -732,12 +740,14 @@ START_TEST(redis_away_then_back_nothing_lost)
     serve_queue_stats(api, &s);
     ck_assert(!s.is_healthy);
     struct serve_claim c;
-    ck_assert_int_eq(serve_queue_claim(w, "x", 300, NULL, NULL, &c), SERVE_Q_UNAVAILABLE);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 300, NULL, NULL, &c),
+                     SERVE_Q_UNAVAILABLE);
     ck_assert_double_lt(now_ms() - t0, 3000);
     ck_assert(test_redis_start(&R)); /* same port, same dir: the AOF is read back */
     /* Back: the queued runs are there (within the reconnect backoff: a few seconds). */
     t0 = now_ms();
-    while (serve_queue_claim(w, "x", 200, NULL, NULL, &c) != SERVE_Q_OK && now_ms() - t0 < 8000)
+    while (serve_queue_claim(w, "x", SERVE_LANES_ALL, 200, NULL, NULL, &c) != SERVE_Q_OK &&
+           now_ms() - t0 < 8000)
         ;
     ck_assert_str_eq(c.id, ids[0]);
     ck_assert_int_eq(serve_queue_complete(w, &c, "R0", 2), SERVE_Q_OK);
@@ -745,7 +755,8 @@ START_TEST(redis_away_then_back_nothing_lost)
     expect_log(&waiter, "result:R0;"); /* the subscription outlived the restart */
     serve_queue_unsubscribe(api, sub);
     for (int i = 1; i < 5; i++) {
-        ck_assert_int_eq(serve_queue_claim(w, "x", 2000, NULL, NULL, &c), SERVE_Q_OK);
+        ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 2000, NULL, NULL, &c),
+                         SERVE_Q_OK);
         ck_assert_str_eq(c.id, ids[i]);
         /* Redis away while the result is stored: complete waits for it to come back. */
         if (i == 2)
@@ -808,7 +819,7 @@ static void *consumer(void *arg)
 {
     struct worker_arg *a = arg;
     struct serve_claim c;
-    while (serve_queue_claim(a->q, "x", 1500, NULL, NULL, &c) == SERVE_Q_OK) {
+    while (serve_queue_claim(a->q, "x", SERVE_LANES_ALL, 1500, NULL, NULL, &c) == SERVE_Q_OK) {
         a->s->done[atoi(c.payload)]++;
         char result[48];
         int n = snprintf(result, sizeof(result), "{\"n\":%d}", atoi(c.payload) * 2);
