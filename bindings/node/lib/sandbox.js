@@ -36,6 +36,7 @@ function checkTimeout(timeout, where) {
 class Sandbox {
   #handle;
   #queue = Promise.resolve();
+  #queued = 0; // runs started or waiting on this handle
   #disposed = false;
   #backend;
   #interpreter;
@@ -86,23 +87,27 @@ class Sandbox {
     }
     const signal = options && options.signal;
     const start = () => this.#start(input, timeout, signal, onOutput || null);
-    const p = this.#queue.then(start, start);
-    this.#queue = p.then(() => undefined, () => undefined);
+    // With nothing queued the run starts now, not a microtask later.
+    const p = this.#queued === 0 ? start() : this.#queue.then(start, start);
+    this.#queued++;
+    const done = () => { this.#queued--; };
+    this.#queue = p.then(done, done);
     return p;
   }
 
-  async #start(input, timeout, signal, onOutput) {
+  #start(input, timeout, signal, onOutput) {
     const h = this.#handle;
-    const promise =
-      native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted), onOutput);
-    const onAbort = () => native.sandboxAbort(h);
-    if (signal && !signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
+    let promise;
     try {
-      const result = toResult(await promise);
-      return result;
-    } finally {
-      if (signal) signal.removeEventListener('abort', onAbort);
+      promise = native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted), onOutput);
+    } catch (e) {
+      return Promise.reject(e);
     }
+    if (!signal) return promise.then(toResult);
+    const onAbort = () => native.sandboxAbort(h);
+    if (!signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
+    const off = () => signal.removeEventListener('abort', onAbort);
+    return promise.then((json) => { off(); return toResult(json); }, (e) => { off(); throw e; });
   }
 
   /** Releases the handle; idempotent. A run in flight is aborted; later runs give SANDBOX_DISPOSED. */

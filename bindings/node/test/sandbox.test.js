@@ -145,6 +145,25 @@ test('worker: job threads are reused and still one per run in flight', T, async 
   sbs.forEach((sb) => sb.dispose());
 });
 
+test('worker: a run starts at once when none is queued, else waits its turn; failures do not jam the queue', T, async () => {
+  const sb = new WorkerSandbox();
+  const order = [];
+  const ps = [
+    sb.run('return 1;').then((r) => order.push(r.value)),
+    sb.run('throw new Error("x");').then((r) => order.push(r.error.code)),
+    sb.run('return 3;', undefined, { timeout: 'soon' }).catch((e) => order.push(e.code)),
+    sb.run('return context;', 4).then((r) => order.push(r.value)),
+    sb.run('return 5;', undefined, { signal: AbortSignal.abort() }).then((r) => order.push(r.error.code)),
+    sb.run('return 6;').then((r) => order.push(r.value)),
+  ];
+  await Promise.all(ps);
+  // the bad option rejects before queueing; the others settle in the order they were queued
+  assert.deepEqual(order, ['SANDBOX_INVALID_OPTIONS', 1, 'SANDBOX_EXECUTION_FAILED', 4, 'SANDBOX_ABORTED', 6]);
+  const r = await sb.run('return 7;'); // nothing queued now: starts at once
+  assert.equal(r.value, 7);
+  sb.dispose();
+});
+
 test('worker: dispose is idempotent; later runs give SANDBOX_DISPOSED', T, async () => {
   const sb = new WorkerSandbox();
   sb.dispose();
