@@ -220,12 +220,13 @@ static int run_server(struct serve_server *s)
         fprintf(stderr, "sbx serve: %s\n", err[0] ? err : "out of memory");
         return 1;
     }
+    unsigned long long runners = s->pool ? (unsigned long long)s->cfg.runners : 0; /* api */
     fprintf(stderr,
-            "sbx serve: %llu runner(s) x %llu slot(s), %zu runtime(s), %s queue "
-            "(at most %llu runs), role %s, node %s\n",
-            s->pool ? (unsigned long long)s->cfg.runners : 0ull,
-            (unsigned long long)s->cfg.runner_slots, s->runtimes->count, s->queue->ops->name,
-            (unsigned long long)s->cfg.queue_max, serve_role_names[s->cfg.role], s->cfg.node);
+            "sbx serve: %llu runner(s) for JavaScript + %llu for jails, x %llu slot(s), %zu "
+            "runtime(s), %s queue (at most %llu runs), role %s, node %s\n",
+            runners, runners, (unsigned long long)s->cfg.runner_slots, s->runtimes->count,
+            s->queue->ops->name, (unsigned long long)s->cfg.queue_max,
+            serve_role_names[s->cfg.role], s->cfg.node);
     for (;;) {
         int sig = 0;
         if (sigwait(&set, &sig) != 0)
