@@ -209,10 +209,11 @@ static int run_server(struct serve_server *s)
         return 1;
     }
     fprintf(stderr,
-            "sbx serve: %llu runner(s) x %llu slot(s), %zu runtime(s), %s queue "
-            "(at most %llu runs)\n",
-            (unsigned long long)s->cfg.runners, (unsigned long long)s->cfg.runner_slots,
-            s->runtimes->count, s->queue->ops->name, (unsigned long long)s->cfg.queue_max);
+            "sbx serve: %llu runner(s) for JavaScript + %llu for jails, x %llu slot(s), %zu "
+            "runtime(s), %s queue (at most %llu runs)\n",
+            (unsigned long long)s->cfg.runners, (unsigned long long)s->cfg.runners,
+            (unsigned long long)s->cfg.runner_slots, s->runtimes->count, s->queue->ops->name,
+            (unsigned long long)s->cfg.queue_max);
     for (;;) {
         int sig = 0;
         if (sigwait(&set, &sig) != 0)

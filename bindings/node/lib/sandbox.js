@@ -8,7 +8,7 @@ const { policyJson } = require('./policy');
 const { toResult, contextJson } = require('./result');
 
 const OPTION_KEYS = {
-  worker: ['policy', 'timeout'],
+  worker: ['policy', 'timeout', 'preload'],
   process: ['policy', 'timeout', 'interpreter'],
 };
 
@@ -33,6 +33,21 @@ function checkTimeout(timeout, where) {
   return timeout;
 }
 
+// options.preload: [source | {name, source}, ...]; a bare source is named preload-N.js.
+function checkPreloads(preload) {
+  if (preload === undefined || preload === null) return [];
+  const bad = (msg) => new SandboxError('SANDBOX_INVALID_OPTIONS', `options.preload${msg}`);
+  if (!Array.isArray(preload)) throw bad(': must be an array of sources or {name, source}');
+  return preload.map((p, i) => {
+    if (typeof p === 'string') return { name: `preload-${i + 1}.js`, source: p };
+    if (p === null || typeof p !== 'object' || typeof p.source !== 'string' ||
+        typeof p.name !== 'string' || p.name === '') {
+      throw bad(`[${i}]: must be a source string or {name: string, source: string}`);
+    }
+    return { name: p.name, source: p.source };
+  });
+}
+
 class Sandbox {
   #handle;
   #queue = Promise.resolve();
@@ -49,7 +64,9 @@ class Sandbox {
       throw new SandboxError('SANDBOX_INVALID_OPTIONS', 'options.interpreter: must be a string');
     }
     const timeout = checkTimeout(opts.timeout, 'options.timeout');
+    const preloads = checkPreloads(opts.preload);
     this.#handle = native.sandboxCreate(backend, policyJson(opts.policy), timeout);
+    for (const p of preloads) native.sandboxPreload(this.#handle, p.name, p.source);
   }
 
   get backend() {
