@@ -471,7 +471,7 @@ do_tail_func:
     ex->sp = fp + code->frame_slots;
     tk = sbx__wasm_call_host(ex, callf, inst, nfp);
     if (UNLIKELY(tk != WASM_TRAP_NONE))
-        goto trap_host;
+        goto tail_trap;
     is_metered = store->is_metered;
     memmove(fp, nfp, sbx__wasm_results_slots(callf->type) * sizeof(uint64_t));
     goto do_return;
@@ -485,7 +485,7 @@ do_tail_wasm:
             memmove(fp, nfp, callee->result_slots * sizeof(uint64_t));
             goto do_return;
         case WASM_TIER_TRAP:
-            goto trap_jit;
+            goto tail_trap;
         default:
             break;
         }
@@ -549,6 +549,52 @@ do_call_wasm:
     if (cinst != inst)
         SWITCH_INST(cinst);
     NEXT();
+    /* An exception from a tail call: this frame is gone, its handlers with it. */
+tail_trap:
+    if (tk != WASM_TRAP_EXCEPTION)
+        goto trap_jit_or_host;
+    goto do_throw_up;
+    /* throw: [h][tag index][first value slot]; throw_ref: [h][exnref slot] */
+op_throw:
+    tk = sbx__wasm_exn_throw(ex, inst->tags[ip[1]], fp + ip[2]);
+    if (UNLIKELY(tk != WASM_TRAP_EXCEPTION))
+        goto trap_host;
+    goto do_throw;
+op_throw_ref:
+    tk = sbx__wasm_exn_rethrow(ex, (struct wasm_exn *)(uintptr_t)S(1));
+    if (UNLIKELY(tk != WASM_TRAP_EXCEPTION))
+        goto trap;
+    goto do_throw;
+    /* The exception in flight unwinds from the instruction at ip: the innermost try_table
+     * holding it whose clause matches takes it, in this frame or a caller's (their calls sit
+     * just before their return addresses); past this run's entry it leaves as a trap. */
+do_throw : {
+    uint32_t pos = (uint32_t)(ip - code->words);
+    for (;;) {
+        const struct wasm_hcatch *h =
+            code->nhandlers ? sbx__wasm_exn_find(ex, inst, code, pos) : NULL;
+        if (h) {
+            sbx__wasm_exn_deliver(ex, h, fp);
+            ip = code->words + h->pad;
+            msize = mem ? mem->size : 0;
+            is_metered = store->is_metered;
+            NEXT();
+        }
+    do_throw_up:
+        if (frp[-1].ip == NULL) {
+            --frp;
+            ex->depth = entry_depth;
+            return WASM_TRAP_EXCEPTION;
+        }
+        struct wasm_frame *fr = --frp;
+        ip = fr->ip;
+        fp = fr->fp;
+        code = fr->code;
+        if (fr->inst != inst)
+            SWITCH_INST(fr->inst);
+        pos = (uint32_t)(ip - 1 - code->words);
+    }
+}
     /* A back-edge to the loop header at ip whose poll is due (POLL_BACK). */
 do_backedge:
     switch (sbx__wasm_tier_backedge(ex, &tier, inst, code, fp, ip, back_fuel,
@@ -1106,10 +1152,18 @@ op_elem_drop:
 
 #include "wasm/interp_simd.h"
 
+trap_jit_or_host:
+    if (ex->has_trap_func)
+        goto trap_jit;
+    goto trap_host;
 trap_jit: /* the record is complete, "in <func>" included */
+    if (tk == WASM_TRAP_EXCEPTION)
+        goto do_throw;
     ex->depth = entry_depth;
     return tk;
 trap_host:
+    if (tk == WASM_TRAP_EXCEPTION)
+        goto do_throw;
     ex->depth = entry_depth;
     ex->trap_inst = inst;
     ex->trap_func = code->func_index;
