@@ -203,6 +203,12 @@ struct wasm_exec {
      * frames and nested entries), and every exception object not yet freed. */
     struct wasm_exn *exn;
     struct wasm_exn *exns;
+    /* An exception that came back from a call of an interpreted frame: where it unwinds from
+     * (the frame, its word or UINT32_MAX after a tail call, the frame records in use), for
+     * sbx__wasm_interp_run to resume in a fresh run (interp.c). */
+    struct wasm_frame resume;
+    uint32_t resume_pos, resume_depth;
+    bool has_resume;
     /* Where the last trap happened, for the "in <name>" suffix. */
     const struct wasm_instance *trap_inst;
     uint32_t trap_func;

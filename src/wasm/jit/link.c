@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "wasm/jit/cache.h"
 #include "wasm/jit/image.h"
 #include "wasm/jit/level.h"
 #include "wasm/jit/link.h"
@@ -723,5 +724,6 @@ void sbx__wasm_jit_store_free(struct wasm_jit_store *js)
         sbx__free(c);
     }
     sbx__jit_images_free(js->images);
+    sbx__jit_hot_free(js);
     sbx__free(js);
 }
