@@ -1,8 +1,8 @@
 #!/bin/sh
-# bench/wasm/real/build.sh SRC OUT PROGRAM...: builds each real program (bzip2, sqlite, lua) from
-# the Debian sources in SRC with its driver here, natively (gcc -O2) into OUT/P.native and for
-# wasm32-wasi (clang -O2, wasi-libc) into OUT/P.wasm, with the same -D flags; a binary newer than
-# all its inputs is kept, so a rerun rebuilds nothing.
+# bench/wasm/real/build.sh SRC OUT PROGRAM...: builds each real program (bzip2, sqlite, lua, zlib,
+# zexample) from the Debian sources in SRC with its driver here, natively (gcc -O2) into
+# OUT/P.native and for wasm32-wasi (clang -O2, wasi-libc) into OUT/P.wasm, with the same -D
+# flags; a binary newer than all its inputs is kept, so a rerun rebuilds nothing.
 set -eu
 SRC=$(cd "$1" && pwd)
 OUT=$2
@@ -75,6 +75,24 @@ lua() {
     WASM_ONLY="-I$DIR/wasi"
     build lua "-include $DIR/lua_nojmp.h -I$l -I$inc" "$DIR/lua_nojmp.h $DIR/wasi/setjmp.h $inc/lua_script.h" \
         "$DIR/lua_main.c" "$@"
+}
+
+zlib_sources() { # zlib_sources DIR: the library's files (no gz* file I/O)
+    for f in adler32 compress crc32 deflate inffast inflate inftrees trees uncompr zutil; do
+        printf '%s ' "$1/$f.c"
+    done
+}
+
+zlib() { # minigzip -9's work (zlib_main.c)
+    z=$(one "zlib-[0-9]*")
+    # shellcheck disable=SC2046 # one word per file
+    build zlib "-DMB=8 -I$z" "" "$DIR/zlib_main.c" $(zlib_sources "$z")
+}
+
+zexample() { # zlib's own test/example.c: a short program (milliseconds), Z_SOLO: no gz* files
+    z=$(one "zlib-[0-9]*")
+    # shellcheck disable=SC2046
+    build zexample "-DZ_SOLO -I$z" "" "$z/test/example.c" $(zlib_sources "$z")
 }
 
 for p in "$@"; do

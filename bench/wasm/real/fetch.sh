@@ -1,11 +1,11 @@
 #!/bin/sh
-# bench/wasm/real/fetch.sh SRC: Debian 12's source packages of bzip2, sqlite3 and lua5.4 into SRC
+# bench/wasm/real/fetch.sh SRC: Debian 12's source packages of bzip2, sqlite3, lua5.4 and zlib into SRC
 # (build/bench-src), unpacked with their Debian patches; each is fetched once and then reused.
 # The machine's apt config lists binary packages only, so a private apt directory under SRC adds
 # deb-src entries (-o Dir::Etc::sourcelist=...); /etc/apt is read, never written.
 set -eu
 SRC=$1
-PACKAGES="bzip2 sqlite3 lua5.4"
+PACKAGES="bzip2 sqlite3 lua5.4 zlib"
 mkdir -p "$SRC"
 SRC=$(cd "$SRC" && pwd)
 missing=""
@@ -26,5 +26,10 @@ set -- -o Dir::Etc::sourcelist="$APT/sources.list" -o Dir::Etc::sourceparts="$AP
     -o APT::Sandbox::User="$(id -un)"
 echo "fetching Debian sources:$missing"
 apt-get "$@" -qq update
-# shellcheck disable=SC2086 # one word per package
-(cd "$SRC" && apt-get "$@" -qq source $missing >/dev/null)
+for p in $missing; do
+    (cd "$SRC" && apt-get "$@" -qq source "$p" >/dev/null 2>&1) && continue
+    # The security archive's newest version may be unreachable (zlib's was, 2026-12-02): the
+    # release's own, the first that showsrc lists.
+    v=$(apt-cache "$@" showsrc "$p" | awk '/^Version:/ { print $2; exit }')
+    (cd "$SRC" && apt-get "$@" -qq source "$p=$v" >/dev/null)
+done

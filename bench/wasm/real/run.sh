@@ -1,9 +1,12 @@
 #!/bin/sh
-# bench/wasm/real/run.sh: real programs from Debian's source packages (bzip2, SQLite, Lua 5.4;
-# fetched into build/bench-src by fetch.sh, built by build.sh, never committed) run end to end
-# natively, under sbx (interpreter: sbx; `--tier auto`, hot functions compiled in the run: sbxa;
-# the whole module compiled with LLVM in the run: sbxc; compiled with a warm cache filled by `sbx
-# compile` first: sbxw) and under node's WASI, interleaved round-robin REPS times (median kept).
+# bench/wasm/real/run.sh: real programs from Debian's source packages (bzip2, SQLite, Lua 5.4,
+# zlib: deflate -9 as minigzip -9, and zlib's example.c, a short program; fetched into
+# build/bench-src by fetch.sh, built by build.sh, never committed) run end to end natively, under
+# sbx (interpreter: sbx; `--tier auto --no-cache`, hot functions compiled in the run: sbxa; the
+# whole module compiled with LLVM in the run: sbxc; compiled with a warm cache filled by `sbx
+# compile` first: sbxw; the default path, `sbx wasm` with no tier option, from an empty cache:
+# sbxd1, then again with the cache sbxd1 alone filled: sbxd2) and under node's WASI, interleaved
+# round-robin REPS times (median kept).
 # Every runner's output must equal native's byte for byte. A difference, a failed run or one
 # killed after REAL_TIMEOUT seconds (default 1800) is reported, shown in the table's cell when no
 # run of that pair succeeded, and makes the script exit 1 after the tables. `sbx compile`'s CPU
@@ -13,8 +16,8 @@ BUILD=${BUILD:-build}
 OUT=${OUT:-$BUILD/bench-real}
 SRC=${BENCH_SRC:-$BUILD/bench-src}
 REPS=${BENCH_WASM_REPS:-1}
-PROGRAMS=${REAL_PROGRAMS:-"lua sqlite bzip2"}
-RUNNERS=${REAL_RUNNERS:-"native sbx sbxa sbxc sbxw node"}
+PROGRAMS=${REAL_PROGRAMS:-"lua sqlite bzip2 zlib zexample"}
+RUNNERS=${REAL_RUNNERS:-"native sbx sbxa sbxc sbxw node sbxd1 sbxd2"}
 LIMIT=${REAL_TIMEOUT:-1800}
 DIR=$(dirname "$0")
 SBX=$BUILD/sbx
@@ -26,6 +29,7 @@ sh "$DIR/fetch.sh" "$SRC"
 echo "building into $OUT ..."
 sh "$DIR/build.sh" "$SRC" "$OUT" $PROGRAMS
 rm -rf "$SBX_CACHE_DIR"
+mkdir -p "$OUT/dcache"
 status=0
 
 # limited CMD...: CMD under /usr/bin/time (to $OUT/time), killed after LIMIT seconds; its status.
@@ -63,10 +67,16 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
     sbxa) set -- $SBXRUN --tier auto --no-cache "$OUT/$p.wasm" ;;
     sbxc) set -- $SBXRUN --tier compiled --no-cache "$OUT/$p.wasm" ;;
     sbxw) set -- $SBXRUN --tier compiled "$OUT/$p.wasm" ;;
+    sbxd1 | sbxd2) # the default path, its own cache: empty before d1, filled by d1 alone for d2
+        [ "$r" = sbxd2 ] || rm -rf "$OUT/dcache/$p"
+        set -- env SBX_CACHE_DIR="$OUT/dcache/$p" $SBXRUN "$OUT/$p.wasm" ;;
     node) set -- node --no-warnings "$DIR/../wasi/node_wasi.mjs" "$OUT/$p.wasm" ;;
     esac
     rc=0
     TIMEFMT="%U %S %e" limited "$@" >"$OUT/$p.$r.out" || rc=$?
+    # example.c's first line encodes the C types' sizes, which differ between x86-64 and wasm32
+    [ "$p" != zexample ] || sed -i '1s/compile flags = 0x[0-9a-f]*/compile flags = (sizes)/' \
+        "$OUT/$p.$r.out"
     if [ $rc -ne 0 ]; then
         what=$(failed $rc)
         echo "$(echo "$what" | tr '[:lower:]' '[:upper:]'): $p under $r (status $rc, limit ${LIMIT} s; output $OUT/$p.$r.out)"
@@ -89,7 +99,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores, shared)"
 i=0
 while [ $i -lt "$REPS" ]; do
     for p in $PROGRAMS; do
-        [ $i -gt 0 ] || compile "$p"
+        case " $RUNNERS " in *" sbxw "*) [ $i -gt 0 ] || compile "$p" ;; esac
         for r in $RUNNERS; do run "$r" "$p"; done
     done
     i=$((i + 1))
@@ -101,7 +111,7 @@ echo
 echo "sbx compile (LLVM, the whole module, once; it fills the cache sbxw runs from):"
 printf '  %-8s %10s %12s %14s\n' program "wasm KiB" "CPU s" "peak RSS MiB"
 cat "$OUT/compile"
-RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 3 "CPU seconds (user + sys)" <"$OUT/results"
+RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 3 "CPU seconds (user + sys, all threads)" <"$OUT/results"
 RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 4 "wall seconds" <"$OUT/results"
 echo
 echo "wasm-interp (wabt): skipped: Debian's build has no WASI, through which these programs print," \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/wasm/real/table.sh COLUMN TITLE <results: the median per (program, runner) of the results'
 # COLUMN (3 = CPU s, 4 = wall s), its ratio to native, and the geomean of the ratios per runner;
-# then sbxw against node. A run that failed or timed out is a line with the word in place of its
+# then sbxw, sbxd1 and sbxd2 against node (those of them in RUNNERS). A run that failed or timed out is a line with the word in place of its
 # times: a pair with no successful run shows that word in its cell. RUNNERS and REPS: run.sh.
 echo
 echo "$2 (median of $REPS; x = ratio to native)"
@@ -12,9 +12,11 @@ sort -k1,1 -k2,2 -k"$1","$1"g | awk -v c="$1" -v runners="$RUNNERS" '
 }
 END {
     nr = split(runners, R, " ")
+    for (j = 1; j <= nr; j++) if (R[j] ~ /^(sbxw|sbxd1|sbxd2)$/) N[++nn] = R[j]
     printf "%-8s", "program"
     for (j = 1; j <= nr; j++) printf " %9s %6s", R[j], "x"
-    printf " %11s\n", "sbxw/node"
+    for (j = 1; j <= nn; j++) printf " %11s", N[j] "/node"
+    printf "\n"
     for (i = 1; i <= np; i++) {
         p = order[i]
         printf "%-8s", p
@@ -29,11 +31,17 @@ END {
             else printf " %9s %6s", (k in bad) ? bad[k] : "-", "-"
             if (x > 0) { lg[R[j]] += log(x); cnt[R[j]]++ }
         }
-        wn = (med["node"] > 0) ? med["sbxw"] / med["node"] : 0
-        if (wn > 0) { lwn += log(wn); cwn++; printf " %11.2f\n", wn } else printf " %11s\n", "-"
+        for (j = 1; j <= nn; j++) {
+            wn = (med["node"] > 0) ? med[N[j]] / med["node"] : 0
+            if (wn > 0) { lwn[N[j]] += log(wn); cwn[N[j]]++; printf " %11.2f", wn }
+            else printf " %11s", "-"
+        }
+        printf "\n"
     }
     printf "%-8s", "geomean"
     for (j = 1; j <= nr; j++)
         printf " %9s %6s", "", cnt[R[j]] ? sprintf("%.2f", exp(lg[R[j]] / cnt[R[j]])) : "-"
-    printf " %11s\n", cwn ? sprintf("%.2f", exp(lwn / cwn)) : "-"
+    for (j = 1; j <= nn; j++)
+        printf " %11s", cwn[N[j]] ? sprintf("%.2f", exp(lwn[N[j]] / cwn[N[j]])) : "-"
+    printf "\n"
 }'

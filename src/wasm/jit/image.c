@@ -2,8 +2,10 @@
  *   "SBXJITIM" | u32 version | u32 object count | u64 module length | u64 module hash |
  *   u32 defined functions | u32 flags | per object: u64 length | the objects' bytes
  * little-endian; flags bit 0: guarded code (no bounds checks), which links only to an instance
- * whose memory has the guard region. The module's length and hash tie an image to its module; link
- * refuses another module's (a cache keys entries by SHA-256, this is the loader's own check). */
+ * whose memory has the guard region; bit 1: partial (hot-only batches, cache_hot.c: linked as
+ * batches are, giving entries to their functions only). The module's length and hash tie an image
+ * to its module; link refuses another module's (a cache keys entries by SHA-256, this is the
+ * loader's own check). */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,8 +14,9 @@
 #include "wasm/jit/link.h"
 
 #define MAGIC       "SBXJITIM"
-#define VERSION     2u
+#define VERSION     3u
 #define F_GUARDED   1u
+#define F_PARTIAL   2u
 #define HEADER_SIZE 40u
 
 struct sbx__jit_image {
@@ -130,7 +133,7 @@ static sbx_err decode_header(const uint8_t *buf, size_t len, struct sbx__jit_ima
     memcpy(&im->flags, buf + 36, 4);
     if (version != VERSION)
         return fail(err, errlen, "another version");
-    if (nobjs == 0 || nobjs > SBX__JIT_MAX_PARTS || (im->flags & ~F_GUARDED) != 0)
+    if (nobjs == 0 || nobjs > SBX__JIT_MAX_PARTS || (im->flags & ~(F_GUARDED | F_PARTIAL)) != 0)
         return fail(err, errlen, "bad header");
     im->nobjs = nobjs;
     return SBX_OK;
@@ -183,7 +186,44 @@ sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instanc
         return fail(err, errlen, "compiled from another module");
     if ((im->flags & F_GUARDED) && !sbx__jit_wants_guard(inst))
         return fail(err, errlen, "guarded code for a memory without a guard region");
+    if (im->flags & F_PARTIAL)
+        return sbx__jit_link_some(im->objs, im->nobjs, inst, err, errlen);
     return sbx__jit_link(im->objs, im->nobjs, inst, err, errlen);
+}
+
+sbx_err sbx__jit_image_partial(const struct sbx__jit_image *prev, const struct wasm_module *m,
+                               bool is_guarded, const struct sbx__jit_obj *objs, uint32_t n,
+                               struct sbx__jit_image **out)
+{
+    uint32_t old = prev ? prev->nobjs : 0;
+    *out = NULL;
+    if (old + n > SBX__JIT_MAX_PARTS)
+        return SBX_E_UNAVAILABLE; /* full: the batches stay this process's */
+    struct sbx__jit_image *im = image_new();
+    if (!im)
+        return SBX_E_NOMEM;
+    im->module_len = m->len;
+    im->module_hash = module_hash(m);
+    im->func_def_count = m->func_def_count;
+    im->flags = F_PARTIAL | (is_guarded ? F_GUARDED : 0);
+    for (uint32_t i = 0; i < old + n; i++) {
+        const struct sbx__jit_obj *o = i < old ? &prev->objs[i] : &objs[i - old];
+        im->objs[i].bytes = sbx__mallocn(o->len ? o->len : 1, 1);
+        if (!im->objs[i].bytes) {
+            sbx__jit_image_free(im);
+            return SBX_E_NOMEM;
+        }
+        memcpy(im->objs[i].bytes, o->bytes, o->len);
+        im->objs[i].len = o->len;
+        im->nobjs = i + 1;
+    }
+    *out = im;
+    return SBX_OK;
+}
+
+bool sbx__jit_image_is_partial(const struct sbx__jit_image *im)
+{
+    return (im->flags & F_PARTIAL) != 0;
 }
 
 size_t sbx__jit_image_bytes(const struct sbx__jit_image *im)

@@ -44,6 +44,13 @@ sbx_err sbx__jit_image_decode(const uint8_t *buf, size_t len, struct sbx__jit_im
  * objects are malformed or refer to something the loader does not resolve; SBX_E_NOMEM. */
 sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instance *inst, char *err,
                             size_t errlen);
+/* A partial image (hot-only batches: image.c's F_PARTIAL) of m's variant: prev's objects (may be
+ * NULL) then the n batch objects objs, copied. SBX_E_UNAVAILABLE when they would be more than
+ * SBX__JIT_MAX_PARTS; SBX_E_NOMEM. Linking it gives the functions of its batches their entries. */
+sbx_err sbx__jit_image_partial(const struct sbx__jit_image *prev, const struct wasm_module *m,
+                               bool is_guarded, const struct sbx__jit_obj *objs, uint32_t n,
+                               struct sbx__jit_image **out);
+bool sbx__jit_image_is_partial(const struct sbx__jit_image *im);
 /* The bytes an image holds (its objects and record). */
 size_t sbx__jit_image_bytes(const struct sbx__jit_image *im);
 /* Images are shared by reference: ref adds one (returns im, accepts NULL), free drops one and

@@ -26,6 +26,7 @@ struct wasm_jit_store {
     struct wasm_store *store;
     struct sbx__jit_code *code;          /* freed with the store */
     struct sbx__jit_image_entry *images; /* per module compiled in this store (image.c) */
+    struct sbx__jit_hot *hot;            /* per module: its hot-only batches (cache_hot.c) */
     jmp_buf *top;                        /* innermost entry, NULL outside compiled code */
     uintptr_t stack_limit;               /* compiled code traps "call stack exhausted" below it */
     /* Guarded code (fault.c): the function index a memory fault is reported in, written at the

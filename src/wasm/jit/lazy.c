@@ -8,12 +8,14 @@
  * level: level.h; an OSR entry only for a function that got hot in few calls) and publishes its
  * entries. Calls from a batch to a function outside it go through the runtime (sbx__jit_rt_call),
  * which enters its native entry if a later or earlier batch gave it one, and else interprets it:
- * nothing is relinked, and each batch stays independent of the rest. Partial images are not cached.
+ * nothing is relinked, and each batch stays independent of the rest. Each linked batch is kept
+ * for later stores and runs (cache_hot.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
+#include "wasm/jit/cache.h"
 #include "wasm/jit/image.h"
 #include "wasm/jit/level.h"
 #include "wasm/jit/link.h"
@@ -83,6 +85,8 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
         if (rc != SBX_OK) {
             atomic_fetch_sub(&s->tierup.lazy_compiled, n);
             atomic_fetch_sub(&s->tierup.lazy_batches, 1);
+        } else {
+            sbx__wasm_jit_hot_add(inst, items, n, objs, nobjs); /* kept for later stores */
         }
     }
     sbx__jit_objs_free(objs, nobjs);

@@ -186,19 +186,27 @@ static void run_one(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
-/* A hot-only store's first look: whole images in the cache (`sbx compile`'s, or an earlier
- * whole-module run's) give every function of their instances code at once, code the batches'
- * large level would not match. All hit: the store is NATIVE, as after run_one(). */
+/* A store's first look, as soon as it is armed (a cache hit is native code from the first
+ * milliseconds, with no LLVM): whole images in the caches (`sbx compile`'s, a compiled-tier or
+ * whole-module run's) give every function of their instances code at once; all hit, the store
+ * is NATIVE, as after run_one(). Otherwise a hot-only store links the partial image earlier
+ * stores' batches left (cache_hot.c): the functions hot then start native, and batches go on for
+ * the rest. Memory and disk are read, nothing is compiled. */
 static void look_in_cache(struct wasm_store *s)
 {
     s->tierup.has_looked_in_cache = true;
     if (!s->limits.use_cache)
         return;
     running = s;
+    bool is_lazy = atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY;
     pthread_mutex_unlock(&mu);
     bool is_all = true;
-    for (struct wasm_instance *i = s->tierup.insts; i; i = i->next)
-        is_all &= !atomic_load(&s->tierup.cancel) && sbx__wasm_jit_cache_link(i);
+    for (struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
+        bool is_whole = !atomic_load(&s->tierup.cancel) && sbx__wasm_jit_cache_link(i);
+        if (!is_whole && is_lazy && !atomic_load(&s->tierup.cancel))
+            sbx__wasm_jit_hot_link(i);
+        is_all &= is_whole;
+    }
     pthread_mutex_lock(&mu);
     if (is_all) {
         unlink_armed(s);
@@ -208,13 +216,15 @@ static void look_in_cache(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
-/* The armed store to look at first (earliest deadline), or NULL. */
+/* The armed store to look at first (one not yet looked in the caches, else the earliest
+ * deadline), or NULL. */
 static struct wasm_store *next_armed(void)
 {
     struct wasm_store *best = NULL;
     for (struct wasm_store *s = armed; s; s = s->tierup.next) {
-        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0 &&
-            s->tierup.has_looked_in_cache)
+        if (!s->tierup.has_looked_in_cache)
+            return s;
+        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0)
             continue; /* hot-only, nothing hot yet */
         if (!best || s->tierup.deadline_ns < best->tierup.deadline_ns)
             best = s;
@@ -232,6 +242,8 @@ static void *worker(void *arg)
         uint64_t now = now_ns();
         if (!s) {
             pthread_cond_wait(&wake, &mu);
+        } else if (!s->tierup.has_looked_in_cache) {
+            look_in_cache(s);
         } else if (now < s->tierup.deadline_ns) {
             struct timespec ts = {.tv_sec = (time_t)(s->tierup.deadline_ns / 1000000000u),
                                   .tv_nsec = (long)(s->tierup.deadline_ns % 1000000000u)};
@@ -239,8 +251,6 @@ static void *worker(void *arg)
         } else if (busy_ns(s, now) >= threshold_ns(s)) {
             if (atomic_load(&s->tierup.state) != WASM_TIERUP_LAZY)
                 run_one(s);
-            else if (!s->tierup.has_looked_in_cache)
-                look_in_cache(s);
             else
                 run_batch(s);
         } else { /* not hot yet: look again when it could be */

@@ -1,0 +1,213 @@
+/* tests/unit/wasm/test_cache_hot.c: what the default (auto) tier compiles is kept (issue 28,
+ * src/wasm/jit/cache_hot.c): a hot-only store's batches go into the module's partial image, in
+ * memory and in the cache directory, and a later store of the same module, in another process,
+ * starts with native code for them at its first look, with no batch and LLVM never loaded (a
+ * whole-module tier-up's image likewise). Also: two processes writing one entry leave a good
+ * one, and a module changed by one byte misses. Stores that compile run in child processes, so
+ * that the test's own process never loads LLVM. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lsan_no_tls.h"
+#include "sbx_test.h"
+#include "wasm/jit/cache.h"
+#include "wasm/jit/image.h"
+#include "wasm/jit/jit.h"
+#include "wasm_builder.h"
+#include "wasm_env.h"
+
+static char dir[PATH_MAX];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/sbx-cache-hot-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("SBX_CACHE_DIR", dir, 1);
+}
+
+static void teardown(void)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* quick() = work(k) by a loop (k = 100, or 101 for the module changed by one byte). */
+static uint8_t *build(int32_t k, size_t *len)
+{
+    struct wb *w = wb_new();
+    uint32_t work = wb_func_sum(w);
+    struct wb_bytes q = {0};
+    wbc_i32_const(&q, k), wbc_call(&q, work), wbc_end(&q);
+    wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
+    wb_bytes_free(&q);
+    uint8_t *bytes = wb_finish(w, len);
+    wb_free(w);
+    ck_assert_ptr_nonnull(bytes);
+    return bytes;
+}
+
+static void open_env(struct wenv *e, int32_t k, uint8_t tier, uint8_t hot_only)
+{
+    size_t len;
+    uint8_t *bytes = build(k, &len);
+    struct wasm_store_limits l = {
+        .tier = tier, .tierup_ms = 1, .use_cache = true, .hot_only = hot_only};
+    wenv_open(e, bytes, len, &l);
+    free(bytes);
+    wenv_instantiate(e, NULL, NULL);
+}
+
+static int32_t sum(int32_t k)
+{
+    return k * (k + 1) / 2;
+}
+
+static bool work_is_native(const struct wenv *e)
+{
+    /* work() is function 0 (wb_func_sum came first) */
+    return __atomic_load_n(&e->inst->funcs[0]->jit_entry, __ATOMIC_ACQUIRE) != NULL;
+}
+
+/* Calls quick() until work() is native (a batch, or the first look's hit), at most WENV_WAIT_S.
+ */
+static void run_until_native(struct wenv *e, int32_t k)
+{
+    for (double end = wenv_now_s() + WENV_WAIT_S; !work_is_native(e) && wenv_now_s() < end;)
+        ck_assert_int_eq(wenv_call_i32(e, "quick", NULL), sum(k));
+    ck_assert_msg(work_is_native(e), "work() got no native code");
+}
+
+/* A hot-only run of module k: work() gets hot, its batch is compiled and kept. */
+static void hot_run(int32_t k)
+{
+    struct wenv e;
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_ON);
+    run_until_native(&e, k);
+    ck_assert_uint_ge(sbx__wasm_store_lazy_batches(e.store), 1);
+    wenv_close(&e); /* writes what is not written yet */
+}
+
+/* What a fresh process sees of module k after one call, once its first look is done. */
+struct seen {
+    bool is_native, has_llvm;
+    uint32_t batches;
+    int32_t value;
+};
+
+static struct seen first_look(int32_t k, uint8_t hot_only)
+{
+    struct wenv e;
+    struct seen s = {0};
+    open_env(&e, k, WASM_TIER_AUTO, hot_only);
+    s.value = wenv_call_i32(&e, "quick", NULL); /* arms the store: its first look starts */
+    for (double end = wenv_now_s() + 10; !work_is_native(&e) && wenv_now_s() < end;)
+        usleep(1000); /* no calls: nothing gets hot meanwhile */
+    s.is_native = work_is_native(&e);
+    s.batches = sbx__wasm_store_lazy_batches(e.store);
+    s.has_llvm = sbx__jit_llvm_is_loaded();
+    if (s.is_native)
+        ck_assert_int_eq(wenv_call_i32(&e, "quick", NULL), sum(k));
+    wenv_close(&e);
+    return s;
+}
+
+/* Runs f in a child process (so that this one never loads LLVM); fails the test on failure. */
+static void in_child(void (*f)(int32_t), int32_t k)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        f(k);
+        _exit(0);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed (status %d)", st);
+}
+
+/* The second process starts native: work(), hot in the first, has native code once the first
+ * look is done, before any of its calls could make it hot, with no batch and LLVM never loaded.
+ * The control (no earlier run): not native. */
+START_TEST(second_process_starts_native)
+{
+    struct seen before = first_look(100, WASM_HOT_ON);
+    ck_assert(!before.is_native && before.value == sum(100));
+    in_child(hot_run, 100);
+    struct seen after = first_look(100, WASM_HOT_ON);
+    ck_assert_msg(after.is_native, "work() is not native from the cache");
+    ck_assert_uint_eq(after.batches, 0);
+    ck_assert(!after.has_llvm);
+}
+END_TEST
+
+/* The same for a whole-module tier-up: the image the first run's tier-up compiled is in the
+ * directory, and the second process is native at its first look. */
+static void whole_run(int32_t k)
+{
+    struct wenv e;
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_OFF);
+    run_until_native(&e, k);
+    wenv_close(&e);
+}
+
+START_TEST(second_process_starts_native_whole)
+{
+    in_child(whole_run, 100);
+    struct seen after = first_look(100, WASM_HOT_OFF);
+    ck_assert(after.is_native && !after.has_llvm);
+}
+END_TEST
+
+/* A module changed by one byte (work(101) for work(100)) misses: its first look finds nothing. */
+START_TEST(changed_module_misses)
+{
+    in_child(hot_run, 100);
+    struct seen other = first_look(101, WASM_HOT_ON);
+    ck_assert(!other.is_native && other.value == sum(101));
+    struct seen same = first_look(100, WASM_HOT_ON);
+    ck_assert(same.is_native); /* the control */
+}
+END_TEST
+
+/* Two processes run the module hot at once, both writing its partial image: the entry left is
+ * whole, and a third process starts native from it. */
+START_TEST(two_writers_leave_a_good_entry)
+{
+    pid_t pid[2];
+    for (int i = 0; i < 2; i++) {
+        pid[i] = fork();
+        ck_assert_int_ge(pid[i], 0);
+        if (pid[i] == 0) {
+            hot_run(100);
+            _exit(0);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        int st;
+        ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    struct seen after = first_look(100, WASM_HOT_ON);
+    ck_assert(after.is_native && !after.has_llvm);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("wasm.cache_hot");
+    TCase *tc = tcase_create("cache_hot");
+    tcase_set_timeout(tc, 3 * WENV_WAIT_S + 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, second_process_starts_native);
+    tcase_add_test(tc, second_process_starts_native_whole);
+    tcase_add_test(tc, changed_module_misses);
+    tcase_add_test(tc, two_writers_leave_a_good_entry);
+    suite_add_tcase(s, tc);
+    return sbx_test_main(s);
+}
