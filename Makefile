@@ -144,7 +144,7 @@ install: all
 	install -m 755 $(BUILD)/sbx $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(JS_MODULE) $(DESTDIR)$(PREFIX)/lib/sbx/
 	install -m 644 $(JS_STENCIL) $(DESTDIR)$(PREFIX)/lib/sbx/
-	install -m 755 $(SERVE_MODULE) $(DESTDIR)$(PREFIX)/lib/sbx/
+	install -m 755 $(SERVE_MODULE) $(SERVE_RUNNER_MODULE) $(DESTDIR)$(PREFIX)/lib/sbx/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' \
 		sbx.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sbx.pc
 
