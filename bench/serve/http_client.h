@@ -37,8 +37,9 @@ static inline int connect_to(void)
     return fd;
 }
 
-/* One request and its whole answer on fd; returns the status. */
-static inline int exchange(int fd)
+/* One request and its whole answer on fd; returns the status. *duration_ms (when not NULL)
+ * gets the answer's "durationMs" (the library's own time for the run), or -1. */
+static inline int exchange_timed(int fd, double *duration_ms)
 {
     char req[8192];
     int n = snprintf(req, sizeof(req),
@@ -57,9 +58,18 @@ static inline int exchange(int fd)
         buf[got] = '\0';
         char *end = strstr(buf, "\r\n\r\n");
         char *cl = strcasestr(buf, "Content-Length:");
-        if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10))
+        if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
+            const char *d = duration_ms ? strstr(end, "\"durationMs\":") : NULL;
+            if (duration_ms)
+                *duration_ms = d ? atof(d + 13) : -1;
             return atoi(buf + 9);
+        }
     }
+}
+
+static inline int exchange(int fd)
+{
+    return exchange_timed(fd, NULL);
 }
 
 #endif
