@@ -258,10 +258,10 @@ START_TEST(abandoned_workers)
     sbx_result_free(&x.r);
     sbx__js_test_deaf_ms(0);
     expect_reaped();
-    run_on(sb, "return 1", NULL, &x);
-    ck_assert(x.r.ok);
-    sbx_result_free(&x.r);
     sbx_sandbox_destroy(sb);
+    /* The tier serves again (under the default deadline: 20 ms is less than a loaded host may
+     * take to start an engine, and "return 1" then timed out). */
+    expect_value("return 1", NULL, "1");
 }
 END_TEST
 
