@@ -151,6 +151,26 @@ static void run_batch(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
+/* A hot-only store with nothing queued: its hot set's upgrade (cache_hot.c) once the process has
+ * spent enough CPU, else a look again when it could be due (two cores spend CPU at twice the
+ * wall clock's rate; at least every UPGRADE_LOOK_NS). */
+#define UPGRADE_LOOK_NS 20000000ull
+static void upgrade_or_wait(struct wasm_store *s, uint64_t now)
+{
+    uint64_t in = sbx__wasm_jit_hot_upgrade_in(s);
+    if (in > 0) {
+        uint64_t wait = in == UINT64_MAX ? UINT64_MAX - now : in / 2;
+        s->tierup.deadline_ns = now + (wait > UPGRADE_LOOK_NS ? wait : UPGRADE_LOOK_NS);
+        return;
+    }
+    running = s;
+    pthread_mutex_unlock(&mu);
+    sbx__wasm_jit_hot_upgrade(s);
+    pthread_mutex_lock(&mu);
+    running = NULL;
+    pthread_cond_broadcast(&done);
+}
+
 void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def,
                             bool wants_osr)
 {
@@ -167,6 +187,7 @@ void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, ui
     if (t->queue_len < t->queue_cap) { /* else (NOMEM) the function stays interpreted */
         t->queue[t->queue_len++] =
             (struct wasm_lazy_item){.inst = inst, .def = def, .wants_osr = wants_osr};
+        t->deadline_ns = 0; /* not an upgrade's wait: the worker's busy check still gates it */
         pthread_cond_signal(&wake);
     }
     pthread_mutex_unlock(&mu);
@@ -224,8 +245,9 @@ static struct wasm_store *next_armed(void)
     for (struct wasm_store *s = armed; s; s = s->tierup.next) {
         if (!s->tierup.has_looked_in_cache)
             return s;
-        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0)
-            continue; /* hot-only, nothing hot yet */
+        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0 &&
+            sbx__wasm_jit_hot_upgrade_in(s) == UINT64_MAX)
+            continue; /* hot-only, nothing hot yet, no upgrade to come */
         if (!best || s->tierup.deadline_ns < best->tierup.deadline_ns)
             best = s;
     }
@@ -248,6 +270,8 @@ static void *worker(void *arg)
             struct timespec ts = {.tv_sec = (time_t)(s->tierup.deadline_ns / 1000000000u),
                                   .tv_nsec = (long)(s->tierup.deadline_ns % 1000000000u)};
             pthread_cond_timedwait(&wake, &mu, &ts);
+        } else if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && !s->tierup.queue_len) {
+            upgrade_or_wait(s, now);
         } else if (busy_ns(s, now) >= threshold_ns(s)) {
             if (atomic_load(&s->tierup.state) != WASM_TIERUP_LAZY)
                 run_one(s);
