@@ -23,7 +23,7 @@ $(NODE_ADDON): $(NODE_SRC) bindings/node/src/addon.h $(BUILD)/libsbx.so $(BIND_D
 	@mkdir -p $(@D)
 	$(CC) -std=c17 -D_GNU_SOURCE $(OPT) -fPIC -fvisibility=hidden -pthread $(WARN) $(SANFLAGS) \
 		-Iinclude -I$(dir $(NODE_INCLUDE)) -shared -o $@ $(NODE_SRC) -L$(BUILD) -lsbx \
-		-Wl,-rpath,$(abspath $(BIND_DIR))
+		-Wl,-rpath,$(abspath $(BIND_DIR)) -Wl,-z,nodelete
 
 $(BIND_DIR)/plugin.wasm: BIND_MODEL := -mexec-model=reactor
 $(BIND_DIR)/%.wasm: bindings/testdata/%.c
@@ -48,10 +48,14 @@ test-node: bindings
 test-python: $(BIND_WASM) $(BIND_DIR)/libsbx.so.0
 	$(BIND_ENV) sh bindings/python/tests/run.sh
 
-# `make bench-node`: WorkerSandbox.run against a worker_threads Worker per run and against
-# spawning `sbx eval` (bench/node/bench.js; BENCH_NODE_RUNS=N).
-BENCH_NODE_RUNS ?= 200
+# `make bench-node`: WorkerSandbox.run against Node's own ways to run code apart (node:vm fresh
+# contexts, a pooled worker_threads Worker, a Worker per run; isolated-vm when SBX_BENCH_IVM names
+# an install) and spawning `sbx eval`, interleaved in one process (bench/node/bench.js; wall and
+# CPU per run, load before and after). BENCH_NODE_RUNS runs of each in BENCH_NODE_ROUNDS rounds.
+BENCH_NODE_RUNS ?= 2000
+BENCH_NODE_ROUNDS ?= 8
 BENCH_TARGETS += bench-node
 .PHONY: bench-node
 bench-node: bindings $(BUILD)/sbx
-	SBX_NODE_ADDON=$(abspath $(NODE_ADDON)) SBX=$(abspath $(BUILD)/sbx) node bench/node/bench.js $(BENCH_NODE_RUNS)
+	@uptime
+	SBX_NODE_ADDON=$(abspath $(NODE_ADDON)) SBX=$(abspath $(BUILD)/sbx) node bench/node/bench.js $(BENCH_NODE_RUNS) $(BENCH_NODE_ROUNDS)

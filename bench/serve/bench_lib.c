@@ -6,12 +6,15 @@
  *                            one of each in turn, so the machine's load falls on both alike;
  *                            the median of the per-pair differences is the service's cost
  * Prints one line of key=value pairs. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sbx.h>
 
@@ -56,6 +59,57 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* CPU seconds (user + system, with reaped children) of one process. */
+static double proc_cpu_s(long pid)
+{
+    char name[64], buf[1024];
+    snprintf(name, sizeof(name), "/proc/%ld/stat", pid);
+    FILE *f = fopen(name, "r");
+    size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[len] = '\0';
+    char *p = strrchr(buf, ')');
+    unsigned long long v[4] = {0};
+    /* after "(comm)": state ppid ... field 14 utime, 15 stime, 16 cutime, 17 cstime */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+                     &v[0], &v[1], &v[2], &v[3]) != 4)
+        return 0;
+    return (double)(v[0] + v[1] + v[2] + v[3]) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* CPU of the server (pid) and its runners (its children, with their reaped jails). */
+static double tree_cpu_s(long pid)
+{
+    double sum = proc_cpu_s(pid);
+    char name[64];
+    snprintf(name, sizeof(name), "/proc/%ld/task", pid);
+    DIR *d = opendir(name);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char kids[320];
+        snprintf(kids, sizeof(kids), "/proc/%ld/task/%s/children", pid, e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(kids, "r") : NULL;
+        for (long kid; f && fscanf(f, "%ld", &kid) == 1;)
+            sum += proc_cpu_s(kid);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return sum;
+}
+
+static double self_cpu_s(void)
+{
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    getrusage(RUSAGE_CHILDREN, &b);
+    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+           (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
+                    b.ru_stime.tv_usec) /
+               1e6;
+}
+
 static int pair(int to_port, int n)
 {
     host = "127.0.0.1";
@@ -68,15 +122,23 @@ static int pair(int to_port, int n)
     sbx_run_input in = {.argv = cmd};
     double *lib = calloc((size_t)n, sizeof(double)), *http = calloc((size_t)n, sizeof(double));
     double *diff = calloc((size_t)n, sizeof(double));
+    /* CPU: this process's (its jails reaped) around each library run; the server tree's over
+     * all HTTP runs (nothing else runs there meanwhile). */
+    long server = getenv("BENCH_SERVER_PID") ? atol(getenv("BENCH_SERVER_PID")) : 0;
+    double lib_cpu = 0, srv_cpu = 0;
     for (int i = -5; i < n; i++) { /* 5 warm-up pairs */
-        double t0 = now_s();
+        double t0 = now_s(), c0 = self_cpu_s();
         sbx_result r;
         sbx_sandbox_run(sb, &in, &r);
         bool ok = r.ok;
         sbx_result_free(&r);
-        double t1 = now_s();
+        double t1 = now_s(), c1 = self_cpu_s(), s0 = server && i >= 0 ? tree_cpu_s(server) : 0;
         if (!ok || exchange(fd) != 200)
             return 1;
+        if (server && i >= 0)
+            srv_cpu += tree_cpu_s(server) - s0;
+        if (i >= 0)
+            lib_cpu += c1 - c0;
         if (i >= 0) {
             lib[i] = (t1 - t0) * 1e3;
             http[i] = (now_s() - t1) * 1e3;
@@ -87,8 +149,12 @@ static int pair(int to_port, int n)
     qsort(http, (size_t)n, sizeof(double), cmp);
     qsort(diff, (size_t)n, sizeof(double), cmp);
     printf("library_ms=%.3f http_ms=%.3f added_ms=%.3f added_p25_ms=%.3f added_p75_ms=%.3f "
-           "pairs=%d\n",
+           "pairs=%d",
            lib[n / 2], http[n / 2], diff[n / 2], diff[n / 4], diff[3 * n / 4], n);
+    if (server) /* CPU per run: the library's own against the server's and its runners' */
+        printf(" library_cpu_ms=%.3f server_cpu_ms=%.3f added_cpu_ms=%.3f", lib_cpu * 1e3 / n,
+               srv_cpu * 1e3 / n, (srv_cpu - lib_cpu) * 1e3 / n);
+    printf("\n");
     sbx_sandbox_destroy(sb);
     return 0;
 }

@@ -34,5 +34,5 @@ else
     rpath=""
 fi
 ${CC:-cc} -std=c17 -D_GNU_SOURCE -O2 -fPIC -fvisibility=hidden -pthread -I"$inc" -shared \
-    -o build/sbx.node src/*.c $flags $rpath
+    -Wl,-z,nodelete -o build/sbx.node src/*.c $flags $rpath
 echo "sbx: built build/sbx.node"

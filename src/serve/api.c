@@ -147,7 +147,8 @@ bool api_submit(struct http_req *req, struct serve_req *sr, char id[SERVE_ID_MAX
     struct tracked *t = calloc(1, sizeof(*t));
     struct serve_job job = {.payload = sr->payload,
                             .payload_len = sr->payload_len,
-                            .flags = sr->wait ? 0 : SERVE_JOB_EVENTS};
+                            .flags =
+                                (sr->wait ? 0 : SERVE_JOB_EVENTS) | (sr->is_js ? SERVE_JOB_JS : 0)};
     serve_id_new(job.id);
     snprintf(job.key_name, sizeof(job.key_name), "%s", req->key.name);
     enum serve_q_rc rc = t ? serve_queue_enqueue(s->queue, &job, id) : SERVE_Q_NOMEM;

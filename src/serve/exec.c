@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "serve/base64.h"
@@ -292,76 +295,151 @@ char *exec_run(struct sandbox_cache *cache, struct runner_job *job, json_t *spec
     return json ? json : serve_error_result(SBX_E_NOMEM, "out of memory");
 }
 
+/* Files are written in a child of this thread (clone: shared memory, its own copy of the fd
+ * table), never here. A write fd in the runner's table would be copied into the jail child of
+ * every run that forks meanwhile, which holds it until its own exec; a guest then exec'ing the
+ * file it was written to gets ETXTBSY ("Text file busy"). The child makes only system calls on
+ * what the parent prepared (no malloc: other threads may hold its locks), with every signal
+ * blocked (a handler must not run on the shared memory), as posix_spawn does. */
+struct out_file {
+    char *name; /* relative, checked by request.c; cut at each '/' while walking */
+    const char *data;
+    size_t len;
+};
+
+struct writer {
+    int dirfd;
+    bool is_root;
+    const struct out_file *files;
+    size_t n;
+    int rc;       /* 0, or the first failure's -errno */
+    bool is_done; /* set last: a child killed midway leaves it false */
+};
+
+#define WRITER_STACK (64 * 1024)
+
 /* Opens (creating) each directory of a relative path under dirfd, never following a link. */
-static int open_parent(int dirfd, char *path, const char **leaf)
+__attribute__((no_sanitize_address)) static int open_parent(int dirfd, char *path, bool is_root,
+                                                            const char **leaf)
 {
     int fd = dup(dirfd);
-    char *s = path, *slash;
-    while (fd >= 0 && (slash = strchr(s, '/')) != NULL) {
-        *slash = '\0';
+    char *s = path;
+    for (char *c = path; fd >= 0 && *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = '\0';
         bool is_new = mkdirat(fd, s, 0755) == 0;
         if ((!is_new && errno != EEXIST) ||
-            (is_new && geteuid() == 0 && fchownat(fd, s, 65534, 65534, AT_SYMLINK_NOFOLLOW))) {
+            (is_new && is_root && fchownat(fd, s, 65534, 65534, AT_SYMLINK_NOFOLLOW))) {
             close(fd);
             return -1;
         }
         int next = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close(fd);
         fd = next;
-        s = slash + 1;
+        s = c + 1;
     }
     *leaf = s;
     return fd;
 }
 
-static int write_one(int dirfd, json_t *file)
+__attribute__((no_sanitize_address)) static int write_one(const struct writer *w,
+                                                          const struct out_file *f)
 {
-    char *name = strdup(json_string_value(json_object_get(file, "name")));
-    json_t *content = json_object_get(file, "content");
-    const char *enc = json_string_value(json_object_get(file, "encoding"));
-    uint8_t *bytes = NULL;
-    size_t len = json_string_length(content);
-    int rc = -ENOMEM;
-    if (name && enc && strcmp(enc, "base64") == 0)
-        rc = serve_base64_decode(json_string_value(content), len, &bytes, &len) ? -EINVAL : 0;
-    else if (name)
-        rc = 0;
     const char *leaf = NULL;
-    int parent = rc == 0 ? open_parent(dirfd, name, &leaf) : -1;
+    int parent = open_parent(w->dirfd, f->name, w->is_root, &leaf);
     int fd = parent >= 0
                  ? openat(parent, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755)
                  : -1;
-    if (rc == 0 && fd < 0)
-        rc = -errno;
-    const char *data = bytes ? (const char *)bytes : json_string_value(content);
-    for (size_t off = 0; fd >= 0 && off < len;) {
-        ssize_t n = write(fd, data + off, len - off);
+    int rc = fd < 0 ? -errno : 0;
+    for (size_t off = 0; fd >= 0 && off < f->len;) {
+        ssize_t n = write(fd, f->data + off, f->len - off);
         if (n <= 0) {
             rc = -EIO;
             break;
         }
         off += (size_t)n;
     }
-    if (fd >= 0 && geteuid() == 0 && fchown(fd, 65534, 65534) != 0)
+    if (fd >= 0 && w->is_root && fchown(fd, 65534, 65534) != 0)
         rc = -errno; /* as root, the jail's guest is nobody: its files must be its own */
     if (fd >= 0)
         close(fd);
     if (parent >= 0)
         close(parent);
-    free(bytes);
-    free(name);
     return rc;
+}
+
+__attribute__((no_sanitize_address)) static int writer_main(void *arg)
+{
+    struct writer *w = arg;
+    for (size_t i = 0; w->rc == 0 && i < w->n; i++)
+        w->rc = write_one(w, &w->files[i]);
+    w->is_done = true;
+    return 0;
+}
+
+/* Runs writer_main in a child sharing this memory; returns once it has exited. */
+static int run_writer(struct writer *w)
+{
+    char *stack = malloc(WRITER_STACK);
+    if (!stack)
+        return -ENOMEM;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = clone(writer_main, stack + WRITER_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, w);
+    int err = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pid > 0)
+        waitpid(pid, NULL, 0); /* CLONE_VFORK: it has exited already; this reaps it */
+    free(stack);
+    if (pid < 0)
+        return -err;
+    return w->is_done ? w->rc : -EIO;
+}
+
+/* Decodes each file's content here (the writer child must not allocate). */
+static int prepare_files(json_t *files, struct out_file *out, uint8_t **decoded)
+{
+    for (size_t i = 0; i < json_array_size(files); i++) {
+        json_t *file = json_array_get(files, i);
+        json_t *content = json_object_get(file, "content");
+        const char *enc = json_string_value(json_object_get(file, "encoding"));
+        out[i].name = strdup(json_string_value(json_object_get(file, "name")));
+        out[i].data = json_string_value(content);
+        out[i].len = json_string_length(content);
+        if (!out[i].name || !out[i].data)
+            return -ENOMEM;
+        if (enc && strcmp(enc, "base64") == 0) {
+            if (serve_base64_decode(out[i].data, out[i].len, &decoded[i], &out[i].len))
+                return -EINVAL;
+            out[i].data = (const char *)decoded[i];
+        }
+    }
+    return 0;
 }
 
 int exec_write_files(json_t *files, const char *dir)
 {
-    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dirfd < 0)
-        return -errno;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < json_array_size(files); i++)
-        rc = write_one(dirfd, json_array_get(files, i));
-    close(dirfd);
+    size_t n = json_array_size(files);
+    if (n == 0)
+        return 0;
+    struct out_file *out = calloc(n, sizeof(*out));
+    uint8_t **decoded = calloc(n, sizeof(*decoded));
+    int rc = out && decoded ? prepare_files(files, out, decoded) : -ENOMEM;
+    struct writer w = {.dirfd = -1, .is_root = geteuid() == 0, .files = out, .n = n};
+    if (rc == 0) {
+        w.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        rc = w.dirfd < 0 ? -errno : run_writer(&w);
+    }
+    if (w.dirfd >= 0)
+        close(w.dirfd);
+    for (size_t i = 0; out && decoded && i < n; i++) {
+        free(out[i].name);
+        free(decoded[i]);
+    }
+    free(out);
+    free(decoded);
     return rc;
 }
 

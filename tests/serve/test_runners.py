@@ -2,6 +2,7 @@
 process down would) fails only its own run, with SANDBOX_RUNNER_DIED and a log line, while 50
 other runs finish correctly on the other runner; the pool starts another runner."""
 
+import base64
 import os
 import signal
 import threading
@@ -94,5 +95,58 @@ def test_a_dead_runner_fails_only_its_run():
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
             assert s.get("/v1/runs/" + rid).json()["result"]["value"] == 2
+    finally:
+        assert s.stop() == 0, s.logtext()
+
+
+def test_programs_in_files_execute_while_other_runs_start():
+    """A run's files may hold the program it executes ("command": ["./main"]) while other runs
+    of the same runner clone their jails; a write fd in the runner's fd table, copied into such
+    a clone, made the exec fail with ETXTBSY ("Text file busy", SANDBOX_EXECUTION_FAILED).
+    tests/unit/serve/test_exec.c reproduces the race deterministically (16 of 20 execs failed
+    on the old writer); this is the service path end to end (one jail runner, 4 slots, 16 such
+    runs at once), which caught the old code only now and then (1 of 3 tries with 24 runs,
+    8 slots and 3 MB files, too slow for CI)."""
+    with open("/bin/true", "rb") as f:
+        elf = f.read() + bytes(1 << 20)  # the loader ignores the padding; the write takes longer
+    main = base64.b64encode(elf).decode()
+    s = Server({"runners": 1, "runnerSlots": 4})
+    try:
+        results = [None] * 16
+
+        def client(i):
+            results[i] = s.run({"tier": "process", "command": ["./main"],
+                                "files": [{"name": "main", "content": main,
+                                           "encoding": "base64"}],
+                                "policy": {"timeoutMs": 20000}}, timeout=90).json()
+
+        clients = [threading.Thread(target=client, args=(i,)) for i in range(16)]
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join()
+        bad = [r for r in results if not r or r.get("exitCode") != 0]
+        assert not bad, bad[:2]
+    finally:
+        assert s.stop() == 0, s.logtext()
+
+
+def test_javascript_and_jail_runs_go_to_their_runner_classes():
+    """JavaScript runs grow their runner's address space, which makes every later jail clone of
+    that runner dearer (a process-tier run forks its runner), so the pool keeps two classes of
+    runners: worker-tier runs go to the JavaScript class (runner 0 with "runners": 1), process
+    and wasm runs to the jail class (runner 1). The job's lane carried no tier before: every run
+    went to the jail class. Checked with the library's own counters, labelled by runner."""
+    s = Server({"runners": 1})
+    try:
+        for i in range(3):
+            assert s.run({"tier": "worker", "code": "return %d" % i}).json()["value"] == i
+        assert s.run({"tier": "process", "command": ["/bin/true"]}).json()["exitCode"] == 0
+        lines = [ln for ln in s.metrics().splitlines() if ln.startswith("sandbox_runs_total{")]
+        worker = [ln for ln in lines if 'backend="worker"' in ln]
+        process = [ln for ln in lines if 'backend="process"' in ln]
+        assert worker and all('runner="0"' in ln for ln in worker), lines
+        assert sum(float(ln.rsplit(" ", 1)[1]) for ln in worker) >= 3, lines
+        assert process and all('runner="1"' in ln for ln in process), lines
     finally:
         assert s.stop() == 0, s.logtext()

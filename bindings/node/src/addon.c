@@ -7,9 +7,57 @@
 
 #include "addon.h"
 
-struct instance {
-    napi_ref error_ctor; /* index.js's SandboxError, set by init() */
+/* Job threads -> one environment's JS thread: one threadsafe function for all its jobs (one per
+ * job cost a libuv handle's set-up and close per run), referenced only while jobs are in flight
+ * so that an idle addon does not keep the event loop alive. It outlives the environment while
+ * jobs hold it: Node deletes the threadsafe function when the environment goes (a Worker
+ * terminated during a run), and a job that ends after that finds the channel closed and frees
+ * itself instead of calling into freed memory. */
+struct channel {
+    pthread_mutex_t mu;
+    napi_threadsafe_function tsfn; /* usable while !is_closed */
+    bool is_closed;                /* under mu */
+    int refs;                      /* under mu: the environment's and one per job in flight */
+    size_t jobs_in_flight;         /* JS thread only */
 };
+
+struct instance {
+    napi_ref error_ctor;     /* index.js's SandboxError, set by init() */
+    struct channel *channel; /* made on the first job */
+};
+
+static void channel_put(struct channel *ch)
+{
+    pthread_mutex_lock(&ch->mu);
+    bool is_last = --ch->refs == 0;
+    pthread_mutex_unlock(&ch->mu);
+    if (is_last) {
+        pthread_mutex_destroy(&ch->mu);
+        free(ch);
+    }
+}
+
+/* Queues data for job_call_js; false when the environment is gone (data stays the caller's). */
+static bool channel_send(struct channel *ch, void *data)
+{
+    pthread_mutex_lock(&ch->mu);
+    bool is_sent = !ch->is_closed &&
+                   napi_call_threadsafe_function(ch->tsfn, data, napi_tsfn_blocking) == napi_ok;
+    pthread_mutex_unlock(&ch->mu);
+    return is_sent;
+}
+
+/* The threadsafe function's finalizer: the environment is going, or gone. */
+static void channel_closed(napi_env env, void *data, void *hint)
+{
+    (void)env;
+    (void)hint;
+    struct channel *ch = data;
+    pthread_mutex_lock(&ch->mu);
+    ch->is_closed = true;
+    pthread_mutex_unlock(&ch->mu);
+    channel_put(ch);
+}
 
 napi_value sbx_node_str(napi_env env, const char *s)
 {
@@ -103,7 +151,7 @@ bool sbx_node_job_post(struct job *j, int kind, const void *data, size_t len)
         return false;
     *m = (struct job_msg){.tag = MSG_TAG, .job = j, .kind = kind, .len = len};
     memcpy(m->data, data, len);
-    if (napi_call_threadsafe_function(j->tsfn, m, napi_tsfn_blocking) != napi_ok) {
+    if (!channel_send(j->channel, m)) {
         free(m);
         return false;
     }
@@ -113,7 +161,7 @@ bool sbx_node_job_post(struct job *j, int kind, const void *data, size_t len)
 static void job_call_js(napi_env env, napi_value cb, void *context, void *data)
 {
     (void)cb;
-    (void)context;
+    struct channel *ch = context;
     if (*(const uint32_t *)data == MSG_TAG) { /* both structs start with their tag */
         struct job_msg *m = data;
         if (env && m->job->message)
@@ -131,40 +179,155 @@ static void job_call_js(napi_env env, napi_value cb, void *context, void *data)
                                  error ? error : sbx_node_error(env, "SANDBOX_HOST_NOMEM", ""));
         if (j->keep)
             napi_delete_reference(env, j->keep);
+        if (--ch->jobs_in_flight == 0)
+            napi_unref_threadsafe_function(env, ch->tsfn);
     }
     j->destroy(j);
 }
 
+/* Job threads are kept for the next job (a thread start per run was ~1/4 of a trivial run's
+ * cost through the binding): an idle one takes the job, else a new one starts. Every job still
+ * has a thread of its own while it runs (a wasm guest's host call blocks its thread on the JS
+ * thread). At most IDLE_MAX wait; more end after their job. */
+#define IDLE_MAX 8
+
+struct job_thread {
+    struct job_thread *next; /* in the idle list */
+    pthread_cond_t cond;     /* with threads.lock: a job was assigned */
+    struct job *job;         /* under threads.lock */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct job_thread *idle;
+    size_t idle_count;
+} threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A forked child has none of the parent's threads: it must not hand jobs to them. */
+static void threads_after_fork(void)
+{
+    pthread_mutex_init(&threads.lock, NULL);
+    threads.idle = NULL;
+    threads.idle_count = 0;
+}
+
+static void job_run(struct job *j)
+{
+    struct channel *ch = j->channel; /* once sent, j is the JS thread's */
+    j->execute(j);
+    if (!channel_send(ch, j))
+        j->destroy(j); /* its environment is gone, and its promise with it */
+    channel_put(ch);
+}
+
 static void *job_thread(void *arg)
 {
-    struct job *j = arg;
-    napi_threadsafe_function tsfn = j->tsfn; /* j is freed on the JS thread once queued */
-    j->execute(j);
-    napi_call_threadsafe_function(tsfn, j, napi_tsfn_blocking);
-    napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+    struct job_thread *t = arg;
+    struct job *j = t->job;
+    for (;;) {
+        job_run(j);
+        pthread_mutex_lock(&threads.lock);
+        if (threads.idle_count >= IDLE_MAX) {
+            pthread_mutex_unlock(&threads.lock);
+            break;
+        }
+        t->job = NULL;
+        t->next = threads.idle;
+        threads.idle = t;
+        threads.idle_count++;
+        while (!t->job)
+            pthread_cond_wait(&t->cond, &threads.lock);
+        j = t->job;
+        pthread_mutex_unlock(&threads.lock);
+    }
+    pthread_cond_destroy(&t->cond);
+    free(t);
     return NULL;
+}
+
+static void threads_init(void)
+{
+    pthread_atfork(NULL, NULL, threads_after_fork);
+}
+
+/* Gives j to an idle job thread or a new one; false when no thread could start. */
+static bool job_thread_start(struct job *j)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, threads_init);
+    pthread_mutex_lock(&threads.lock);
+    struct job_thread *t = threads.idle;
+    if (t) {
+        threads.idle = t->next;
+        threads.idle_count--;
+        t->job = j;
+        pthread_cond_signal(&t->cond);
+    }
+    pthread_mutex_unlock(&threads.lock);
+    if (t)
+        return true;
+    if (!(t = calloc(1, sizeof(*t))))
+        return false;
+    t->job = j;
+    pthread_cond_init(&t->cond, NULL);
+    pthread_attr_t attr;
+    pthread_t id;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&id, &attr, job_thread, t);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return true;
+    pthread_cond_destroy(&t->cond);
+    free(t);
+    return false;
+}
+
+/* The environment's job channel, made on the first job; NULL if it cannot be. */
+static struct channel *job_channel(napi_env env)
+{
+    struct instance *inst = NULL;
+    if (napi_get_instance_data(env, (void **)&inst) != napi_ok || !inst)
+        return NULL;
+    if (inst->channel)
+        return inst->channel;
+    struct channel *ch = calloc(1, sizeof(*ch));
+    if (!ch)
+        return NULL;
+    pthread_mutex_init(&ch->mu, NULL);
+    ch->refs = 1;
+    if (napi_create_threadsafe_function(env, NULL, NULL, sbx_node_str(env, "sbx.job"), 0, 1, ch,
+                                        channel_closed, ch, job_call_js, &ch->tsfn) != napi_ok) {
+        pthread_mutex_destroy(&ch->mu);
+        free(ch);
+        return NULL;
+    }
+    napi_unref_threadsafe_function(env, ch->tsfn);
+    return inst->channel = ch;
 }
 
 napi_value sbx_node_job_start(napi_env env, struct job *j, napi_value keep)
 {
-    napi_value promise, name = sbx_node_str(env, "sbx.job");
+    napi_value promise;
     j->tag = JOB_TAG;
-    pthread_attr_t attr;
-    pthread_t t;
     if (napi_create_promise(env, &j->deferred, &promise) != napi_ok)
         goto fail;
-    if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, job_call_js,
-                                        &j->tsfn) != napi_ok)
+    struct channel *ch = job_channel(env);
+    if (!ch)
         goto fail_promise;
     if (keep)
         napi_create_reference(env, keep, 1, &j->keep);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, job_thread, j);
-    pthread_attr_destroy(&attr);
-    if (rc == 0)
+    pthread_mutex_lock(&ch->mu);
+    ch->refs++;
+    pthread_mutex_unlock(&ch->mu);
+    j->channel = ch;
+    if (ch->jobs_in_flight++ == 0)
+        napi_ref_threadsafe_function(env, ch->tsfn);
+    if (job_thread_start(j))
         return promise;
-    napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
+    if (--ch->jobs_in_flight == 0)
+        napi_unref_threadsafe_function(env, ch->tsfn);
+    channel_put(ch);
     if (j->keep)
         napi_delete_reference(env, j->keep);
 fail_promise:

@@ -12,6 +12,7 @@
 #include <sbx.h>
 
 struct job_msg;
+struct channel;
 
 /* One piece of work: execute on an own thread, then complete on the JS thread. */
 struct job {
@@ -23,8 +24,8 @@ struct job {
     /* Optional: handles a message execute() posted (JS thread); the caller frees msg. */
     void (*message)(napi_env env, struct job *j, const struct job_msg *msg);
     napi_deferred deferred;
-    napi_threadsafe_function tsfn;
-    napi_ref keep; /* the JS object the job works on, kept alive until completion */
+    struct channel *channel; /* to the JS thread of its environment (addon.c) */
+    napi_ref keep;           /* the JS object the job works on, kept alive until completion */
 };
 
 /* Starts j and returns its promise, or NULL with an exception pending. */

@@ -158,3 +158,48 @@ test('teardown: process.exit during a run and a pending host call exits cleanly'
   assert.equal(r.status, 7, r.stderr);
   assert.equal(r.stdout.trim(), 'exiting');
 });
+
+// worker_threads: each Worker is an environment of its own; when it goes, Node unloads the
+// addons it loaded and deletes their threadsafe functions.
+function runWorkers(body) {
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  const child = `
+    const { Worker } = require('node:worker_threads');
+    const src = ${JSON.stringify(`const sbx = require(${JSON.stringify(path.join(__dirname, '..'))});
+      const { parentPort } = require('node:worker_threads');
+      ${body}`)};
+    let left = 3;
+    for (let k = 0; k < 3; k++) {
+      const w = new Worker(src, { eval: true });
+      w.on('message', (m) => {
+        if (m === 'running') setTimeout(() => w.terminate(), 50);
+      });
+      w.on('exit', () => { if (--left === 0) console.log('all ended'); });
+    }`;
+  return spawnSync(process.execPath, ['-e', child], { encoding: 'utf8', timeout: 12000 });
+}
+
+test('worker_threads: a Worker that ran sandboxes ends, then the process exits cleanly', T, () => {
+  // Failed before the addon was linked -z nodelete: Node unloaded it (and libsbx) with the
+  // Worker, and libsbx's exit handler crashed the process at exit (SIGSEGV).
+  const r = runWorkers(`const sb = new sbx.WorkerSandbox();
+    (async () => { for (let i = 0; i < 20; i++) await sb.run('return context + 1', i); sb.dispose(); })();`);
+  assert.equal(r.signal, null, r.stderr);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'all ended');
+});
+
+test('worker_threads: a Worker terminated during a run does not take the process down', T, () => {
+  // Failed before the job channel: the run's thread called the Worker's deleted threadsafe
+  // function (abort in uv_mutex_lock, or SIGSEGV).
+  const r = runWorkers(`const sb = new sbx.WorkerSandbox();
+    (async () => {
+      for (let i = 0; i < 20; i++) await sb.run('return context + 1', i);
+      sb.run('for (;;) {}', null, { timeout: 1500 });
+      parentPort.postMessage('running');
+    })();`);
+  assert.equal(r.signal, null, r.stderr);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'all ended');
+});

@@ -130,6 +130,21 @@ test('worker: runs on one sandbox are queued, two sandboxes run in parallel', T,
   b.dispose();
 });
 
+test('worker: job threads are reused and still one per run in flight', T, async () => {
+  // More sandboxes at once than the addon keeps idle threads (8): each run gets a thread, the
+  // surplus threads end, the kept ones serve the next bursts and a long series.
+  const sbs = Array.from({ length: 12 }, () => new WorkerSandbox());
+  for (let burst = 0; burst < 3; burst++) {
+    const rs = await Promise.all(sbs.map((sb, i) => sb.run('return context + 1;', i * 10 + burst)));
+    assert.deepEqual(rs.map((r) => r.value), sbs.map((_, i) => i * 10 + burst + 1));
+  }
+  for (let i = 0; i < 200; i++) {
+    const r = await sbs[i % 12].run('return context * 3;', i);
+    assert.equal(r.value, i * 3);
+  }
+  sbs.forEach((sb) => sb.dispose());
+});
+
 test('worker: dispose is idempotent; later runs give SANDBOX_DISPOSED', T, async () => {
   const sb = new WorkerSandbox();
   sb.dispose();
