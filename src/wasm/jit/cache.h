@@ -69,11 +69,13 @@ void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 #define SBX__JIT_CACHE_OPTS_CHECKED SBX__JIT_CACHE_OPTS " checked"
 /* The partial images of hot-only batches (cache_hot.c): the batch and hot-set levels and the
  * bounds. */
-#define SBX__JIT_CACHE_OPTS_HOT                                                                    \
-    "hot batches " SBX__JIT_LARGE_PIPELINE                                                         \
-    " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) ", sets codegen " SBX__JIT_STR(               \
-        SBX__JIT_HOT_CODEGEN) "; bounds " SBX__JIT_STR(SBX__JIT_MAX_BODY_BYTES) " bytes,"          \
-                                                                                " " SBX__JIT_STR(SBX__JIT_MAX_FRAME_SLOTS) " slots"
+#define SBX__JIT_HOT_LEVELS                                                                        \
+    "hot batches " SBX__JIT_LARGE_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN)
+#define SBX__JIT_HOT_SETS ", sets codegen " SBX__JIT_STR(SBX__JIT_HOT_CODEGEN)
+#define SBX__JIT_HOT_BOUNDS                                                                        \
+    "; bounds " SBX__JIT_STR(SBX__JIT_MAX_BODY_BYTES) " bytes, " SBX__JIT_STR(                     \
+        SBX__JIT_MAX_FRAME_SLOTS) " slots"
+#define SBX__JIT_CACHE_OPTS_HOT SBX__JIT_HOT_LEVELS SBX__JIT_HOT_SETS SBX__JIT_HOT_BOUNDS
 
 struct wasm_instance;
 struct wasm_load_guard;
