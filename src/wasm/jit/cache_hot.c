@@ -9,7 +9,10 @@
  * stores that recompiling its whole hot set costs at most 1/UPGRADE_SHARE of it (earlier
  * processes' CPU counts too: the image carries it as credit), the worker recompiles the set as
  * one unit at the hot-set level (level.h: code near default<O2>'s, direct calls inside the set)
- * and that replaces the image. The store's thread never waits for any of it but at its end. */
+ * and that replaces the image. Never in the store that made the image's first batches: a long
+ * first run (bzip2) would pay the upgrade in the run the user waits for first; the next store
+ * (the next run, or a binding's next sandbox) pays it, from its first look, with the credit. The
+ * store's thread never waits for any of it but at its end. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -40,6 +43,7 @@ struct sbx__jit_hot {
     struct wasm_instance *inst; /* the instance its batches and upgrade are linked into */
     uint64_t set_bytes;         /* code bytes of the functions in im */
     bool needs_upgrade;         /* im holds batches (not one hot set at the hot-set level) */
+    bool was_kept;              /* im came from an earlier store (hot_link): not a first run */
     uint64_t credit_ns;         /* CPU of the processes before this one (the image's) */
     uint64_t start_cpu_ns;      /* the process's CPU clock when this record was made */
     uint64_t written_ns, written_cpu_ns;
@@ -137,6 +141,7 @@ bool sbx__wasm_jit_hot_link(struct wasm_instance *inst)
     if (is_linked) {
         h->im = im;
         h->needs_upgrade = !sbx__jit_image_is_upgraded(im);
+        h->was_kept = true;
         h->credit_ns = sbx__jit_image_credit(im);
         mark_linked(h, inst);
     } else {
@@ -196,8 +201,8 @@ void sbx__wasm_jit_hot_add(struct wasm_instance *inst, const struct wasm_lazy_it
 /* The CPU still to be spent before h's upgrade is within its budget (0: due), or UINT64_MAX. */
 static uint64_t due_in(const struct sbx__jit_hot *h)
 {
-    if (!h->needs_upgrade || !h->im)
-        return UINT64_MAX;
+    if (!h->needs_upgrade || !h->im || !h->was_kept)
+        return UINT64_MAX; /* never in a module's first run: it has its own target (issue 28) */
     uint64_t budget = UPGRADE_SHARE * SET_NS_PER_BYTE * h->set_bytes;
     uint64_t paid = h->credit_ns + spent_ns(h);
     return budget > paid ? budget - paid : 0;

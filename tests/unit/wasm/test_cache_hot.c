@@ -198,12 +198,12 @@ START_TEST(two_writers_leave_a_good_entry)
 }
 END_TEST
 
-/* The upgrade (cache_hot.c): once the process has spent the hot set's budget (for this module, a
- * few dozen bytes of code: milliseconds), the worker recompiles the set at the hot-set level and
- * that becomes the module's image (flag "upgraded", in memory and on disk), the results still
- * right; a later process links the upgraded image at its first look and, with CPU spent far past
- * the budget, compiles nothing (no second upgrade; the library's hook, where 1, counts LLVM
- * compiles). */
+/* The upgrade (cache_hot.c): never in the first process; in the second, once the processes have
+ * spent the hot set's budget (for this module, a few dozen bytes of code: milliseconds), the
+ * worker recompiles the set at the hot-set level and that becomes the module's image (flag
+ * "upgraded", in memory and on disk), the results still right; a third process links the upgraded
+ * image at its first look and, with CPU spent far past the budget, compiles nothing (no second
+ * upgrade; the library's hook, where 1, counts LLVM compiles). */
 static int compiles;
 
 void sbx__jit_test_pause(int where)
@@ -257,8 +257,22 @@ static void upgraded_run(int32_t k)
     ck_assert(!sbx__jit_llvm_is_loaded());
 }
 
+/* The first process never upgrades (its CPU is credit for the next): it ends without an
+ * upgraded image however long it runs. */
+static void first_run(int32_t k)
+{
+    struct wenv e;
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_ON);
+    run_until_native(&e, k);
+    for (double end = wenv_now_s() + 0.3; wenv_now_s() < end;) /* CPU far past the budget */
+        ck_assert_int_eq(wenv_call_i32(&e, "quick", NULL), sum(k));
+    ck_assert(!has_upgraded_image(k));
+    wenv_close(&e);
+}
+
 START_TEST(hot_set_is_upgraded_once_paid)
 {
+    in_child(first_run, 100);
     in_child(upgrade_run, 100);
     in_child(upgraded_run, 100);
 }
