@@ -1,6 +1,7 @@
 /* fuzz/fuzz_wasm_validate.c: libFuzzer target: decode and validate arbitrary bytes, and check
  * what validation promises the compiler and runtime (every index in range). Any crash, over-read,
  * leak, sanitizer report or broken promise is a bug; rejection is an ordinary outcome. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +10,40 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* An export's index is within the space of its kind. */
+static bool export_in_range(const struct wasm_module *m, const struct wasm_export *e)
+{
+    switch (e->kind) {
+    case WASM_EXTERN_FUNC:
+        return e->index < m->func_count;
+    case WASM_EXTERN_TABLE:
+        return e->index < m->table_count;
+    case WASM_EXTERN_MEMORY:
+        return e->index < m->mem_count;
+    case WASM_EXTERN_GLOBAL:
+        return e->index < m->global_count;
+    case WASM_EXTERN_TAG:
+        return e->index < m->tag_count;
+    default:
+        return false;
+    }
+}
+
+/* Multi-memory (3.0) allows any number of memories: each index must name one. */
 static void check_promises(const struct wasm_module *m)
 {
-    if (m->mem_count > 1 || m->func_count != m->func_import_count + m->func_def_count)
+    if (m->func_count != m->func_import_count + m->func_def_count)
         abort();
     for (uint32_t i = 0; i < m->func_count; i++) {
         if (m->func_type_idx[i] >= m->type_count)
             abort();
     }
     for (uint32_t i = 0; i < m->export_count; i++) {
-        const struct wasm_export *e = &m->exports[i];
-        if (e->kind == WASM_EXTERN_FUNC && e->index >= m->func_count)
+        if (!export_in_range(m, &m->exports[i]))
+            abort();
+    }
+    for (uint32_t i = 0; i < m->data_count; i++) {
+        if (m->datas[i].mode == WASM_SEG_ACTIVE && m->datas[i].mem_index >= m->mem_count)
             abort();
     }
     for (uint32_t i = 0; i < m->elem_count; i++) {

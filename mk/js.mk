@@ -71,7 +71,7 @@ FORCE:
 $(BUILD)/src/js/%.o: src/js/%.cpp $(DEPS_STAMP) | $(BUILD)/gen/.dir
 	@mkdir -p $(@D)
 	@echo "  CXX     $<"
-	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(MOZJS_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(DATED_START) $(CXX) $(CPPFLAGS) $(CXXFLAGS) $(MOZJS_CFLAGS) -MMD -MP -c $< -o $@ $(DATED_END)
 
 -include $(JS_CXX_OBJ:.o=.d)
 
@@ -83,9 +83,15 @@ TEST_DEPS += $(BUILD)/sbx
 BENCH_WORKER_RUNS ?= 10000
 # Whole processes (bench/worker/cli_bench.sh): `sbx eval`, `node -e`, `sbx policy check`.
 BENCH_CLI_RUNS ?= 100
+# Preloads (bench/worker/bench_preload.c): a library preloaded against the same in each body.
+BENCH_PRELOAD_ROUNDS ?= 5
+BENCH_PRELOAD_LIBS ?= /usr/share/nodejs/lodash/lodash.js:_ \
+                      /usr/share/javascript/moment/moment-with-locales.js:moment
 .PHONY: bench-worker
-bench-worker: $(BUILD)/bench/worker/bench_worker $(BUILD)/sbx $(JS_MODULE)
+bench-worker: $(BUILD)/bench/worker/bench_worker $(BUILD)/bench/worker/bench_preload $(BUILD)/sbx \
+              $(JS_MODULE)
 	$(BUILD)/bench/worker/bench_worker --runs $(BENCH_WORKER_RUNS) --node bench/worker/node_peer.js
+	$(BUILD)/bench/worker/bench_preload --rounds $(BENCH_PRELOAD_ROUNDS) $(BENCH_PRELOAD_LIBS:%=--lib %)
 	sh bench/worker/cli_bench.sh $(BUILD)/sbx "" $(BENCH_CLI_RUNS)
 
 # `make bench-jit`: policy.js.jit off against on, and Node, per run and on CPU-heavy snippets.

@@ -9,19 +9,30 @@ SERVE_LIBS    := $(shell pkg-config --libs $(SERVE_PKGS) jansson 2>/dev/null)
 CFLAGS_serve  := $(shell pkg-config --cflags $(SERVE_PKGS) 2>/dev/null)
 SERVE_MODULE  := $(BUILD)/lib/sbx/libsbx-serve.so
 SERVE_LOADER  := $(BUILD)/src/cli/cmd_serve.o
-SERVE_MOD_SRC := $(wildcard src/serve/*.c)
+SERVE_MOD_SRC := $(filter-out src/serve/runner_module.c,$(wildcard src/serve/*.c))
 SERVE_MOD_OBJ := $(SERVE_MOD_SRC:%.c=$(BUILD)/%.o)
+# The runners' module: their objects and jansson only (the jails they clone copy their mappings).
+SERVE_RUNNER_MODULE := $(BUILD)/lib/sbx/libsbx-serve-runner.so
+SERVE_RUNNER_OBJ    := $(addprefix $(BUILD)/src/serve/,runner.o exec.o batch.o frame.o base64.o \
+                                                       runner_module.o)
 
 $(SERVE_LOADER): CPPFLAGS += -DSBX_SERVE_MODULE_BUILD='"$(abspath $(SERVE_MODULE))"' \
-                             -DSBX_SERVE_MODULE_INSTALL='"$(PREFIX)/lib/sbx/libsbx-serve.so"'
+                             -DSBX_SERVE_MODULE_INSTALL='"$(PREFIX)/lib/sbx/libsbx-serve.so"' \
+                             -DSBX_SERVE_RUNNER_BUILD='"$(abspath $(SERVE_RUNNER_MODULE))"' \
+                             -DSBX_SERVE_RUNNER_INSTALL='"$(PREFIX)/lib/sbx/libsbx-serve-runner.so"'
 $(BUILD)/sbx: LDFLAGS += -Wl,--export-dynamic-symbol=sbx_*
-$(BUILD)/sbx: | $(SERVE_MODULE)
-all: $(SERVE_MODULE)
+$(BUILD)/sbx: | $(SERVE_MODULE) $(SERVE_RUNNER_MODULE)
+all: $(SERVE_MODULE) $(SERVE_RUNNER_MODULE)
 
 $(SERVE_MODULE): $(SERVE_MOD_OBJ) src/serve/module.map
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,--version-script=src/serve/module.map $(LDFLAGS) -o $@ $(SERVE_MOD_OBJ) \
 		$(SERVE_LIBS) -lm
+
+$(SERVE_RUNNER_MODULE): $(SERVE_RUNNER_OBJ) src/serve/module.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,--version-script=src/serve/module.map $(LDFLAGS) -o $@ $(SERVE_RUNNER_OBJ) \
+		$(shell pkg-config --libs jansson) -lm
 
 # Unit tests of serve's parts link its objects ahead of libsbx.a (TEST_COMMON_OBJ's place).
 SERVE_UNIT_BIN := $(filter $(BUILD)/tests/unit/serve/%,$(UNIT_BIN))

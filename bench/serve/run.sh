@@ -112,3 +112,6 @@ depth=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^sbx_serve_queue_de
 full=$(rss_kb)
 echo "idle: $idle KiB; with $depth runs queued: $full KiB ($(echo "$full $idle $depth" | awk '{printf "%.0f", ($1 - $2) * 1024 / $3}') bytes per queued run); load $(load)"
 stop_server
+
+echo
+BUILD=$BUILD sh "$(dirname "$0")/redis.sh" # the Redis queue (#25), same run

@@ -169,13 +169,25 @@ export interface ExecOptions extends RunOptions {
   stdin?: string;
 }
 
-export interface WorkerSandboxOptions {
+export interface SandboxOptions {
   policy?: PolicyInput;
   /** The default time limit of each run in ms (the policy's timeoutMs otherwise). */
   timeout?: number;
 }
 
-export interface ProcessSandboxOptions extends WorkerSandboxOptions {
+/** A script for options.preload: its source, or a name (for errors and stacks) and source. */
+export type Preload = string | { name: string; source: string };
+
+export interface WorkerSandboxOptions extends SandboxOptions {
+  /**
+   * Scripts each run sees already evaluated in its fresh realm, before the body, in order:
+   * compiled once per process, nothing they do in one run reaches the next. A bare source is
+   * named preload-N.js (N from 1). Their errors name them.
+   */
+  preload?: Preload[];
+}
+
+export interface ProcessSandboxOptions extends SandboxOptions {
   /** Runs code under this interpreter ("python3", "node", "sh"); sbx's own JS engine by default. */
   interpreter?: string;
 }

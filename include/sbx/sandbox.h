@@ -160,6 +160,23 @@ SBX_API sbx_err sbx_sandbox_run(sbx_sandbox *sb, const sbx_run_input *input, sbx
  * the guest. Safe from any thread and from signal-free contexts. */
 SBX_API void sbx_sandbox_abort(sbx_sandbox *sb);
 
+/* Adds a script every later run of sb sees already evaluated in its fresh realm, before the
+ * body, in the order added (worker tier only): a library loaded once, not in every body. name is
+ * its file name in errors and stacks; source is UTF-8, len bytes; both are copied. The script is
+ * compiled once per process and instantiated into each run's realm, so no state crosses runs.
+ * One that throws or does not compile fails each run with SANDBOX_EXECUTION_FAILED, the message
+ * naming it ("preload lib.js: SyntaxError: ... (lib.js, line 3, column 5)"). Returns
+ * SBX_E_INVALID_ARGUMENT (NULL argument, or another tier), SBX_E_DISPOSED, SBX_E_UNAVAILABLE (the
+ * engine module cannot load), SBX_E_NOMEM. Not while a run of sb is in progress. */
+SBX_API sbx_err sbx_sandbox_preload(sbx_sandbox *sb, const char *name, const char *source,
+                                    size_t len);
+
+/* Adds from's preloads to sb, after sb's own: the same compiled scripts, shared (no compile
+ * again). For a handle made for one run with another policy (a per-run timeout). Both worker
+ * tier; SBX_E_INVALID_ARGUMENT, SBX_E_DISPOSED, SBX_E_NOMEM. Not while a run of either is in
+ * progress. */
+SBX_API sbx_err sbx_sandbox_preload_from(sbx_sandbox *sb, const sbx_sandbox *from);
+
 /* Forgets an abort that sbx_sandbox_abort() remembered while no run was in progress, so that
  * a caller whose run has already returned can keep a late abort from ending the next one.
  * Safe from any thread; no effect when none is remembered. */

@@ -15,11 +15,13 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: sbx eval [--backend worker|process] [--interpreter NAME] [--context JSON|@FILE]\n"
-        "                [--timeout-ms N] [--memory-bytes N] [--policy FILE] CODE|@FILE|-\n\n"
+        "                [--timeout-ms N] [--memory-bytes N] [--policy FILE] [--preload FILE]...\n"
+        "                CODE|@FILE|-\n\n"
         "Evaluates CODE (the text of FILE, or of standard input for -) as the body of\n"
         "`function (context)` and prints one JSON object:\n"
         "{\"ok\",\"value\",\"stdout\",\"stderr\",\"stdoutTruncated\",\"stderrTruncated\","
         "\"error\",\"durationMs\",\"backend\"}.\n"
+        "--preload FILE (worker tier, repeatable) runs FILE's script in the realm first.\n"
         "Exit status: 0 ok, 1 the guest failed, 2 usage error or invalid policy.\n");
     cli_print_defaults(out);
 }
@@ -31,6 +33,7 @@ struct eval_opts {
     const char *policy_path;
     const char *timeout_ms;
     const char *memory_bytes;
+    struct cli_list preloads;
 };
 
 #define ROW(name, field, key)                                                                      \
@@ -44,6 +47,7 @@ static const struct cli_opt eval_opts_table[] = {
     ROW("policy", policy_path, NULL),
     ROW("timeout-ms", timeout_ms, "timeoutMs"),
     ROW("memory-bytes", memory_bytes, "memoryBytes"),
+    {"preload", CLI_OPT_LIST, offsetof(struct eval_opts, preloads), NULL, NULL},
 };
 #undef ROW
 
@@ -76,7 +80,27 @@ static bool context_has_nul(const char *arg, const char *ctx, size_t len)
     return nul != NULL;
 }
 
-static int run(sbx_backend backend, const sbx_policy *p, const sbx_run_input *in)
+/* Adds each --preload FILE to sb; returns -1, or the exit status after saying why not. */
+static int add_preloads(sbx_sandbox *sb, const struct cli_list *files)
+{
+    for (size_t i = 0; i < files->count; i++) {
+        size_t len = 0;
+        char *text = cli_read_file(files->items[i], &len);
+        if (!text)
+            return 2;
+        sbx_err e = sbx_sandbox_preload(sb, files->items[i], text, len);
+        free(text);
+        if (e) {
+            fprintf(stderr, "sbx: eval: --preload %s: %s (%s)\n", files->items[i],
+                    sbx_err_message(e), sbx_err_name(e));
+            return e == SBX_E_INVALID_ARGUMENT ? 2 : 1;
+        }
+    }
+    return -1;
+}
+
+static int run(sbx_backend backend, const sbx_policy *p, const sbx_run_input *in,
+               const struct cli_list *preloads)
 {
     sbx_sandbox *sb = NULL;
     sbx_result r = {0};
@@ -85,6 +109,11 @@ static int run(sbx_backend backend, const sbx_policy *p, const sbx_run_input *in
         fprintf(stderr, "sbx: eval: cannot create the %s sandbox: %s (%s)\n",
                 sbx_backend_name(backend), sbx_err_message(e), sbx_err_name(e));
         return 1;
+    }
+    int rc = add_preloads(sb, preloads);
+    if (rc >= 0) {
+        sbx_sandbox_destroy(sb);
+        return rc;
     }
     sbx_sandbox_run(sb, in, &r);
     char *json = sbx_result_to_json(&r);
@@ -111,7 +140,13 @@ int cli_eval(int argc, char **argv)
     /* The worker tier only runs sbx's own JavaScript: another interpreter would be ignored. */
     if (backend == SBX_BACKEND_WORKER && o.interpreter && o.interpreter[0] &&
         strcmp(o.interpreter, "sbx-js") != 0)
-        return cli_usage_error("eval", "--interpreter %s needs --backend process", o.interpreter);
+        rc = cli_usage_error("eval", "--interpreter %s needs --backend process", o.interpreter);
+    else if (backend != SBX_BACKEND_WORKER && o.preloads.count)
+        rc = cli_usage_error("eval", "--preload needs the worker tier");
+    if (rc >= 0) {
+        cli_opts_free(&eval_cmd, &o);
+        return rc;
+    }
     sbx_policy *p = cli_policy_load(o.policy_path);
     if (!p || cli_opts_apply(&p, &eval_cmd, &o)) {
         sbx_policy_destroy(p);
@@ -128,10 +163,11 @@ int cli_eval(int argc, char **argv)
             .context_json = context,
             .interpreter = o.interpreter,
         };
-        rc = run(backend, p, &in);
+        rc = run(backend, p, &in, &o.preloads);
     }
     free(code);
     free(context);
     sbx_policy_destroy(p);
+    cli_opts_free(&eval_cmd, &o);
     return rc;
 }

@@ -41,6 +41,10 @@ struct sbx__backend {
     void (*interrupt)(struct sbx__run *run);
     /* Frees open()'s state; safe after any failure, and when open() never ran. */
     void (*close)(struct sbx__run *run);
+    /* Optional (worker): adds a script every later run sees evaluated first (sandbox.h). */
+    sbx_err (*preload)(void *tier_handle, const char *name, const char *source, size_t len);
+    /* Optional (worker): adds from_handle's preloads to tier_handle's. */
+    sbx_err (*preload_from)(void *tier_handle, const void *from_handle);
 };
 
 extern const struct sbx__backend sbx__backend_worker;

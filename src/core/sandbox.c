@@ -196,6 +196,26 @@ void sbx_sandbox_clear_abort(sbx_sandbox *sb)
         sbx__abort_clear(&sb->abort);
 }
 
+sbx_err sbx_sandbox_preload(sbx_sandbox *sb, const char *name, const char *source, size_t len)
+{
+    if (!sb || !name || !source)
+        return SBX_E_INVALID_ARGUMENT;
+    if (sb->is_disposed)
+        return SBX_E_DISPOSED;
+    if (!sb->backend->preload)
+        return SBX_E_INVALID_ARGUMENT;
+    return sb->backend->preload(sb->tier_handle, name, source, len);
+}
+
+sbx_err sbx_sandbox_preload_from(sbx_sandbox *sb, const sbx_sandbox *from)
+{
+    if (!sb || !from || sb->backend != from->backend || !sb->backend->preload_from)
+        return SBX_E_INVALID_ARGUMENT;
+    if (sb->is_disposed || from->is_disposed)
+        return SBX_E_DISPOSED;
+    return sb->backend->preload_from(sb->tier_handle, from->tier_handle);
+}
+
 void sbx_sandbox_dispose(sbx_sandbox *sb)
 {
     if (!sb || sb->is_disposed)

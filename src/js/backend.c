@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "js/module.h"
 #include "js/worker.h"
 #include "util/alloc.h"
 
@@ -46,6 +47,69 @@ static void locale_of(const struct sbx_policy *p, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* The sandbox's state: its preloads, in the order added. */
+struct worker_handle {
+    struct sbx__js_script **preloads;
+    size_t preload_count;
+};
+
+static sbx_err worker_create(const struct sbx_policy *policy, void **tier_handle)
+{
+    (void)policy;
+    *tier_handle = sbx__calloc(1, sizeof(struct worker_handle));
+    return *tier_handle ? SBX_OK : SBX_E_NOMEM;
+}
+
+static void worker_dispose(void *tier_handle)
+{
+    struct worker_handle *h = tier_handle;
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->preload_count; i++)
+        sbx__js_script_release(h->preloads[i]);
+    sbx__free(h->preloads);
+    sbx__free(h);
+}
+
+/* Makes room for n more preloads. */
+static bool preloads_room(struct worker_handle *h, size_t n)
+{
+    struct sbx__js_script **grown =
+        sbx__reallocn(h->preloads, h->preload_count + n, sizeof(*grown));
+    if (grown)
+        h->preloads = grown;
+    return grown != NULL;
+}
+
+static sbx_err worker_preload(void *tier_handle, const char *name, const char *source, size_t len)
+{
+    struct worker_handle *h = tier_handle;
+    if (!sbx__js_module_load(NULL, 0))
+        return SBX_E_UNAVAILABLE;
+    if (!preloads_room(h, 1))
+        return SBX_E_NOMEM;
+    struct sbx__js_script *s = sbx__js_script_new(name, source, len);
+    if (!s)
+        return SBX_E_NOMEM;
+    h->preloads[h->preload_count++] = s;
+    return SBX_OK;
+}
+
+static sbx_err worker_preload_from(void *tier_handle, const void *from_handle)
+{
+    struct worker_handle *h = tier_handle;
+    const struct worker_handle *from = from_handle;
+    if (!from->preload_count)
+        return SBX_OK;
+    if (h == from || !preloads_room(h, from->preload_count))
+        return h == from ? SBX_E_INVALID_ARGUMENT : SBX_E_NOMEM;
+    for (size_t i = 0; i < from->preload_count; i++) {
+        sbx__js_script_ref(from->preloads[i]);
+        h->preloads[h->preload_count++] = from->preloads[i];
+    }
+    return SBX_OK;
+}
+
 static sbx_err worker_open(struct sbx__run *run)
 {
     const sbx_run_input *input = run->input;
@@ -67,6 +131,11 @@ static sbx_err worker_open(struct sbx__run *run)
     const char *tz = env_of(run->policy, "TZ");
     snprintf(in.tz, sizeof(in.tz), "%s", tz && strlen(tz) < sizeof(in.tz) ? tz : "");
     locale_of(run->policy, in.locale, sizeof(in.locale));
+    const struct worker_handle *h = run->tier_handle;
+    if (h) {
+        in.preloads = h->preloads;
+        in.preload_count = h->preload_count;
+    }
     run->state = sbx__js_job_create(&in);
     return run->state ? SBX_OK : SBX_E_NOMEM;
 }
@@ -152,6 +221,10 @@ static void worker_close(struct sbx__run *run)
 
 const struct sbx__backend sbx__backend_worker = {
     .name = "worker",
+    .create = worker_create,
+    .dispose = worker_dispose,
+    .preload = worker_preload,
+    .preload_from = worker_preload_from,
     .open = worker_open,
     .exec = worker_exec,
     .interrupt = worker_interrupt,

@@ -39,7 +39,15 @@ extern "C" {
 #define GC_SLACK_BYTES (8u * 1024u * 1024u)
 #define GC_EVERY_RUNS  64u
 
-enum phase { PHASE_SETUP, PHASE_CONTEXT, PHASE_COMPILE, PHASE_RUN, PHASE_SETTLE, PHASE_ENCODE };
+enum phase {
+    PHASE_SETUP,
+    PHASE_PRELOAD,
+    PHASE_CONTEXT,
+    PHASE_COMPILE,
+    PHASE_RUN,
+    PHASE_SETTLE,
+    PHASE_ENCODE
+};
 
 struct engine {
     pthread_t owner;
@@ -101,6 +109,20 @@ static void fail_memory(struct sm_run *run)
                   "guest exceeded its memory limit (memoryBytes)");
 }
 
+/* fail_limit, naming the preload that was running when the limit hit (never the body). */
+static bool fail_limit_in(struct sm_run *run, enum phase phase)
+{
+    if (!fail_limit(run))
+        return false;
+    if (phase == PHASE_PRELOAD && run->preload && run->out->message) {
+        char msg[MESSAGE_MAX];
+        snprintf(msg, sizeof(msg), "%s, in preload %s", run->out->message,
+                 sm_script_name(run->preload));
+        set_error(run->out, run->out->error, run->out->limit, msg);
+    }
+    return true;
+}
+
 /* Classifies a failed step: a stop or deadline beats a memory cap, which beats the error. The
  * description runs guest getters, which can themselves be stopped (issue 10, item 7). */
 static void fail_run(struct sm_run *run, enum phase phase)
@@ -109,13 +131,18 @@ static void fail_run(struct sm_run *run, enum phase phase)
     JS::ExceptionStack exc(cx);
     bool has_exc = JS_IsExceptionPending(cx) && JS::StealPendingExceptionStack(cx, &exc);
     JS_ClearPendingException(cx);
-    if (fail_limit(run))
+    if (fail_limit_in(run, phase))
         return;
     char msg[MESSAGE_MAX + 160] = "";
     append_c(msg, sizeof(msg),
              phase == PHASE_CONTEXT  ? "context is not valid JSON: "
              : phase == PHASE_ENCODE ? "return value cannot be encoded as JSON: "
                                      : "");
+    if (phase == PHASE_PRELOAD && run->preload) { /* never reported as the body's */
+        append_c(msg, sizeof(msg), "preload ");
+        append_c(msg, sizeof(msg), sm_script_name(run->preload));
+        append_c(msg, sizeof(msg), ": ");
+    }
     /* The AsyncFunction constructor names the async form's source after its (absent) caller;
      * its syntax errors have no file name at all. */
     struct sm_source_map map = {phase == PHASE_COMPILE ? "" : ASYNC_FILE, SM_BODY_FILE,
@@ -124,7 +151,7 @@ static void fail_run(struct sm_run *run, enum phase phase)
     bool ok = has_exc && sm_describe(cx, exc.exception(), exc.stack(),
                                      run->line_offset ? &map : nullptr, msg, sizeof(msg), &stack);
     JS_ClearPendingException(cx);
-    if (fail_limit(run)) {
+    if (fail_limit_in(run, phase)) {
         sbx__free(stack);
         return;
     }
@@ -361,6 +388,12 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
     *phase = PHASE_SETUP;
     if (!sm_console_install(cx, global) || !sm_platform_install(cx, global))
         return false;
+    *phase = PHASE_PRELOAD;
+    for (size_t i = 0; i < run->in->preload_count; i++) {
+        run->preload = reinterpret_cast<struct sm_script *>(run->in->preloads[i]);
+        if (!sm_script_run(cx, run->preload, &rval))
+            return false;
+    }
     *phase = PHASE_CONTEXT;
     if (!parse_context(cx, run->in, &ctx))
         return false;
@@ -388,6 +421,20 @@ static bool run_guest(struct sm_run *run, JS::HandleObject global, enum phase *p
         return false;
     *phase = PHASE_ENCODE;
     return encode(run, &rval);
+}
+
+/* The preloads' stencils, compiled (or decoded) once per thread, before the run's memory
+ * account starts: they stay cached for later runs. A preload that does not compile fails the
+ * run (its SyntaxError pending). */
+static bool prepare_scripts(struct sm_run *run, enum phase *phase)
+{
+    *phase = PHASE_PRELOAD;
+    for (size_t i = 0; i < run->in->preload_count; i++) {
+        run->preload = reinterpret_cast<struct sm_script *>(run->in->preloads[i]);
+        if (!sm_script_stencil(run->cx, run->preload))
+            return false;
+    }
+    return true;
 }
 
 /* The GC heap may grow by the run's cap over what is live now (dead realms of earlier runs are
@@ -454,7 +501,6 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
     /* Scripts compiled once per process (script.cpp): retired ones leave this thread's cache. */
     sm_scripts_sweep();
     set_gc_cap(&run, in->memory_bytes);
-    sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
     {
         JS::RealmOptions options;
         /* A registry's callbacks run within its run only (sm_cleanups_begin/_end). */
@@ -469,8 +515,10 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
             fail_run(&run, phase);
         } else {
             JSAutoRealm ar(cx, global);
+            bool is_prepared = prepare_scripts(&run, &phase);
+            sbx__js_account_begin(in->memory_bytes, on_over_cap, &run);
             sm_cleanups_begin(&run, JS::GetObjectRealmOrNull(global));
-            if (!run_guest(&run, global, &phase))
+            if (!is_prepared || !run_guest(&run, global, &phase))
                 fail_run(&run, phase);
             else
                 fail_memory(&run);

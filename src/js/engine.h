@@ -35,8 +35,11 @@ struct sbx__js_eval_in {
     uint64_t deadline_ns;      /* sbx__now_ns() clock; 0 = none */
     bool jit;                  /* policy.js.jit; must match the process's engine (sm_jit_mode) */
     char tz[65];               /* the policy's env TZ, "" = UTC */
-    char locale[36];           /* BCP 47 tag from the policy's env LC_ALL/LC_MESSAGES/LANG, "" */
-    sbx__js_atomic_int *stop;  /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
+    /* Scripts run in the realm before the body (sbx_sandbox_preload), held by the caller. */
+    struct sbx__js_script *const *preloads;
+    size_t preload_count;
+    char locale[36];          /* BCP 47 tag from the policy's env LC_ALL/LC_MESSAGES/LANG, "" */
+    sbx__js_atomic_int *stop; /* another thread stores SBX_E_TIMEOUT or SBX_E_ABORTED; or NULL */
     /* Called once *out is final, before the realm is collected (which takes a while for a big
      * heap), so a waiter can take the result early; sbx__js_eval touches *out no more after it. */
     void (*on_done)(void *arg);
@@ -68,6 +71,15 @@ bool sbx__js_can_throttle(void);
 
 /* Fixes the process's JIT mode (policy.js.jit) to jit unless a run already did. */
 void sbx__js_claim_jit(bool jit);
+
+/* A script compiled once per process and run in many realms (js/script.cpp): created with one
+ * reference (NULL on NOMEM; name and source copied), shared by sbx__js_script_ref. Releasing
+ * the last reference frees it; a released script's cached copies leave each thread's cache at
+ * that thread's next run. Thread-safe. */
+struct sbx__js_script;
+struct sbx__js_script *sbx__js_script_new(const char *name, const char *source, size_t len);
+void sbx__js_script_ref(struct sbx__js_script *s);
+void sbx__js_script_release(struct sbx__js_script *s);
 
 /* Zeroes out and sets the console caps. */
 void sbx__js_eval_out_init(struct sbx__js_eval_out *out, uint64_t max_output_bytes);

@@ -69,13 +69,19 @@ bool sm_append_prop(JSContext *cx, JS::HandleObject obj, const char *name, char 
 struct where {
     char file[FILE_MAX + 1];
     unsigned long line, column;
+    bool is_dynamic; /* a SyntaxError in code compiled at run time (eval, Function) */
+    unsigned long call_line, call_column; /* then: where that compile was called */
 };
 
 static void map_file(const struct sm_source_map *map, struct where *w)
 {
     if (map && map->from && strcmp(w->file, map->from) == 0) {
         snprintf(w->file, sizeof(w->file), "%s", map->to);
-        w->line = w->line > map->line_offset ? w->line - map->line_offset : w->line;
+        if (w->is_dynamic) /* the line is the eval'd code's own */
+            w->call_line =
+                w->call_line > map->line_offset ? w->call_line - map->line_offset : w->call_line;
+        else
+            w->line = w->line > map->line_offset ? w->line - map->line_offset : w->line;
     }
 }
 
@@ -83,10 +89,15 @@ static void map_file(const struct sm_source_map *map, struct where *w)
  * body's. Nothing when the line is unknown. */
 static void append_where(char *msg, size_t cap, const struct where *w)
 {
-    char text[FILE_MAX + 64];
+    char text[FILE_MAX + 128];
     if (w->line == 0)
         return;
-    if (strcmp(w->file, SM_BODY_FILE) == 0 || !w->file[0])
+    if (w->is_dynamic) /* never shown as the body's own line */
+        snprintf(text, sizeof(text),
+                 " (line %lu, column %lu of the code given to eval or Function, called at line "
+                 "%lu, column %lu)",
+                 w->line, w->column, w->call_line, w->call_column);
+    else if (strcmp(w->file, SM_BODY_FILE) == 0 || !w->file[0])
         snprintf(text, sizeof(text), " (line %lu, column %lu)", w->line, w->column);
     else
         snprintf(text, sizeof(text), " (%s, line %lu, column %lu)", w->file, w->line, w->column);
@@ -129,6 +140,19 @@ static void fix_compile_column(JSContext *cx, JS::HandleObject obj, struct where
         line == w->line && column == w->column)
         return;
     w->column++;
+    /* With a frame in the same file at another place, the compiler was called at run time
+     * (eval, Function): the position is in that code, which is named after the caller's file;
+     * the frame is where it was called. (A RegExp's pattern error has its caller's position;
+     * one from a self-hosted frame has another file.) */
+    JS::RootedString source(cx);
+    char frame_file[FILE_MAX + 1] = "";
+    if (!frame || (line == w->line && column == w->column) ||
+        JS::GetSavedFrameSource(cx, nullptr, frame, &source) != JS::SavedFrameResult::Ok)
+        return;
+    append_js(cx, frame_file, sizeof(frame_file), source, FILE_MAX);
+    w->is_dynamic = strcmp(frame_file, w->file) == 0;
+    w->call_line = line;
+    w->call_column = column;
 }
 
 /* The top frame of the stack captured where a non-Error value was thrown. */
@@ -195,16 +219,47 @@ static void take_stack(JSContext *cx, JSString *s, const struct sm_source_map *m
     sbx__buf_free(&mapped);
 }
 
+/* The stack of an error that has no frames (a compile error: the compiler runs before any
+ * frame): its first line and its own position, "    at FILE:L:C", so every guest error has one. */
+static char *position_stack(const char *head, size_t len, const struct where *w)
+{
+    char at[FILE_MAX + 64];
+    int n = snprintf(at, sizeof(at), "\n    at %s:%lu:%lu", w->file[0] ? w->file : SM_BODY_FILE,
+                     w->line, w->column);
+    char *s = static_cast<char *>(sbx__mallocn(len + (size_t)n + 1, 1));
+    if (s) {
+        memcpy(s, head, len);
+        memcpy(s + len, at, (size_t)n + 1);
+    }
+    return s;
+}
+
+/* *stack = head + "\n" + *stack (unchanged when out of memory). */
+static void prepend_head(char **stack, const char *head, size_t len)
+{
+    size_t n = strlen(*stack);
+    char *s = static_cast<char *>(sbx__mallocn(len + 1 + n + 1, 1));
+    if (!s)
+        return;
+    memcpy(s, head, len);
+    s[len] = '\n';
+    memcpy(s + len + 1, *stack, n + 1);
+    sbx__free(*stack);
+    *stack = s;
+}
+
 static bool describe_error(JSContext *cx, JS::HandleValue exc, const struct sm_source_map *map,
                            char *msg, size_t cap, char **stack)
 {
     JS::RootedObject obj(cx, &exc.toObject());
+    size_t head = strlen(msg);
     if (!sm_append_prop(cx, obj, "name", msg, cap))
         return false;
     append_c(msg, cap, ": ");
-    struct where w;
+    struct where w = {};
     if (!sm_append_prop(cx, obj, "message", msg, cap) || !error_where(cx, obj, &w))
         return false;
+    size_t head_end = strlen(msg);
     fix_compile_column(cx, obj, &w);
     map_file(map, &w);
     append_where(msg, cap, &w);
@@ -213,6 +268,8 @@ static bool describe_error(JSContext *cx, JS::HandleValue exc, const struct sm_s
         return false;
     if (s.isString())
         take_stack(cx, s.toString(), map, stack);
+    if (!*stack && w.line)
+        *stack = position_stack(msg + head, head_end - head, &w);
     return true;
 }
 
@@ -225,6 +282,7 @@ bool sm_describe(JSContext *cx, JS::HandleValue exc, JS::HandleObject thrown_at,
     struct sbx__buf b;
     sbx__buf_init(&b, PART_MAX);
     bool ok = sm_console_text(cx, exc, &b);
+    size_t head = strlen(msg);
     append_c(msg, cap, "uncaught ");
     if (ok && b.len) {
         size_t have = strlen(msg), n = sbx__js_utf8_cut(b.data, b.len, cap - 1 - have);
@@ -232,12 +290,15 @@ bool sm_describe(JSContext *cx, JS::HandleValue exc, JS::HandleObject thrown_at,
         msg[have + n] = '\0';
     }
     sbx__buf_free(&b);
-    struct where w;
+    size_t head_end = strlen(msg);
+    struct where w = {};
     frame_where(cx, thrown_at, &w);
     map_file(map, &w);
     append_where(msg, cap, &w);
     JS::RootedString text(cx);
     if (ok && thrown_at && JS::BuildStackString(cx, nullptr, thrown_at, &text) && text)
         take_stack(cx, text, map, stack);
+    if (*stack) /* frames alone: the first line says what was thrown, as an Error's does */
+        prepend_head(stack, msg + head, head_end - head);
     return ok;
 }

@@ -123,6 +123,23 @@ void sbx__js_engine_run(struct sbx__js_engine *e, const struct sbx__js_eval_in *
         in->on_done(in->on_done_arg);
 }
 
+struct sbx__js_script *sbx__js_script_new(const char *name, const char *source, size_t len)
+{
+    return loaded() ? mod->script_new(name, source, len) : NULL;
+}
+
+void sbx__js_script_ref(struct sbx__js_script *s)
+{
+    if (s) /* only a loaded module makes scripts */
+        mod->script_ref(s);
+}
+
+void sbx__js_script_release(struct sbx__js_script *s)
+{
+    if (s)
+        mod->script_release(s);
+}
+
 void sbx__js_claim_jit(bool jit)
 {
     if (loaded())

@@ -69,6 +69,9 @@ const struct sbx__js_module *sbx__js_module_open(unsigned abi, const struct sbx_
         .self_hosted_status = sbx__js_self_hosted_status,
         .self_hosted_write = sbx__js_self_hosted_write,
         .jit_claim = sbx__js_jit_claim,
+        .script_new = sbx__js_script_new,
+        .script_ref = sbx__js_script_ref,
+        .script_release = sbx__js_script_release,
     };
     if (abi != SBX_JS_MODULE_ABI || !h)
         return NULL;

@@ -9,7 +9,7 @@
 #include "core/engine_module.h" /* SBX_JS_STENCIL_NAME, where the module is */
 #include "js/engine.h"
 
-#define SBX_JS_MODULE_ABI  4
+#define SBX_JS_MODULE_ABI  5
 #define SBX_JS_MODULE_OPEN "sbx__js_module_open" /* the module's one exported symbol */
 
 struct sbx__js_host {
@@ -36,6 +36,9 @@ struct sbx__js_module {
     const char *(*self_hosted_status)(void);
     bool (*self_hosted_write)(const char *path, char *err, size_t errlen);
     bool (*jit_claim)(bool want);
+    struct sbx__js_script *(*script_new)(const char *name, const char *source, size_t len);
+    void (*script_ref)(struct sbx__js_script *s);
+    void (*script_release)(struct sbx__js_script *s);
 };
 
 /* The self-hosted stencil file (js/selfhosted.cpp), beside the module: the loader reads it

@@ -1,5 +1,5 @@
-/* js/script.cpp: scripts compiled once per process and run in many realms (sbx's built-ins,
- * a sandbox's preloads). A JS::Stencil may not cross runtimes, and each pool thread has its
+/* js/script.cpp: scripts compiled once per process and run in many realms (a sandbox's
+ * preloads). A JS::Stencil may not cross runtimes, and each pool thread has its
  * own (one instantiated in another runtime crashed that runtime's destructor: platform's
  * notes). So the first thread to need a script compiles it and keeps the encoded stencil for
  * the process; every other thread decodes its own copy (no parse) and keeps it in a small
@@ -13,6 +13,7 @@
 #include <js/experimental/JSStencil.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 extern "C" {
 #include "util/alloc.h"
@@ -22,7 +23,8 @@ extern "C" {
 #define CACHE_MAX 64
 
 struct sm_script {
-    std::atomic<int> refs;
+    std::atomic<int> refs;   /* owners and thread caches */
+    std::atomic<int> owners; /* sandboxes and their jobs: at 0 the script is retired */
     std::atomic<bool> is_retired;
     pthread_mutex_t lock; /* encoded */
     char *name;           /* the file name in stacks and messages */
@@ -59,10 +61,15 @@ struct sm_script *sm_script_new(const char *name, const char *source, size_t len
     if (!s)
         return nullptr;
     new (&s->refs) std::atomic<int>(1);
+    new (&s->owners) std::atomic<int>(1);
     new (&s->is_retired) std::atomic<bool>(false);
     pthread_mutex_init(&s->lock, nullptr);
     s->name = sbx__strdup(name);
-    s->source = sbx__strndup(source, len);
+    s->source = static_cast<char *>(sbx__mallocn(len + 1, 1)); /* NULs may be in strings */
+    if (s->source) {
+        memcpy(s->source, source, len);
+        s->source[len] = '\0';
+    }
     s->len = len;
     if (!s->name || !s->source) {
         sm_script_release(s);
@@ -86,8 +93,32 @@ void sm_script_release(struct sm_script *s)
 {
     if (!s)
         return;
-    s->is_retired.store(true);
+    if (s->owners.fetch_sub(1) == 1)
+        s->is_retired.store(true);
     script_unref(s);
+}
+
+void sm_script_ref(struct sm_script *s)
+{
+    s->owners.fetch_add(1);
+    s->refs.fetch_add(1);
+}
+
+extern "C" struct sbx__js_script *sbx__js_script_new(const char *name, const char *source,
+                                                     size_t len)
+{
+    return reinterpret_cast<struct sbx__js_script *>(sm_script_new(name, source, len));
+}
+
+extern "C" void sbx__js_script_ref(struct sbx__js_script *s)
+{
+    if (s)
+        sm_script_ref(reinterpret_cast<struct sm_script *>(s));
+}
+
+extern "C" void sbx__js_script_release(struct sbx__js_script *s)
+{
+    sm_script_release(reinterpret_cast<struct sm_script *>(s));
 }
 
 const char *sm_script_name(const struct sm_script *s)
@@ -124,6 +155,9 @@ void sm_scripts_thread_end(void)
 static void script_options(JS::CompileOptions &opts, const struct sm_script *s)
 {
     opts.setFileAndLine(s->name, 1);
+    /* Bytecode for every function now: a realm never parses the source again (a lazy one
+     * would be parsed in each realm at its first call). */
+    opts.setForceFullParse();
 }
 
 /* Compiles s on this thread and, the first time in the process, keeps its encoding (under

@@ -57,6 +57,7 @@ struct sm_run {
     JSContext *cx;
     uint64_t deaf_until_ns;     /* sbx__js_test_deaf_ms */
     unsigned line_offset;       /* taken off guest line numbers (the async form's header) */
+    struct sm_script *preload;  /* the preload being prepared or run, for its errors */
     bool is_oom;                /* the engine reported out of memory */
     bool is_buffer_oom;         /* an ArrayBuffer allocation went over the cap */
     uint64_t buffer_bytes;      /* ArrayBuffer contents allocated by this run */
@@ -172,7 +173,9 @@ struct sm_script;
 /* Copies name (its file name in stacks and messages) and source (UTF-8); NULL on NOMEM. */
 struct sm_script *sm_script_new(const char *name, const char *source, size_t len);
 
-/* Drops the creator's reference: threads drop their cached copies at their next sweep. */
+/* Adds and drops an owner's reference: once the last owner is gone, threads drop their cached
+ * copies at their next sweep. */
+void sm_script_ref(struct sm_script *s);
 void sm_script_release(struct sm_script *s);
 const char *sm_script_name(const struct sm_script *s);
 

@@ -38,6 +38,7 @@ struct sbx__js_job {
     _Atomic int stop; /* SBX_OK, SBX_E_TIMEOUT or SBX_E_ABORTED */
     char *code;
     char *context;
+    struct sbx__js_script **preloads; /* the job's own references (a sandbox may go first) */
     struct sbx__js_eval_in in;
     struct sbx__js_eval_out out;
 };
@@ -204,6 +205,16 @@ struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in)
     job->context = copy_text(in->context_json, in->context_len);
     job->in.code = job->code;
     job->in.context_json = job->context;
+    job->in.preload_count = 0;
+    if (in->preload_count) {
+        job->preloads = sbx__calloc(in->preload_count, sizeof(*job->preloads));
+        for (size_t i = 0; job->preloads && i < in->preload_count; i++) {
+            sbx__js_script_ref(in->preloads[i]);
+            job->preloads[i] = in->preloads[i];
+            job->in.preload_count++;
+        }
+    }
+    job->in.preloads = job->preloads;
     job->in.stop = &job->stop;
     job->in.on_done = job_done;
     job->in.on_done_arg = job;
@@ -212,7 +223,8 @@ struct sbx__js_job *sbx__js_job_create(const struct sbx__js_eval_in *in)
         sbx__buf_set_tap(&job->out.out, job_tap, job, SBX_STREAM_STDOUT);
         sbx__buf_set_tap(&job->out.err, job_tap, job, SBX_STREAM_STDERR);
     }
-    if (!job->code || (in->context_json && !job->context)) {
+    if (!job->code || (in->context_json && !job->context) ||
+        job->in.preload_count != in->preload_count) {
         sbx__js_job_release(job);
         return NULL;
     }
@@ -224,6 +236,9 @@ static void job_free(struct sbx__js_job *job)
     sbx__js_eval_out_free(&job->out);
     sbx__free(job->code);
     sbx__free(job->context);
+    for (size_t i = 0; i < job->in.preload_count; i++)
+        sbx__js_script_release(job->preloads[i]);
+    sbx__free(job->preloads);
     pthread_cond_destroy(&job->cond);
     pthread_mutex_destroy(&job->lock);
     pthread_mutex_destroy(&job->tap_lock);

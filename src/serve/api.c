@@ -134,6 +134,14 @@ bool api_submit(struct http_req *req, struct serve_req *sr, char id[SERVE_ID_MAX
         http_error(req, 503, 5, "the server is shutting down (draining); retry elsewhere");
         return false;
     }
+    const char *idem = http_header(req, "Idempotency-Key");
+    size_t idem_len = idem ? strlen(idem) : 0;
+    for (size_t i = 0; i < idem_len && idem_len <= 255; i++)
+        idem_len = idem[i] < 0x21 || idem[i] > 0x7e ? 256 : idem_len;
+    if (idem && (idem_len == 0 || idem_len > 255)) {
+        http_error(req, 400, 0, "Idempotency-Key: 1 to 255 printable ASCII characters");
+        return false;
+    }
     unsigned retry = 1;
     pthread_mutex_lock(&s->reload_lock);
     int limited = serve_keys_admit(s->keys, req->key.name, &retry);
@@ -148,7 +156,8 @@ bool api_submit(struct http_req *req, struct serve_req *sr, char id[SERVE_ID_MAX
     struct serve_job job = {.payload = sr->payload,
                             .payload_len = sr->payload_len,
                             .flags =
-                                (sr->wait ? 0 : SERVE_JOB_EVENTS) | (sr->is_js ? SERVE_JOB_JS : 0)};
+                                (sr->wait ? 0 : SERVE_JOB_EVENTS) | (sr->is_js ? SERVE_JOB_JS : 0),
+                            .idempotency_key = idem};
     serve_id_new(job.id);
     snprintf(job.key_name, sizeof(job.key_name), "%s", req->key.name);
     enum serve_q_rc rc = t ? serve_queue_enqueue(s->queue, &job, id) : SERVE_Q_NOMEM;
@@ -328,9 +337,14 @@ static bool find_run(struct http_req *req, enum serve_q_status *st, char **resul
 {
     char owner[SERVE_KEY_NAME_MAX] = "";
     *result = NULL;
-    if (!serve_id_valid(req->id) ||
-        serve_queue_get(serve_g->queue, req->id, st, owner, result, len) != SERVE_Q_OK ||
-        strcmp(owner, req->key.name) != 0) {
+    enum serve_q_rc rc = serve_id_valid(req->id)
+                             ? serve_queue_get(serve_g->queue, req->id, st, owner, result, len)
+                             : SERVE_Q_NOT_FOUND;
+    if (rc == SERVE_Q_UNAVAILABLE || rc == SERVE_Q_NOMEM) {
+        http_error(req, 503, 5, "the queue is %s; retry later", serve_q_rc_name(rc));
+        return false;
+    }
+    if (rc != SERVE_Q_OK || strcmp(owner, req->key.name) != 0) {
         free(*result);
         *result = NULL;
         http_error(req, 404, 0, "no run %s (ids are kept for config resultTtlSeconds)", req->id);
@@ -377,11 +391,15 @@ void api_delete_run(struct http_req *req)
     json_object_update(r, o);
     char *text = json_dumps(r, JSON_COMPACT | JSON_PRESERVE_ORDER);
     enum serve_q_status found = st;
-    serve_queue_cancel(serve_g->queue, req->id, text ? text : "{}", &found);
+    enum serve_q_rc rc = serve_queue_cancel(serve_g->queue, req->id, text ? text : "{}", &found);
     free(text);
     free(json);
     json_decref(o);
     json_decref(r);
+    if (rc == SERVE_Q_UNAVAILABLE) {
+        http_error(req, 503, 5, "the queue is unavailable; retry later");
+        return;
+    }
     http_json(req, 200,
               json_pack("{s:s,s:s,s:b}", "id", req->id, "status", serve_q_status_name(found),
                         "cancelled", found != SERVE_Q_DONE));

@@ -140,7 +140,24 @@ static const struct schema_field config_fields[] = {
      false, false, "one callback POST's bound (connect included)"},
     {"callbackQueueMax", SCH_UINT, OFF(callback_queue_max), 1, 1000000, "10000", NULL, NULL, false,
      false, "callbacks waiting to be sent at most (beyond: dropped, counted)"},
+    {"queue", SCH_STRING, OFF(queue), 0, 1023, "\"\"", NULL, NULL, false, false,
+     "where runs wait: \"\" = in this process; redis://[USER:PASSWORD@]HOST:PORT[/DB] = a Redis "
+     "shared by API and worker nodes on any machines (`--queue` overrides)"},
+    {"role", SCH_ENUM, OFF(role), 0, 0, "\"all\"", NULL, serve_role_names, false, false,
+     "api: accept requests and queue them; worker: claim and run them; all: both "
+     "(`--role` overrides; api and worker need a Redis queue)"},
+    {"node", SCH_STRING, OFF(node), 0, 100, "\"\"", NULL, NULL, false, false,
+     "this node's name among the queue's consumers and in metrics; \"\" = HOSTNAME-PID "
+     "(`--node` overrides; unique per process)"},
+    {"visibilityMs", SCH_UINT, OFF(visibility_ms), 100, 3600000, "30000", NULL, NULL, false, false,
+     "Redis queue: a claim not renewed for this long (its worker died, froze or lost Redis) "
+     "is taken over by another worker"},
+    {"maxAttempts", SCH_UINT, OFF(max_attempts), 1, 100, "3", NULL, NULL, false, false,
+     "Redis queue: claims of a run before it fails with SANDBOX_RUNNER_DIED (its workers were "
+     "lost each time); the embedded queue makes one"},
 };
+
+const char *const serve_role_names[] = {"all", "api", "worker", NULL};
 const struct schema serve_config_schema = {
     config_fields, sizeof(config_fields) / sizeof(config_fields[0]), sizeof(struct serve_config)};
 

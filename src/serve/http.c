@@ -293,6 +293,13 @@ static enum MHD_Result begin(struct serve_server *s, struct MHD_Connection *conn
                    status == 404 ? "no such endpoint" : "method not allowed here");
         return MHD_YES;
     }
+    if (req->route->needs_key && s->cfg.role == SERVE_ROLE_WORKER) {
+        http_error(req, 404, 0,
+                   "%s %s: this node only runs jobs (role worker); send requests "
+                   "to an API node",
+                   method, url);
+        return MHD_YES;
+    }
     if (req->route->needs_key && !authenticate(s, req))
         return MHD_YES;
     const char *cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);

@@ -25,17 +25,21 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: sbx serve [--config FILE] [--listen HOST:PORT] [--drain-ms N]\n"
+            "                 [--queue redis://[USER:PASSWORD@]HOST:PORT[/DB]]\n"
+            "                 [--role api|worker|all] [--node NAME]\n"
             "       sbx serve --check-config [--config FILE] | --config-reference | --openapi |\n"
             "                 --print-runtimes\n\n"
             "An HTTP execution service: the native API (/v1), Piston's API (/api/v2),\n"
             "/healthz, /readyz, /metrics. Guests run in runner processes, never in the server.\n"
             "Without API keys it listens on the loopback only. SIGTERM drains, SIGHUP reloads\n"
-            "keys and runtimes. docs/serve.md is the reference; the config's fields:\n\n");
+            "keys and runtimes. With --queue, API nodes (--role api) and worker nodes (--role\n"
+            "worker) on any machines share a Redis queue. docs/serve.md is the reference; the\n"
+            "config's fields:\n\n");
     serve_config_reference(out);
 }
 
 struct options {
-    const char *config, *listen, *drain_ms;
+    const char *config, *listen, *drain_ms, *queue, *role, *node;
     bool check, reference, openapi, runtimes;
 };
 
@@ -47,6 +51,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         const char **slot = !strcmp(a, "--config")     ? &o->config
                             : !strcmp(a, "--listen")   ? &o->listen
                             : !strcmp(a, "--drain-ms") ? &o->drain_ms
+                            : !strcmp(a, "--queue")    ? &o->queue
+                            : !strcmp(a, "--role")     ? &o->role
+                            : !strcmp(a, "--node")     ? &o->node
                                                        : NULL;
         if (slot && i + 1 < argc) {
             *slot = argv[++i];
@@ -91,6 +98,10 @@ static bool configure(struct serve_server *s, const struct options *o)
             return false;
         }
         s->cfg.drain_ms = ms;
+    }
+    if (!serve_cluster_configure(&s->cfg, o->queue, o->role, o->node, err, sizeof(err))) {
+        fprintf(stderr, "sbx: serve: %s\n", err);
+        return false;
     }
     if (s->cfg.runners == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -199,20 +210,23 @@ static int run_server(struct serve_server *s)
     qc.results_max_bytes = s->cfg.results_max_bytes;
     if (!load_tables(s, &s->cfg, &s->keys, &s->runtimes))
         return 2;
-    if (serve_queue_mem_create(&qc, &s->queue) != SERVE_Q_OK ||
-        !(s->pool =
-              serve_pool_create(s->queue, (unsigned)s->cfg.runners, (unsigned)s->cfg.runner_slots,
-                                s->cfg.batch_parallel, err, sizeof(err))) ||
+    if (!serve_cluster_open_queue(&s->cfg, &qc, &s->queue, err, sizeof(err)) ||
+        (s->cfg.role != SERVE_ROLE_API &&
+         !(s->pool =
+               serve_pool_create(s->queue, (unsigned)s->cfg.runners, (unsigned)s->cfg.runner_slots,
+                                 s->cfg.batch_parallel, err, sizeof(err)))) ||
         !(s->callbacks = serve_callbacks_create(&s->cfg)) ||
         !serve_http_start(s, err, sizeof(err))) {
         fprintf(stderr, "sbx serve: %s\n", err[0] ? err : "out of memory");
         return 1;
     }
+    unsigned long long runners = s->pool ? (unsigned long long)s->cfg.runners : 0; /* api */
     fprintf(stderr,
-            "sbx serve: %llu runner(s) x %llu slot(s), %zu runtime(s), %s queue "
-            "(at most %llu runs)\n",
-            (unsigned long long)s->cfg.runners, (unsigned long long)s->cfg.runner_slots,
-            s->runtimes->count, s->queue->ops->name, (unsigned long long)s->cfg.queue_max);
+            "sbx serve: %llu runner(s) for JavaScript + %llu for jails, x %llu slot(s), %zu "
+            "runtime(s), %s queue (at most %llu runs), role %s, node %s\n",
+            runners, runners, (unsigned long long)s->cfg.runner_slots, s->runtimes->count,
+            s->queue->ops->name, (unsigned long long)s->cfg.queue_max,
+            serve_role_names[s->cfg.role], s->cfg.node);
     for (;;) {
         int sig = 0;
         if (sigwait(&set, &sig) != 0)
@@ -228,6 +242,7 @@ static int run_server(struct serve_server *s)
     api_stop_janitor();
     serve_callbacks_destroy(s->callbacks);
     serve_queue_close(s->queue);
+    serve_pool_drain(s->pool, s->cfg.drain_ms);
     serve_pool_destroy(s->pool);
     serve_queue_destroy(s->queue);
     fprintf(stderr, "sbx serve: stopped\n");

@@ -170,6 +170,20 @@ static void own_metrics(FILE *out)
           "Runner processes started again after one died.", "counter", ps.restarted);
     gauge(out, "sbx_serve_draining", "1 while SIGTERM drains the server.", "gauge",
           atomic_load(&s->is_draining) ? 1 : 0);
+    gauge(out, "sbx_serve_queue_up", "1 while the queue answers (Redis reachable).", "gauge",
+          qs.is_healthy ? 1 : 0);
+    gauge(out, "sbx_serve_queue_claims_total", "Claims of runs by workers, every attempt.",
+          "counter", qs.claims);
+    gauge(out, "sbx_serve_queue_takeovers_total",
+          "Claims taken over from a worker that stopped renewing them (died, froze, lost Redis).",
+          "counter", qs.takeovers);
+    gauge(out, "sbx_serve_queue_retries_total", "Attempts after a run's first.", "counter",
+          qs.retries);
+    gauge(out, "sbx_serve_queue_failed_total",
+          "Runs failed because every attempt's worker was lost (maxAttempts).", "counter",
+          qs.failed);
+    if (s->queue->ops->metrics)
+        s->queue->ops->metrics(s->queue, out);
     pthread_mutex_lock(&M.lock);
     fprintf(out, "# HELP sbx_serve_http_requests_total HTTP requests by route and status.\n"
                  "# TYPE sbx_serve_http_requests_total counter\n");

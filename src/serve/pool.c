@@ -64,6 +64,17 @@ struct serve_pool {
     uint64_t next_tag, restarted, batch_parallel;
     bool is_closing;
     char exe[PATH_MAX];
+    /* a shared queue (#25): nothing local enqueues, so a claimer thread per runner class waits
+     * in claim() for its lane (one thread for both would sit in a read of the lane that had
+     * room when it began, while the other's slots came free) */
+    bool is_remote;
+    struct claimer {
+        struct serve_pool *pool;
+        int class;
+        pthread_t thread;
+        bool is_started;
+    } claimers[CLASSES];
+    pthread_cond_t room; /* a slot may have come free, or the pool closes */
 };
 
 static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -209,8 +220,59 @@ static size_t dispatch(struct serve_pool *p, struct outgoing *out, size_t max)
     return n;
 }
 
+/* A shared queue's claimer for one runner class: while that class has a free slot, waits in
+ * claim() for its lane (a worker node gets no local wake-up when an API node enqueues) and
+ * sends what it gets. A claim whose slot went meanwhile (its runner died) waits for another. */
+static void *claimer_main(void *arg)
+{
+    struct claimer *me = arg;
+    struct serve_pool *p = me->pool;
+    pthread_mutex_lock(&p->lock);
+    while (!p->is_closing) {
+        if (!free_runner(p, me->class)) {
+            pthread_cond_wait(&p->room, &p->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&p->lock);
+        struct flight *f = calloc(1, sizeof(*f));
+        enum serve_q_rc rc = f ? serve_queue_claim(p->q, "pool", SERVE_LANE_BIT(me->class), 1000,
+                                                   on_cancel, f, &f->claim)
+                               : SERVE_Q_NOMEM;
+        pthread_mutex_lock(&p->lock);
+        if (rc != SERVE_Q_OK) {
+            free(f);
+            if (rc == SERVE_Q_CLOSED)
+                break;
+            continue; /* EMPTY, or Redis away: claim() waited out its timeout */
+        }
+        while (!p->is_closing && !free_runner(p, me->class))
+            pthread_cond_wait(&p->room, &p->lock);
+        if (p->is_closing) {
+            serve_queue_claim_free(&f->claim); /* never sent: its claim expires, another runs it */
+            free(f);
+            break;
+        }
+        struct outgoing out;
+        assign(p, f, free_runner(p, me->class), &out);
+        pthread_mutex_unlock(&p->lock);
+        write_frame(out.runner, out.gen, FRAME_RUN, out.tag, out.payload, out.len);
+        free(out.payload);
+        pthread_mutex_lock(&p->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
 void serve_pool_pump(struct serve_pool *p)
 {
+    if (!p)
+        return;
+    if (p->is_remote) { /* the claimers claim: tell them a slot may be free */
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_broadcast(&p->room);
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
     struct outgoing sent[64];
     for (;;) {
         pthread_mutex_lock(&p->lock);
@@ -337,6 +399,11 @@ static void runner_died(struct runner_proc *r)
     char *json = serve_error_result(SBX_E_RUNNER_DIED, msg);
     for (struct flight *f = lost, *next; f; f = next, failed++) {
         next = f->next;
+        if (is_closing && p->is_remote) { /* left to another worker: its claim expires */
+            serve_queue_claim_free(&f->claim);
+            free(f);
+            continue;
+        }
         complete(p, f, json ? json : "{}", json ? strlen(json) : 2);
     }
     free(json);
@@ -394,6 +461,8 @@ struct serve_pool *serve_pool_create(struct serve_queue *q, unsigned runners, un
     }
     p->exe[n] = '\0';
     p->q = q;
+    p->is_remote = serve_cluster_is_remote(q);
+    pthread_cond_init(&p->room, NULL);
     p->n = runners;
     p->slots = slots;
     p->batch_parallel = batch_parallel;
@@ -420,11 +489,50 @@ struct serve_pool *serve_pool_create(struct serve_queue *q, unsigned runners, un
             return NULL;
         }
     }
+    for (int c = 0; p->is_remote && c < CLASSES; c++) {
+        struct claimer *cl = &p->claimers[c];
+        *cl = (struct claimer){.pool = p, .class = c};
+        if (!(cl->is_started = pthread_create(&cl->thread, NULL, claimer_main, cl) == 0)) {
+            snprintf(err, errlen, "cannot start a claimer thread: %s", strerror(errno));
+            serve_pool_destroy(p);
+            return NULL;
+        }
+    }
     return p;
+}
+
+void serve_pool_drain(struct serve_pool *p, uint64_t ms)
+{
+    if (!p || !p->is_remote)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)(ms / 1000);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        unsigned busy = 0;
+        for (unsigned i = 0; i < p->n; i++)
+            busy += p->runners[i].count;
+        if (busy == 0 || pthread_cond_timedwait(&p->room, &p->lock, &until) != 0) {
+            if (busy)
+                log_line("drain time is over: %u run(s) left to other workers (their claims "
+                         "expire after visibilityMs)",
+                         busy);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
 }
 
 void serve_pool_abort_all(struct serve_pool *p)
 {
+    if (!p)
+        return;
     pthread_mutex_lock(&p->lock);
     for (unsigned i = 0; i < p->n; i++) {
         for (struct flight *f = p->runners[i].flights; f; f = f->next)
@@ -450,6 +558,8 @@ static void add_names(char *dst, size_t cap, const char *hello, const char *key)
 void serve_pool_stats(struct serve_pool *p, struct serve_pool_stats *out)
 {
     memset(out, 0, sizeof(*out));
+    if (!p)
+        return;
     pthread_mutex_lock(&p->lock);
     out->restarted = p->restarted;
     out->runners = p->n;
@@ -467,6 +577,8 @@ void serve_pool_stats(struct serve_pool *p, struct serve_pool_stats *out)
 
 void serve_pool_metrics(struct serve_pool *p, FILE *out)
 {
+    if (!p)
+        return;
     char *texts[256] = {0};
     unsigned n = p->n < 256 ? p->n : 256;
     pthread_mutex_lock(&p->metrics_lock);
@@ -502,7 +614,12 @@ void serve_pool_destroy(struct serve_pool *p)
         return;
     pthread_mutex_lock(&p->lock);
     p->is_closing = true;
+    pthread_cond_broadcast(&p->room);
     pthread_mutex_unlock(&p->lock);
+    for (int c = 0; c < CLASSES; c++) {
+        if (p->claimers[c].is_started) /* the queue was closed: their claim() returns */
+            pthread_join(p->claimers[c].thread, NULL);
+    }
     for (unsigned i = 0; i < p->n; i++) {
         struct runner_proc *r = &p->runners[i];
         pthread_mutex_lock(&r->write_lock);

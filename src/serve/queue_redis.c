@@ -21,7 +21,7 @@
 
 static const char *const lane_names[RQ_LANES] = {"jail", "js"};
 
-/* The lane of a job's flags (a stream each). */
+/* The lane of a job's flags: a stream each. */
 static int lane_of(uint32_t flags)
 {
     return (int)serve_job_lane(flags);
@@ -296,6 +296,8 @@ static enum serve_q_rc rq_claim(struct serve_queue *base, const char *consumer, 
     memset(out, 0, sizeof(*out));
     uint64_t deadline = rq_now_ms() + (timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
     lanes &= (1u << RQ_LANES) - 1;
+    if (!lanes)
+        return SERVE_Q_EMPTY;
     for (;;) {
         if (is_closed(q))
             return SERVE_Q_CLOSED;

@@ -25,6 +25,7 @@ enum rq_script {
     RQ_PUBLISH,
     RQ_COMPLETE,
     RQ_CANCEL,
+    RQ_GC,
     RQ_SCRIPTS,
 };
 

@@ -196,7 +196,8 @@ static bool login(struct rq_pool *p, redisContext *c)
         if (redisGetReply(c, (void **)&r) != REDIS_OK)
             return false;
         if (r->type == REDIS_REPLY_ERROR) {
-            fprintf(stderr, "sbx serve: redis %s:%d: %s\n", a->host, a->port, r->str);
+            if (is_ok) /* the first says why (a bad password: the scripts' NOAUTH follow) */
+                fprintf(stderr, "sbx serve: redis %s:%d: %s\n", a->host, a->port, r->str);
             is_ok = false;
         } else if (i >= first_script && r->type == REDIS_REPLY_STRING && r->len == 40) {
             pthread_mutex_lock(&p->lock);

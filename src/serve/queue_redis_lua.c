@@ -275,7 +275,31 @@ static const char cancel_lua[] = PRELUDE
     "end\n"
     "return st[1]\n";
 
+/* ARGV: p maxIdleMs nlanes lane...: deletes the group's consumers that hold nothing and have
+ * not read for maxIdleMs (workers gone: every restart of a node is a new consumer). Atomic, so
+ * a consumer with pending entries is never deleted (that would drop its claims); a live one
+ * reads at least every second, and one that comes back is made again by its next read. */
+static const char gc_lua[] =
+    "local p, maxidle, n = ARGV[1], tonumber(ARGV[2]), 0\n"
+    "local function field(flat, name)\n"
+    "  for i = 1, #flat, 2 do if flat[i] == name then return flat[i + 1] end end\n"
+    "end\n"
+    "for i = 4, 3 + tonumber(ARGV[3]) do\n"
+    "  local s = p .. 'jobs:' .. ARGV[i]\n"
+    "  local cs = redis.pcall('XINFO', 'CONSUMERS', s, 'workers')\n"
+    "  if not cs.err then\n"
+    "    for _, c in ipairs(cs) do\n"
+    "      if field(c, 'pending') == 0 and field(c, 'idle') > maxidle then\n"
+    "        redis.call('XGROUP', 'DELCONSUMER', s, 'workers', field(c, 'name'))\n"
+    "        n = n + 1\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
+    "return n\n";
+
 const char *const rq_script_text[RQ_SCRIPTS] = {
     [RQ_ENQUEUE] = enqueue_lua, [RQ_CLAIM] = claim_lua,       [RQ_HEARTBEAT] = heartbeat_lua,
     [RQ_PUBLISH] = publish_lua, [RQ_COMPLETE] = complete_lua, [RQ_CANCEL] = cancel_lua,
+    [RQ_GC] = gc_lua,
 };

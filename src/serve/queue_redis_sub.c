@@ -232,16 +232,54 @@ static bool wait_active(struct rq *q, struct serve_sub *s)
     return s->chan && s->chan->state == CH_ACTIVE;
 }
 
+/* Whether run id exists: OK, NOT_FOUND, UNAVAILABLE. */
+static enum serve_q_rc run_exists(struct rq *q, const char *id)
+{
+    struct rq_conn *c = rq_get(&q->pool);
+    if (!c)
+        return SERVE_Q_UNAVAILABLE;
+    redisReply *r = redisCommand(c->c, "EXISTS %srun:%s", q->prefix, id);
+    rq_put(&q->pool, c);
+    enum serve_q_rc rc = !r || r->type != REDIS_REPLY_INTEGER ? SERVE_Q_UNAVAILABLE
+                         : r->integer                         ? SERVE_Q_OK
+                                                              : SERVE_Q_NOT_FOUND;
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Adds s to its run's channel (made if new) and asks the pub/sub thread for it; the lock is
+ * held. False on NOMEM. */
+static bool join_chan(struct rq *q, struct serve_sub *s)
+{
+    struct rq_chan *c = find_chan(q, s->id);
+    if (!c && (c = calloc(1, sizeof(*c)))) {
+        memcpy(c->id, s->id, SERVE_ID_MAX);
+        c->state = CH_WANT;
+        c->next = q->chans;
+        q->chans = c;
+    }
+    if (!c)
+        return false;
+    s->chan = c;
+    s->next = c->subs;
+    c->subs = s;
+    if (c->state != CH_ACTIVE)
+        wake(q);
+    return true;
+}
+
+/* A run known to exist gets a subscription even while the pub/sub connection is not (yet)
+ * listening: its replay then happens when Redis confirms the channel (so a waiting request is
+ * not left without its result because that connection was slow to come back). */
 enum serve_q_rc rq_subscribe(struct serve_queue *base, const char *id, uint64_t after_seq,
                              bool result_only, serve_event_fn fn, void *user,
                              struct serve_sub **out)
 {
     struct rq *q = (struct rq *)base;
-    struct serve_sub *s = calloc(1, sizeof(*s));
-    if (!s || !serve_id_valid(id)) {
-        free(s);
-        return s ? SERVE_Q_NOT_FOUND : SERVE_Q_NOMEM;
-    }
+    enum serve_q_rc rc = serve_id_valid(id) ? run_exists(q, id) : SERVE_Q_NOT_FOUND;
+    struct serve_sub *s = rc == SERVE_Q_OK ? calloc(1, sizeof(*s)) : NULL;
+    if (!s)
+        return rc == SERVE_Q_OK ? SERVE_Q_NOMEM : rc;
     *s = (struct serve_sub){.q = q,
                             .fn = fn,
                             .user = user,
@@ -251,23 +289,11 @@ enum serve_q_rc rq_subscribe(struct serve_queue *base, const char *id, uint64_t 
                             .refs = 1};
     memcpy(s->id, id, SERVE_ID_MAX);
     pthread_mutex_lock(&q->sub_lock);
-    struct rq_chan *c = find_chan(q, id);
-    if (!c && (c = calloc(1, sizeof(*c)))) {
-        memcpy(c->id, id, SERVE_ID_MAX);
-        c->state = CH_WANT;
-        c->next = q->chans;
-        q->chans = c;
-    }
-    if (c) {
-        s->chan = c;
-        s->next = c->subs;
-        c->subs = s;
-        if (c->state != CH_ACTIVE)
-            wake(q);
-    }
-    bool is_active = c && wait_active(q, s);
+    bool is_joined = join_chan(q, s), is_active = is_joined && wait_active(q, s);
+    if (is_joined && !is_active)
+        s->chan->needs_sync = true; /* on_confirm replays it */
     pthread_mutex_unlock(&q->sub_lock);
-    enum serve_q_rc rc = !c ? SERVE_Q_NOMEM : is_active ? sync_sub(q, s) : SERVE_Q_UNAVAILABLE;
+    rc = !is_joined ? SERVE_Q_NOMEM : is_active ? sync_sub(q, s) : SERVE_Q_OK;
     if (rc != SERVE_Q_OK) {
         rq_unsubscribe(base, s);
         return rc;
@@ -621,10 +647,27 @@ static void beat_round(struct rq *q)
     free(b);
 }
 
+/* Deletes consumers of nodes gone (idle 10 visibility periods, at least 1 s, holding nothing). */
+static void gc_round(struct rq *q)
+{
+    static const char *const lanes[RQ_LANES] = {"jail", "js"};
+    char idle[24];
+    uint64_t ms = q->base.cfg.visibility_ms * 10;
+    snprintf(idle, sizeof(idle), "%llu", (unsigned long long)(ms < 1000 ? 1000 : ms));
+    const char *argv[3 + RQ_LANES] = {q->prefix, idle, "2", lanes[0], lanes[1]};
+    size_t lens[3 + RQ_LANES];
+    for (int i = 0; i < 3 + RQ_LANES; i++)
+        lens[i] = strlen(argv[i]);
+    struct rq_conn *c = rq_get(&q->pool);
+    if (c)
+        freeReplyObject(rq_eval(&q->pool, c, RQ_GC, 3 + RQ_LANES, argv, lens));
+    rq_put(&q->pool, c);
+}
+
 static void *beat_main(void *arg)
 {
     struct rq *q = arg;
-    uint64_t every = q->base.cfg.visibility_ms / 3;
+    uint64_t every = q->base.cfg.visibility_ms / 3, rounds = 0;
     every = every < 10 ? 10 : every;
     pthread_mutex_lock(&q->beat_lock);
     while (!q->is_stopping) {
@@ -641,6 +684,8 @@ static void *beat_main(void *arg)
             break;
         pthread_mutex_unlock(&q->beat_lock);
         beat_round(q);
+        if (rounds++ % 100 == 0)
+            gc_round(q);
         pthread_mutex_lock(&q->beat_lock);
     }
     pthread_mutex_unlock(&q->beat_lock);

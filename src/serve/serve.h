@@ -52,7 +52,16 @@ struct serve_config {
     uint64_t wait_max_ms, drain_ms;
     bool callback_allow_private;
     uint64_t callback_timeout_ms, callback_queue_max;
+    /* across machines (#25): the queue, this node's role and name, claims' timings */
+    char *queue; /* "" = the embedded queue; redis://[USER:PASSWORD@]HOST:PORT[/DB] */
+    int role;    /* SERVE_ROLE_* */
+    char *node;  /* "" = HOSTNAME-PID */
+    uint64_t visibility_ms, max_attempts;
 };
+
+/* What a node does: accept requests (api), run them (worker), or both (all, the default). */
+enum serve_role { SERVE_ROLE_ALL = 0, SERVE_ROLE_API = 1, SERVE_ROLE_WORKER = 2 };
+extern const char *const serve_role_names[];
 
 extern const struct schema serve_config_schema;
 extern const struct schema serve_key_schema;
@@ -65,6 +74,18 @@ bool serve_config_parse(const char *text, size_t len, struct serve_config *cfg, 
 void serve_config_free(struct serve_config *cfg);
 /* The reference of every field as Markdown (docs/serve.md, `sbx serve --config-reference`). */
 void serve_config_reference(FILE *out);
+
+/* ---- across machines (cluster.c, #25) ----------------------------------------------------- */
+
+/* Applies --queue, --role, --node (each may be NULL) over the config and checks the result: api
+ * and worker roles need a shared queue; an empty node name becomes HOSTNAME-PID. */
+bool serve_cluster_configure(struct serve_config *cfg, const char *queue, const char *role,
+                             const char *node, char *err, size_t errlen);
+/* The config's queue: Redis when cfg->queue is set, else the embedded one. */
+bool serve_cluster_open_queue(const struct serve_config *cfg, struct serve_queue_config *qc,
+                              struct serve_queue **out, char *err, size_t errlen);
+/* Whether q is shared with other processes (nothing local calls pump on an enqueue). */
+bool serve_cluster_is_remote(const struct serve_queue *q);
 
 /* ---- keys, limits (auth.c) --------------------------------------------------------------- */
 
@@ -180,6 +201,10 @@ struct serve_pool *serve_pool_create(struct serve_queue *q, unsigned runners, un
 void serve_pool_pump(struct serve_pool *p);
 /* Aborts every run in flight (drain's end). */
 void serve_pool_abort_all(struct serve_pool *p);
+/* A shared queue's worker, shutting down (the queue closed: no new claims): waits up to ms for
+ * the runs in flight; those left are not completed here, their claims expire and another worker
+ * runs them. Nothing for the embedded queue. */
+void serve_pool_drain(struct serve_pool *p, uint64_t ms);
 void serve_pool_stats(struct serve_pool *p, struct serve_pool_stats *out);
 /* Every runner's Prometheus text, merged (a runner label on each sample), appended to out. */
 void serve_pool_metrics(struct serve_pool *p, FILE *out);

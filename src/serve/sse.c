@@ -187,9 +187,14 @@ void api_events(struct http_req *req)
     enum serve_q_status st;
     char owner[SERVE_KEY_NAME_MAX] = "", *result = NULL;
     size_t len;
-    if (!serve_id_valid(req->id) ||
-        serve_queue_get(serve_g->queue, req->id, &st, owner, &result, &len) != SERVE_Q_OK ||
-        strcmp(owner, req->key.name) != 0) {
+    enum serve_q_rc rc = serve_id_valid(req->id)
+                             ? serve_queue_get(serve_g->queue, req->id, &st, owner, &result, &len)
+                             : SERVE_Q_NOT_FOUND;
+    if (rc == SERVE_Q_UNAVAILABLE || rc == SERVE_Q_NOMEM) {
+        http_error(req, 503, 5, "the queue is %s; retry later", serve_q_rc_name(rc));
+        return;
+    }
+    if (rc != SERVE_Q_OK || strcmp(owner, req->key.name) != 0) {
         free(result);
         http_error(req, 404, 0, "no run %s", req->id);
         return;
@@ -204,10 +209,13 @@ void api_events(struct http_req *req)
     pthread_cond_init(&e->cond, NULL);
     const char *last = http_header(req, "Last-Event-ID");
     e->after_seq = last ? strtoull(last, NULL, 10) : 0;
-    if (serve_queue_subscribe(serve_g->queue, req->id, e->after_seq, false, on_event, e, &e->sub) !=
-        SERVE_Q_OK) {
+    rc = serve_queue_subscribe(serve_g->queue, req->id, e->after_seq, false, on_event, e, &e->sub);
+    if (rc != SERVE_Q_OK) {
         release(e);
-        http_error(req, 404, 0, "no run %s", req->id);
+        if (rc == SERVE_Q_NOT_FOUND)
+            http_error(req, 404, 0, "no run %s", req->id);
+        else
+            http_error(req, 503, 5, "the queue is %s; retry later", serve_q_rc_name(rc));
         return;
     }
     struct MHD_Response *r =

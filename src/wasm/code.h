@@ -86,7 +86,8 @@
     X(addr64) X(mem_sel) X(mem_sel0) X(memory_size_m) X(memory_grow_m) X(memory_fill_m) \
     X(memory_copy_m) X(memory_init_m) X(idx64) \
     X(return_call) X(return_call_func) X(return_call_indirect) \
-    X(call_ref) X(return_call_ref) X(ref_as_non_null) X(br_null) X(br_nonnull)
+    X(call_ref) X(return_call_ref) X(ref_as_non_null) X(br_null) X(br_nonnull) \
+    X(throw) X(throw_ref)
 
 #define WASM_ALL_OPS(X) \
     WASM_MISC_OPS(X) \
@@ -132,6 +133,35 @@ struct wasm_osr {
     uint32_t buf_slots; /* the entry's slots: locals, the widest loop's params, the results */
 };
 
+/* A try_table's catch clause (compile_control.c): when it matches, the exception's values
+ * (then its exnref for the _REF kinds) go to slots slot..., and the frame goes on at word pad,
+ * which moves them to the label and branches there. */
+struct wasm_hcatch {
+    uint8_t kind; /* enum wasm_catch_kind (decode.h) */
+    uint32_t tag; /* catch, catch_ref: the module's tag index */
+    uint32_t pad;
+    uint32_t slot;
+};
+
+/* A try_table's body: words [start, end) of the code, its clauses in catches[first...].
+ * Handlers are in the order their try_tables open, so nested ones follow their parents. */
+struct wasm_handler {
+    uint32_t start, end;
+    uint32_t first, count;
+};
+
+/* An exception in flight or held as an exnref: its tag and its values in slots (code.h's
+ * layout). Owned by the exec (ex->exns), freed at once when a catch without _ref ends it
+ * and no exnref ever held it, else with the store; charged to max_bytes. */
+struct wasm_exn {
+    const struct wasm_tag *tag;
+    struct wasm_exn *prev, *next;
+    bool is_held; /* some exnref held it: freed only with the store */
+    uint32_t nslots;
+    uint64_t bytes; /* charged */
+    uint64_t slots[];
+};
+
 /* One translated function. */
 struct wasm_code {
     wasm_word *words;
@@ -143,7 +173,10 @@ struct wasm_code {
     uint32_t result_slots;
     uint32_t entry_fuel; /* instructions outside loops, charged per call */
     const struct wasm_functype *type;
-    struct wasm_osr *osr; /* NULL: no loop qualifies */
+    struct wasm_osr *osr;          /* NULL: no loop qualifies */
+    struct wasm_handler *handlers; /* try_tables, nhandlers of them (NULL: none) */
+    struct wasm_hcatch *catches;
+    uint32_t nhandlers;
 };
 
 /* A suspended caller, or an entry from sbx__wasm_func_call() when ip is NULL. */
@@ -166,6 +199,16 @@ struct wasm_exec {
     uint32_t max_depth;
     uint32_t nest; /* nested sbx__wasm_func_call() entries on the C stack */
     struct wasm_trap trap;
+    /* The exception of a WASM_TRAP_EXCEPTION in flight (also on its way through compiled
+     * frames and nested entries), and every exception object not yet freed. */
+    struct wasm_exn *exn;
+    struct wasm_exn *exns;
+    /* An exception that came back from a call of an interpreted frame: where it unwinds from
+     * (the frame, its word or UINT32_MAX after a tail call, the frame records in use), for
+     * sbx__wasm_interp_run to resume in a fresh run (interp.c). */
+    struct wasm_frame resume;
+    uint32_t resume_pos, resume_depth;
+    bool has_resume;
     /* Where the last trap happened, for the "in <name>" suffix. */
     const struct wasm_instance *trap_inst;
     uint32_t trap_func;
@@ -190,6 +233,25 @@ enum wasm_trap_kind sbx__wasm_interp_run(struct wasm_exec *ex, struct wasm_func 
 /* Calls host function f from the interpreter: args read from slots, results written there. */
 enum wasm_trap_kind sbx__wasm_call_host(struct wasm_exec *ex, struct wasm_func *f,
                                         struct wasm_instance *caller, uint64_t *slots);
+
+/* interp_exn.c: exceptions. Creates the exception of tag (its values copied from slots) and
+ * makes it the one in flight; WASM_TRAP_EXCEPTION, or a HOST trap when max_bytes cannot hold
+ * it (the store's was_refused set). */
+enum wasm_trap_kind sbx__wasm_exn_throw(struct wasm_exec *ex, const struct wasm_tag *tag,
+                                        const uint64_t *slots);
+/* throw_ref: exn (NULL: the trap "null exception reference") in flight again. */
+enum wasm_trap_kind sbx__wasm_exn_rethrow(struct wasm_exec *ex, struct wasm_exn *exn);
+/* The handler of frame code (in inst) at word pos that catches the exception in flight: its
+ * clause, or NULL. */
+const struct wasm_hcatch *sbx__wasm_exn_find(const struct wasm_exec *ex,
+                                             const struct wasm_instance *inst,
+                                             const struct wasm_code *code, uint32_t pos);
+/* Delivers the exception in flight to clause h of a frame at fp: its values (and exnref) to
+ * their slots; ends it when nothing can see it any more. */
+void sbx__wasm_exn_deliver(struct wasm_exec *ex, const struct wasm_hcatch *h, uint64_t *fp);
+/* An uncaught exception leaving the outermost entry: the trap's message names its tag. */
+void sbx__wasm_exn_describe(struct wasm_exec *ex);
+void sbx__wasm_exn_free_all(struct wasm_exec *ex);
 
 /* Returns true if two function types are structurally equal. */
 bool sbx__wasm_functype_eq(const struct wasm_functype *a, const struct wasm_functype *b);

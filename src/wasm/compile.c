@@ -389,6 +389,13 @@ static bool step_structural(struct compiler *c, const struct wasm_instr *in, boo
     case WASM_OP_RETURN_CALL_INDIRECT:
         sbx__wasm_c_return_call(c, in);
         return true;
+    case WASM_OP_TRY_TABLE:
+        sbx__wasm_c_try_table(c, in);
+        return true;
+    case WASM_OP_THROW:
+    case WASM_OP_THROW_REF:
+        sbx__wasm_c_throw(c, in);
+        return true;
     case WASM_OP_DROP:
         if (!c->is_dead)
             sbx__wasm_c_pop(c);
@@ -499,6 +506,11 @@ static void finish(struct compiler *c, struct wasm_code *out, uint32_t func_inde
     out->frame_slots = c->max_slot > out->result_slots ? c->max_slot : out->result_slots;
     out->entry_fuel = c->fuel ? c->fuel : 1;
     out->type = ft;
+    out->handlers = c->handlers;
+    out->nhandlers = c->nhandlers;
+    out->catches = c->catches;
+    c->handlers = NULL;
+    c->catches = NULL;
     sbx__wasm_c_osr_finish(c, out);
 }
 
@@ -540,6 +552,8 @@ static void compiler_reset(struct compiler *c)
     sbx__free(c->local_written);
     sbx__free(c->local_zeroed);
     sbx__free(c->osr_loops);
+    sbx__free(c->handlers);
+    sbx__free(c->catches);
     const struct wasm_module *m = c->m;
     const int32_t *ops = c->ops;
     char *err = c->err;
@@ -587,6 +601,8 @@ void sbx__wasm_compile_free(struct wasm_module *m)
         return;
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         sbx__free(m->compiled[i].words);
+        sbx__free(m->compiled[i].handlers);
+        sbx__free(m->compiled[i].catches);
         sbx__wasm_osr_free(m->compiled[i].osr);
     }
     sbx__free(m->compiled);

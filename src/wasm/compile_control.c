@@ -177,6 +177,23 @@ static uint32_t emit_cond_br(struct compiler *c, const struct ccond *cd, bool in
 }
 
 /* An unconditional branch from the current stack to label b. */
+static void emit_br(struct compiler *c, struct cblock *b);
+
+void sbx__wasm_c_emit_br(struct compiler *c, struct cblock *b)
+{
+    emit_br(c, b);
+}
+
+struct cblock *sbx__wasm_c_label_at(struct compiler *c, uint32_t depth)
+{
+    return label(c, depth);
+}
+
+void sbx__wasm_c_patch(struct compiler *c, uint32_t word, uint32_t target)
+{
+    patch_one(c, word, target);
+}
+
 static void emit_br(struct compiler *c, struct cblock *b)
 {
     if (b->kind == B_FUNC) {
@@ -212,6 +229,7 @@ static void open_block(struct compiler *c, const struct cblock *tmpl, uint8_t ki
     b->base_slot = b->nparams ? c->st[b->height].slot : c->slot_top;
     b->fixups = 0;
     b->else_fix = 0;
+    b->try_idx = 0;
     b->is_single = false;
 }
 
@@ -295,6 +313,8 @@ bool sbx__wasm_c_end(struct compiler *c)
             sbx__wasm_c_return(c);
         return true;
     }
+    if (b->try_idx)
+        sbx__wasm_c_end_try(c, b);
     if (b->else_fix)
         patch_one(c, b->else_fix - 1, c->wlen);
     if (b->kind == B_LOOP) /* the first iteration is charged with the enclosing region */
@@ -446,6 +466,13 @@ void sbx__wasm_c_br_table(struct compiler *c, const struct wasm_instr *in)
 /* --- calls ------------------------------------------------------------------------------ */
 
 /* Puts the args in consecutive slots and pops them; returns the first arg's slot. */
+static uint32_t call_args(struct compiler *c, const struct wasm_functype *ft);
+
+uint32_t sbx__wasm_c_call_args(struct compiler *c, const struct wasm_functype *ft)
+{
+    return call_args(c, ft);
+}
+
 static uint32_t call_args(struct compiler *c, const struct wasm_functype *ft)
 {
     uint32_t n = ft->param_count;

@@ -35,6 +35,7 @@ struct cblock {
     uint32_t fixups;        /* chain of forward-branch words to patch at end, +1; 0 = none */
     uint32_t else_fix;      /* B_IF: the false-jump's word, +1; 0 = none */
     uint32_t outer_fuel;    /* B_LOOP: the enclosing region's count */
+    uint32_t try_idx;       /* a try_table's block: its handler's index + 1; 0 = none */
     wasm_vtype single_type; /* storage for a one-valtype block type */
     bool is_single;         /* ptypes / rtypes point at single_type */
 };
@@ -87,6 +88,10 @@ struct compiler {
     uint32_t loop_seq;               /* loop opcodes read so far, dead ones too */
     struct wasm_osr_loop *osr_loops; /* the qualifying loops so far (compile_osr.c) */
     uint32_t osr_count, osr_cap;
+    struct wasm_handler *handlers; /* try_tables so far (compile_control.c) */
+    uint32_t nhandlers, handler_cap;
+    struct wasm_hcatch *catches;
+    uint32_t ncatches, catch_cap;
     bool has_failed;
     sbx_err rc;
     char *err;
@@ -132,6 +137,16 @@ void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_return_call(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_call_ref(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_br_on_null(struct compiler *c, const struct wasm_instr *in);
+/* compile_exn.c: try_table, throw, throw_ref; end_try closes try_table block b. */
+void sbx__wasm_c_try_table(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_throw(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_end_try(struct compiler *c, const struct cblock *b);
+/* compile_control.c, for compile_exn.c: an unconditional branch from the current stack to
+ * label b (moves, a loop's poll, or a return), and label b by depth. */
+void sbx__wasm_c_emit_br(struct compiler *c, struct cblock *b);
+struct cblock *sbx__wasm_c_label_at(struct compiler *c, uint32_t depth);
+void sbx__wasm_c_patch(struct compiler *c, uint32_t word, uint32_t target);
+uint32_t sbx__wasm_c_call_args(struct compiler *c, const struct wasm_functype *ft);
 
 /* compile_ops.c: live instructions without control flow. Returns false (and fails the
  * translation) when the instruction is not one it knows. */

@@ -51,11 +51,12 @@ static struct wasm_instance *instance_alloc(struct wasm_store *store, const stru
     inst->tables = sbx__calloc(m->table_count, sizeof(*inst->tables));
     inst->mems = sbx__calloc(m->mem_count, sizeof(*inst->mems));
     inst->globals = sbx__calloc(m->global_count, sizeof(*inst->globals));
+    inst->tags = sbx__calloc(m->tag_count, sizeof(*inst->tags));
     inst->elem_refs = sbx__calloc(m->elem_count, sizeof(*inst->elem_refs));
     inst->elem_sizes = sbx__calloc(m->elem_count, sizeof(*inst->elem_sizes));
     inst->data_dropped = sbx__calloc(m->data_count, sizeof(*inst->data_dropped));
-    if (!inst->funcs || !inst->tables || !inst->mems || !inst->globals || !inst->elem_refs ||
-        !inst->elem_sizes || !inst->data_dropped)
+    if (!inst->funcs || !inst->tables || !inst->mems || !inst->globals || !inst->tags ||
+        !inst->elem_refs || !inst->elem_sizes || !inst->data_dropped)
         return NULL;
     return inst;
 }
@@ -64,7 +65,7 @@ static struct wasm_instance *instance_alloc(struct wasm_store *store, const stru
 static void bind_imports(struct wasm_instance *inst, const struct wasm_extern *ext)
 {
     const struct wasm_module *m = inst->module;
-    uint32_t nf = 0, nt = 0, nm = 0, ng = 0;
+    uint32_t nf = 0, nt = 0, nm = 0, ng = 0, ntag = 0;
     for (uint32_t i = 0; i < m->import_count; i++) {
         switch (ext[i].kind) {
         case WASM_EXTERN_FUNC:
@@ -76,11 +77,37 @@ static void bind_imports(struct wasm_instance *inst, const struct wasm_extern *e
         case WASM_EXTERN_MEMORY:
             inst->mems[nm++] = ext[i].u.memory;
             break;
+        case WASM_EXTERN_TAG:
+            inst->tags[ntag++] = ext[i].u.tag;
+            break;
         default:
             inst->globals[ng++] = ext[i].u.global;
             break;
         }
     }
+}
+
+/* Defined tags: a new identity each, per instance (exception handling). */
+static bool create_tags(struct wasm_instance *inst)
+{
+    const struct wasm_module *m = inst->module;
+    uint32_t n = m->tag_count - m->tag_import_count;
+    if (n == 0)
+        return true;
+    struct wasm_tag *defs = sbx__calloc(n, sizeof(*defs));
+    if (!defs || !sbx__wasm_store_own(inst->store, defs, sbx__free)) {
+        sbx__free(defs);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = m->tag_import_count + i;
+        defs[i].type = &m->types[m->tag_types[idx]];
+        defs[i].rtt = m->rtts[m->tag_types[idx]];
+        defs[i].index = idx;
+        defs[i].inst = inst;
+        inst->tags[idx] = &defs[i];
+    }
+    return true;
 }
 
 /* Charges what the instance itself holds per function (its records, its index space) and per
@@ -253,7 +280,7 @@ static sbx_err build(struct wasm_instance *inst, const struct wasm_extern *impor
         sbx__wasm_typeset_release(ts);
         return SBX_E_NOMEM;
     }
-    if (!create_funcs(inst))
+    if (!create_funcs(inst) || !create_tags(inst))
         return SBX_E_NOMEM;
     sbx_err rc = create_state(inst, err, errlen);
     if (rc != SBX_OK)
@@ -333,6 +360,9 @@ bool sbx__wasm_instance_export(const struct wasm_instance *inst, const char *nam
             break;
         case WASM_EXTERN_MEMORY:
             out->u.memory = inst->mems[e->index];
+            break;
+        case WASM_EXTERN_TAG:
+            out->u.tag = inst->tags[e->index];
             break;
         default:
             out->u.global = inst->globals[e->index];

@@ -41,6 +41,8 @@ static bool import_matches(const struct wasm_module *m, const struct wasm_import
             return false;
         return g->is_mutable ? g->type == want : sbx__wasm_ctype_sub(g->type, want);
     }
+    case WASM_EXTERN_TAG: /* equivalent types: the same canonical type */
+        return ext->u.tag->rtt == m->rtts[imp->u.tag_type];
     default:
         return false;
     }
@@ -58,6 +60,8 @@ static bool extern_present(const struct wasm_extern *ext)
         return ext->u.memory != NULL;
     case WASM_EXTERN_GLOBAL:
         return ext->u.global != NULL;
+    case WASM_EXTERN_TAG:
+        return ext->u.tag != NULL;
     default:
         return false;
     }

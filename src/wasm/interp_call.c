@@ -70,6 +70,7 @@ void sbx__wasm_exec_destroy(struct wasm_exec *exec)
 {
     if (!exec)
         return;
+    sbx__wasm_exn_free_all(exec);
     sbx__free(exec->stack);
     sbx__free(exec->frames);
     sbx__free(exec);
@@ -148,6 +149,15 @@ static enum wasm_trap_kind invoke_host(struct wasm_exec *ex, struct wasm_func *f
         return WASM_TRAP_NONE;
     if (!call.has_trap)
         set_trap(&ex->trap, WASM_TRAP_HOST, sbx__wasm_trap_text(WASM_TRAP_HOST));
+    if (ex->trap.kind == WASM_TRAP_EXCEPTION) {
+        /* A guest exception never unwinds through a host frame: past it, it is a trap no
+         * try_table catches. */
+        char msg[sizeof(ex->trap.message)];
+        snprintf(msg, sizeof(msg), "%s", ex->trap.message[0] ? ex->trap.message : "exception");
+        snprintf(ex->trap.message, sizeof(ex->trap.message), "%.200s (crossed a host function)",
+                 msg);
+        ex->trap.kind = WASM_TRAP_HOST;
+    }
     ex->has_trap_func = false;
     return ex->trap.kind;
 }
@@ -181,8 +191,9 @@ enum wasm_trap_kind sbx__wasm_call_host(struct wasm_exec *ex, struct wasm_func *
 }
 
 /* Turns the interpreter's trap record into the caller's, adding "in <name>" for guest traps. */
-static void report_trap(const struct wasm_exec *ex, struct wasm_trap *trap)
+static void report_trap(struct wasm_exec *ex, struct wasm_trap *trap)
 {
+    sbx__wasm_exn_describe(ex);
     if (!ex->has_trap_func) {
         *trap = ex->trap;
         return;

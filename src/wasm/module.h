@@ -213,6 +213,7 @@ struct wasm_func_def {
      * locals a call must zero; NULL when there are none. */
     uint8_t *local_zeroed;
     bool has_tail_call;  /* set by the validator: the body has a return_call* */
+    bool has_try_table;  /* set by the validator: the body catches exceptions */
     const uint8_t *code; /* instructions after the locals, up to and including the final end */
     uint32_t code_len;
     uint32_t code_offset; /* offset of code within the module binary, for messages */

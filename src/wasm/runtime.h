@@ -41,6 +41,15 @@ struct wasm_global {
     struct wasm_globaltype type;
 };
 
+/* An exception tag (exception handling): its identity is the object; its type a function
+ * type without results (the values an exception of this tag carries). */
+struct wasm_tag {
+    const struct wasm_functype *type;
+    const struct wasm_rtt *rtt; /* canonical: import matching compares these */
+    uint32_t index;             /* in the defining module's tag index space (messages) */
+    const struct wasm_instance *inst;
+};
+
 /* A function: defined in an instance (inst != NULL) or provided by the host. */
 struct wasm_func {
     const struct wasm_functype *type;
@@ -69,6 +78,7 @@ struct wasm_instance {
     struct wasm_table **tables;
     struct wasm_memory **mems;
     struct wasm_global **globals;
+    struct wasm_tag **tags;   /* module->tag_count, imported first */
     struct wasm_memory *mem0; /* mems[0] or NULL: the interpreter's fast path */
     /* Element segments as references, evaluated at instantiation; count 0 once dropped
      * (elem.drop, or active/declarative after instantiation). */

@@ -115,6 +115,7 @@ static void instance_free(struct wasm_instance *inst)
     sbx__free(inst->tables);
     sbx__free(inst->mems);
     sbx__free(inst->globals);
+    sbx__free(inst->tags);
     sbx__free(inst);
 }
 

@@ -581,9 +581,10 @@ bool sbx__wasm_types_canon(struct wasm_reader *r, struct wasm_module *m, bool *n
         return true;
     m->rtts = sbx__calloc(m->type_count, sizeof *m->rtts);
     m->typeset = sbx__calloc(1, sizeof *m->typeset);
+    if (m->typeset != NULL) /* before the failure return: the release below frees at 1 */
+        atomic_init(&m->typeset->refs, 1);
     if (m->rtts == NULL || m->typeset == NULL)
         return oom(&c);
-    atomic_init(&m->typeset->refs, 1);
     bool ok = true;
     for (uint32_t i = 0; i < m->type_count && ok;) {
         uint32_t n = m->typedefs[i].rec_len;

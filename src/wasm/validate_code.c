@@ -487,6 +487,72 @@ static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
     }
 }
 
+/* Exception handling's tag x: its type (a function type without results), or NULL. */
+static const struct wasm_functype *tag_type(struct vfunc *v, uint32_t x)
+{
+    if (x >= v->m->tag_count) {
+        sbx__wasm_v_fail_idx(v, "tag", x);
+        return NULL;
+    }
+    return &v->m->types[v->m->tag_types[x]];
+}
+
+/* A catch clause of try_table, in the context outside it: what it hands to its label (the
+ * tag's values, then (ref exn) for the _ref kinds) must match the label's types. */
+static bool check_catch(struct vfunc *v, const struct wasm_catch *c)
+{
+    uint32_t n, np = 0;
+    const wasm_vtype *types, *params = NULL;
+    if (c->kind == WASM_CATCH || c->kind == WASM_CATCH_REF) {
+        const struct wasm_functype *t = tag_type(v, c->tag);
+        if (!t)
+            return false;
+        np = t->param_count, params = t->types;
+    }
+    bool has_ref = c->kind == WASM_CATCH_REF || c->kind == WASM_CATCH_ALL_REF;
+    if (!label(v, c->label, &n, &types))
+        return false;
+    if (n != np + (has_ref ? 1u : 0u))
+        return sbx__wasm_v_fail(v, "type mismatch");
+    for (uint32_t i = 0; i < np; i++) {
+        if (!vsub(v, params[i], types[i]))
+            return sbx__wasm_v_fail(v, "type mismatch");
+    }
+    if (has_ref && !vsub(v, WASM_REF(0, WASM_HT_EXN), types[np]))
+        return sbx__wasm_v_fail(v, "type mismatch");
+    return true;
+}
+
+static bool op_exception(struct vfunc *v, const struct wasm_instr *in)
+{
+    if (in->op == WASM_OP_THROW) {
+        const struct wasm_functype *t = tag_type(v, in->idx);
+        if (!t || !sbx__wasm_v_pop_n(v, t->types, t->param_count))
+            return false;
+        set_unreachable(v);
+        return true;
+    }
+    if (in->op == WASM_OP_THROW_REF) {
+        if (!vpop(v, WASM_REF(1, WASM_HT_EXN)))
+            return false;
+        set_unreachable(v);
+        return true;
+    }
+    const uint8_t *cursor = NULL; /* TRY_TABLE */
+    for (uint32_t i = 0; i < in->count; i++) {
+        struct wasm_catch c = sbx__wasm_catch_next(in, &cursor);
+        if (!check_catch(v, &c))
+            return false;
+    }
+    v->def->has_try_table = true;
+    uint32_t np, nr;
+    const wasm_vtype *p, *res;
+    if (!block_sig(v, in, &np, &p, &nr, &res))
+        return false;
+    sbx__wasm_lscan_open(&v->ls, false);
+    return sbx__wasm_v_pop_n(v, p, np) && push_ctl(v, WASM_OP_BLOCK, np, p, nr, res, in->valtype);
+}
+
 static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
 {
     const struct wasm_opinfo *info = &sbx__wasm_opinfo[in->op];
@@ -519,6 +585,10 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
     case WASM_OP_CALL_REF:
     case WASM_OP_RETURN_CALL_REF:
         return op_call_any(v, in);
+    case WASM_OP_THROW:
+    case WASM_OP_THROW_REF:
+    case WASM_OP_TRY_TABLE:
+        return op_exception(v, in);
     case WASM_OP_DROP:
         return sbx__wasm_v_pop_any(v, &t);
     case WASM_OP_SELECT:

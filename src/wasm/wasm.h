@@ -21,6 +21,7 @@ struct wasm_func;
 struct wasm_table;
 struct wasm_memory;
 struct wasm_global;
+struct wasm_tag;  /* exception handling (runtime.h) */
 struct wasm_call; /* the context a host function is called with */
 
 enum wasm_trap_kind {
@@ -70,6 +71,7 @@ struct wasm_extern {
         struct wasm_table *table;
         struct wasm_memory *memory;
         struct wasm_global *global;
+        struct wasm_tag *tag;
     } u;
 };
 

@@ -76,6 +76,21 @@ expect_contains "$out" '"value":8' "eval - reads the code from stdin"
 expect_status 0 sh -c 'printf "return context.n * 2" | exec "$0" eval --context "@$1" -' "$SBX" \
     "$dir/ctx.json"
 expect_contains "$out" '"value":42' "eval - with --context from a file"
+# ---- sbx eval --preload FILE (issue 26, item 3): run in each realm first, in order; errors
+# name the file.
+printf 'var lib = {n: 20};\nfunction inc() { return ++lib.n; }\n' >"$dir/lib.js"
+printf 'var twice = inc() * 2; var nul = "a\000b";\n' >"$dir/second.js"
+expect_status 0 "$SBX" eval --preload "$dir/lib.js" --preload "$dir/second.js" \
+    'return [lib.n, twice, nul.length]'
+expect_contains "$out" '"value":[21,42,3]' "two preloads, in order, a NUL kept"
+printf 'var a = 1;\nvar b = (;\n' >"$dir/bad.js"
+expect_status 1 "$SBX" eval --preload "$dir/bad.js" 'return 1'
+expect_contains "$out" "\"message\":\"preload $dir/bad.js: SyntaxError: expected expression, got ';' ($dir/bad.js, line 2, column 10)\"" \
+    "a preload's syntax error names it"
+usage_error 'sbx: eval: --preload needs the worker tier' \
+    eval --backend process --preload "$dir/lib.js" 'return 1'
+usage_error "sbx: $dir/none.js: No such file or directory" eval --preload "$dir/none.js" 'return 1'
+
 # A NUL in --context @FILE cut the context there without a word (the run saw {"n": 21}).
 printf '{"n": 21}\000, "m": 1}' >"$dir/nul.json"
 usage_error "sbx: eval: --context @$dir/nul.json has a NUL byte at offset 9 (JSON text has none)" \

@@ -532,3 +532,12 @@ uint8_t *wb_fixture_cap_caller(const char *module, const char *name, size_t *len
     wbc_end(&c);
     return wb_finish_export(w, "call", "", "i", &c, len);
 }
+
+uint8_t *wb_fixture_quick_sum(int32_t k, size_t *len)
+{
+    struct wb *w = wb_new();
+    uint32_t work = wb_func_sum(w);
+    struct wb_bytes q = {0};
+    wbc_i32_const(&q, k), wbc_call(&q, work), wbc_end(&q);
+    return wb_finish_export(w, "quick", "", "i", &q, len);
+}

@@ -109,6 +109,9 @@ uint8_t *wb_fixture_print_exit(const char *text, uint32_t fd, int code, size_t *
 uint8_t *wb_fixture_spin(size_t *len);
 /* A command whose _start executes `unreachable`. */
 uint8_t *wb_fixture_trap(size_t *len);
+/* quick() -> i32 = work(k) by wb_func_sum's loop: modules of different k differ in one
+ * constant (the cache tests' "changed by one byte"). */
+uint8_t *wb_fixture_quick_sum(int32_t k, size_t *len);
 /* A reactor exporting add(i32, i32) -> i32, div(i32, i32) -> i32 (traps on zero), an
  * _initialize that stores 42 at address 0, and get() -> i32 that loads it. */
 uint8_t *wb_fixture_reactor(size_t *len);

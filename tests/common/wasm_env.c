@@ -3,6 +3,9 @@
 #include "wasm_env.h"
 
 #include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,4 +126,18 @@ bool wenv_resolve_wait(void *user, const struct wasm_import *imp, struct wasm_ex
     out->kind = WASM_EXTERN_FUNC;
     out->u.func = sbx__wasm_func_new_host(e->store, &e->m->types[imp->u.func_type], host_wait, e);
     return out->u.func != NULL;
+}
+
+void wenv_cache_dir_make(char *dir, size_t size, const char *name)
+{
+    snprintf(dir, size, "/tmp/sbx-%s-XXXXXX", name);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("SBX_CACHE_DIR", dir, 1);
+}
+
+void wenv_cache_dir_remove(const char *dir)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }

@@ -57,4 +57,10 @@ bool wenv_wait_tierup(struct wasm_store *s, unsigned want);
  * says; user is the struct wenv, whose store must exist. Any other import: false. */
 bool wenv_resolve_wait(void *user, const struct wasm_import *imp, struct wasm_extern *out);
 
+/* Makes a fresh directory /tmp/sbx-NAME-XXXXXX in dir (size bytes) and points $SBX_CACHE_DIR
+ * at it: each cache test starts from an empty cache of its own. */
+void wenv_cache_dir_make(char *dir, size_t size, const char *name);
+/* Removes dir and everything in it. */
+void wenv_cache_dir_remove(const char *dir);
+
 #endif

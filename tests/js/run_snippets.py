@@ -75,6 +75,11 @@ def main():
         name = os.path.basename(path)
         try:
             problems = run_case(path)
+            # The 2-core test host is shared: a case that missed only its time bound runs once
+            # more and the repeat must meet it (noted, so a real regression fails both).
+            if len(problems) == 1 and problems[0].startswith("took "):
+                print("note %s: %s, attempt 1" % (name, problems[0]))
+                problems = run_case(path)
         except Exception as e:  # a crash, a hang or unparsable output is a failure
             problems = ["%s: %s" % (type(e).__name__, e)]
         if problems:

@@ -365,6 +365,17 @@ static void check_trap(struct script *sc, json_t *cmd, const struct call_result 
              call_failure(r, buf, sizeof(buf), sc->opts->command_timeout_s));
 }
 
+/* assert_exception: the call ends with an exception no handler caught. */
+static void check_exception(struct script *sc, const struct call_result *r, struct outcome *o)
+{
+    char buf[320];
+    if (r->rc == SBX_OK)
+        fail(o, OWNER_INTERP, "returned, expected an uncaught exception");
+    else if (r->rc != SBX_E_WASM_TRAP || r->trap.kind != WASM_TRAP_EXCEPTION)
+        fail(o, OWNER_INTERP, "expected an uncaught exception, %s",
+             call_failure(r, buf, sizeof(buf), sc->opts->command_timeout_s));
+}
+
 static void cmd_module(struct script *sc, json_t *cmd, struct outcome *o)
 {
     char err[512] = "";
@@ -473,6 +484,8 @@ static void cmd_action(struct script *sc, json_t *cmd, const char *type, struct 
             check_trap(sc, cmd, &r, o, false);
         else if (strcmp(type, "assert_exhaustion") == 0)
             check_trap(sc, cmd, &r, o, true);
+        else if (strcmp(type, "assert_exception") == 0)
+            check_exception(sc, &r, o);
         else if (r.rc != SBX_OK)
             fail(o, OWNER_INTERP, "%s",
                  call_failure(&r, buf, sizeof(buf), sc->opts->command_timeout_s));

@@ -1,5 +1,6 @@
 'use strict';
 // libsbx's result JSON (sbx_result_to_json, the shape `sbx eval` prints) as a SandboxResult.
+const { SandboxError } = require('./errors');
 function toResult(json) {
   const r = JSON.parse(json);
   if (r.value === undefined) r.value = null;
@@ -8,7 +9,6 @@ function toResult(json) {
 
 function contextJson(context) {
   if (context === undefined) return null;
-  const { SandboxError } = require('./errors');
   let text;
   try {
     text = JSON.stringify(context);

@@ -8,7 +8,7 @@ const { policyJson } = require('./policy');
 const { toResult, contextJson } = require('./result');
 
 const OPTION_KEYS = {
-  worker: ['policy', 'timeout'],
+  worker: ['policy', 'timeout', 'preload'],
   process: ['policy', 'timeout', 'interpreter'],
 };
 
@@ -33,9 +33,25 @@ function checkTimeout(timeout, where) {
   return timeout;
 }
 
+// options.preload: [source | {name, source}, ...]; a bare source is named preload-N.js.
+function checkPreloads(preload) {
+  if (preload === undefined || preload === null) return [];
+  const bad = (msg) => new SandboxError('SANDBOX_INVALID_OPTIONS', `options.preload${msg}`);
+  if (!Array.isArray(preload)) throw bad(': must be an array of sources or {name, source}');
+  return preload.map((p, i) => {
+    if (typeof p === 'string') return { name: `preload-${i + 1}.js`, source: p };
+    if (p === null || typeof p !== 'object' || typeof p.source !== 'string' ||
+        typeof p.name !== 'string' || p.name === '') {
+      throw bad(`[${i}]: must be a source string or {name: string, source: string}`);
+    }
+    return { name: p.name, source: p.source };
+  });
+}
+
 class Sandbox {
   #handle;
   #queue = Promise.resolve();
+  #queued = 0; // runs started or waiting on this handle
   #disposed = false;
   #backend;
   #interpreter;
@@ -48,7 +64,9 @@ class Sandbox {
       throw new SandboxError('SANDBOX_INVALID_OPTIONS', 'options.interpreter: must be a string');
     }
     const timeout = checkTimeout(opts.timeout, 'options.timeout');
+    const preloads = checkPreloads(opts.preload);
     this.#handle = native.sandboxCreate(backend, policyJson(opts.policy), timeout);
+    for (const p of preloads) native.sandboxPreload(this.#handle, p.name, p.source);
   }
 
   get backend() {
@@ -86,23 +104,27 @@ class Sandbox {
     }
     const signal = options && options.signal;
     const start = () => this.#start(input, timeout, signal, onOutput || null);
-    const p = this.#queue.then(start, start);
-    this.#queue = p.then(() => undefined, () => undefined);
+    // With nothing queued the run starts now, not a microtask later.
+    const p = this.#queued === 0 ? start() : this.#queue.then(start, start);
+    this.#queued++;
+    const done = () => { this.#queued--; };
+    this.#queue = p.then(done, done);
     return p;
   }
 
-  async #start(input, timeout, signal, onOutput) {
+  #start(input, timeout, signal, onOutput) {
     const h = this.#handle;
-    const promise =
-      native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted), onOutput);
-    const onAbort = () => native.sandboxAbort(h);
-    if (signal && !signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
+    let promise;
     try {
-      const result = toResult(await promise);
-      return result;
-    } finally {
-      if (signal) signal.removeEventListener('abort', onAbort);
+      promise = native.sandboxRun(h, ...input, timeout, !!(signal && signal.aborted), onOutput);
+    } catch (e) {
+      return Promise.reject(e);
     }
+    if (!signal) return promise.then(toResult);
+    const onAbort = () => native.sandboxAbort(h);
+    if (!signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
+    const off = () => signal.removeEventListener('abort', onAbort);
+    return promise.then((json) => { off(); return toResult(json); }, (e) => { off(); throw e; });
   }
 
   /** Releases the handle; idempotent. A run in flight is aborted; later runs give SANDBOX_DISPOSED. */

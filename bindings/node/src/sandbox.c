@@ -19,6 +19,7 @@ struct sandbox {
     bool is_busy;            /* a job is in flight (JS thread only) */
     bool is_dispose_pending; /* dispose() came during a run (JS thread only) */
     bool is_disposed;        /* JS thread only */
+    bool has_preloads;       /* a per-run handle takes them too (sbx_sandbox_preload_from) */
 };
 
 struct run_job {
@@ -154,7 +155,10 @@ static void run_execute(struct job *base)
     sbx_sandbox *sb = s->sb;
     if (j->own_policy) {
         j->rc = sbx_sandbox_create(s->backend, j->own_policy, &own);
+        if (j->rc == SBX_OK && s->has_preloads)
+            j->rc = sbx_sandbox_preload_from(own, s->sb);
         if (j->rc != SBX_OK) {
+            sbx_sandbox_destroy(own);
             j->result.error = j->rc;
             j->result.backend = s->backend;
             return;
@@ -311,6 +315,31 @@ static napi_value sandbox_run(napi_env env, napi_callback_info info)
     return p;
 }
 
+/* sandboxPreload(handle, name, source): sbx_sandbox_preload, before the first run. */
+static napi_value sandbox_preload(napi_env env, napi_callback_info info)
+{
+    napi_value argv[3];
+    if (!sbx_node_args(env, info, 3, argv, NULL))
+        return NULL;
+    struct sandbox *s = get_sandbox(env, argv[0]);
+    if (!s)
+        return NULL;
+    char *name = sbx_node_string(env, argv[1], "preload name");
+    char *source = name ? sbx_node_string(env, argv[2], "preload source") : NULL;
+    size_t len = 0; /* the string's own length: a NUL may be in it */
+    if (source)
+        napi_get_value_string_utf8(env, argv[2], NULL, 0, &len);
+    sbx_err rc = source ? sbx_sandbox_preload(s->sb, name, source, len) : SBX_OK;
+    free(name);
+    free(source);
+    if (!source)
+        return NULL; /* sbx_node_string threw */
+    if (rc != SBX_OK)
+        return sbx_node_throw(env, rc, sbx_err_message(rc));
+    s->has_preloads = true;
+    return NULL;
+}
+
 /* sandboxAbort(handle): ends the run in flight with SANDBOX_ABORTED. */
 static napi_value sandbox_abort(napi_env env, napi_callback_info info)
 {
@@ -349,9 +378,8 @@ static napi_value sandbox_dispose(napi_env env, napi_callback_info info)
 void sbx_node_init_sandbox(napi_env env, napi_value exports)
 {
     static const struct sbx_node_fn fns[] = {
-        {"sandboxCreate", sandbox_create},
-        {"sandboxRun", sandbox_run},
-        {"sandboxAbort", sandbox_abort},
+        {"sandboxCreate", sandbox_create},   {"sandboxRun", sandbox_run},
+        {"sandboxAbort", sandbox_abort},     {"sandboxPreload", sandbox_preload},
         {"sandboxDispose", sandbox_dispose},
     };
     sbx_node_define(env, exports, fns, sizeof(fns) / sizeof(fns[0]));

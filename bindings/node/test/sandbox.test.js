@@ -145,6 +145,25 @@ test('worker: job threads are reused and still one per run in flight', T, async 
   sbs.forEach((sb) => sb.dispose());
 });
 
+test('worker: a run starts at once when none is queued, else waits its turn; failures do not jam the queue', T, async () => {
+  const sb = new WorkerSandbox();
+  const order = [];
+  const ps = [
+    sb.run('return 1;').then((r) => order.push(r.value)),
+    sb.run('throw new Error("x");').then((r) => order.push(r.error.code)),
+    sb.run('return 3;', undefined, { timeout: 'soon' }).catch((e) => order.push(e.code)),
+    sb.run('return context;', 4).then((r) => order.push(r.value)),
+    sb.run('return 5;', undefined, { signal: AbortSignal.abort() }).then((r) => order.push(r.error.code)),
+    sb.run('return 6;').then((r) => order.push(r.value)),
+  ];
+  await Promise.all(ps);
+  // the bad option rejects before queueing; the others settle in the order they were queued
+  assert.deepEqual(order, ['SANDBOX_INVALID_OPTIONS', 1, 'SANDBOX_EXECUTION_FAILED', 4, 'SANDBOX_ABORTED', 6]);
+  const r = await sb.run('return 7;'); // nothing queued now: starts at once
+  assert.equal(r.value, 7);
+  sb.dispose();
+});
+
 test('worker: dispose is idempotent; later runs give SANDBOX_DISPOSED', T, async () => {
   const sb = new WorkerSandbox();
   sb.dispose();
@@ -315,4 +334,29 @@ test('onOutput: chunks as the guest writes them, before the promise resolves', T
   jail.dispose();
   await assert.rejects(new WorkerSandbox().run('return 1', null, { onOutput: 5 }),
     (e) => e.code === 'SANDBOX_INVALID_ARGUMENT');
+});
+
+// Issue 26, item 3: preloads. Each run sees the library evaluated in its fresh realm; what a run
+// does to it never reaches the next (control: within the run the change holds); a per-run
+// timeout (a handle of its own) keeps the preloads; errors name the preload.
+test('worker: options.preload, no state crosses runs', T, async () => {
+  const lib = 'var lib = {n: 0, tag: "a\\u0000b"};\nfunction bump() { return ++lib.n; }\n';
+  const sb = new WorkerSandbox({ preload: [{ name: 'lib.js', source: lib }, 'var twice = bump() * 2;'] });
+  const r1 = await sb.run('bump(); lib.tag = "evil"; Object.prototype.x = 1; return [lib.n, twice, lib.tag];');
+  assert.deepEqual(r1.value, [2, 2, 'evil']);
+  const r2 = await sb.run('return [lib.n, twice, lib.tag.length, ({}).x];');
+  assert.deepEqual(r2.value, [1, 2, 3, null]);
+  const r3 = await sb.run('return [bump(), twice];', null, { timeout: 5000 });
+  assert.deepEqual(r3.value, [2, 2], JSON.stringify(r3.error));
+  sb.dispose();
+  const bad = new WorkerSandbox({ preload: ['function f() {\n  null.x;\n}\nf();'] });
+  const r4 = await bad.run('return 1');
+  assert.equal(r4.ok, false);
+  assert.equal(r4.error.code, 'SANDBOX_EXECUTION_FAILED');
+  assert.match(r4.error.message, /^preload preload-1\.js: TypeError: .* \(preload-1\.js, line 2, column 3\)$/);
+  assert.match(r4.error.stack, /at f \(preload-1\.js:2:3\)/);
+  bad.dispose();
+  assert.throws(() => new WorkerSandbox({ preload: 'var a;' }), { code: 'SANDBOX_INVALID_OPTIONS' });
+  assert.throws(() => new WorkerSandbox({ preload: [{ source: 1 }] }), { code: 'SANDBOX_INVALID_OPTIONS' });
+  assert.throws(() => new ProcessSandbox({ preload: ['var a;'] }), { code: 'SANDBOX_INVALID_OPTIONS' });
 });

@@ -17,7 +17,7 @@ import { resolvePermissionPolicy as rpp } from '../types/policy';
 import { enabled } from '../types/otel';
 
 async function main(): Promise<void> {
-  const w = new WorkerSandbox({ policy: { timeoutMs: 100 }, timeout: 50 });
+  const w = new WorkerSandbox({ policy: { timeoutMs: 100 }, timeout: 50, preload: ['var a = 1;', { name: 'b.js', source: 'var b;' }] });
   const r: SandboxResult = await w.run('return 1', { a: 1 }, { timeout: 10, signal: new AbortController().signal });
   const code: SandboxErrorCode | undefined = r.error?.code;
   w.dispose();

@@ -260,3 +260,28 @@ def test_on_output_error_is_raised_after_the_run():
 def test_run_cwd():
     r = sbx.run(["/bin/pwd"], cwd="/usr")
     assert r.ok and r.stdout == "/usr\n"
+
+
+def test_preload_each_run_fresh():
+    # Issue 26, item 3: each run sees the preload evaluated in its fresh realm; what a run does
+    # to it never reaches the next (control: within the run the change holds). Errors name it.
+    lib = 'var lib = {n: 0, tag: "a\\u0000b"};\nfunction bump() { return ++lib.n; }\n'
+    with sbx.Sandbox("worker", preload=[("lib.js", lib), "var twice = bump() * 2;"]) as sb:
+        r1 = sb.eval_js('bump(); lib.tag = "evil"; Object.prototype.x = 1;'
+                        ' return [lib.n, twice, lib.tag]')
+        assert r1.value == [2, 2, "evil"], r1.error
+        r2 = sb.eval_js("return [lib.n, twice, lib.tag.length, ({}).x]")
+        assert r2.value == [1, 2, 3, None], r2.error
+    with sbx.Sandbox("worker", preload=["function f() {\n  null.x;\n}\nf();"]) as sb:
+        r = sb.eval_js("return 1")
+        assert not r.ok and r.error.code == "SANDBOX_EXECUTION_FAILED"
+        assert r.error.message.startswith("preload preload-1.js: TypeError: ")
+        assert r.error.message.endswith("(preload-1.js, line 2, column 3)")
+        assert "at f (preload-1.js:2:3)" in r.error.stack
+    for bad in ("var a;", [("x.js", 1)], [("", "var a;")]):
+        with pytest.raises(sbx.SbxError) as e:
+            sbx.Sandbox("worker", preload=bad)  # type: ignore[arg-type]
+        assert e.value.code == "SANDBOX_INVALID_OPTIONS"
+    with pytest.raises(sbx.SbxError) as e:
+        sbx.Sandbox("process", preload=["var a;"])
+    assert e.value.code == "SANDBOX_INVALID_ARGUMENT"

@@ -157,7 +157,7 @@ static bool copy_and_detach(JSContext *cx, JS::CallArgs &args, const char *name)
         len = (double)JS::GetArrayBufferByteLength(buf);
     else if (!to_index(cx, args.get(0), &len))
         return false;
-    bool has_key;
+    bool has_key = false; /* the engine sets it only when true (a wasm or asm.js buffer) */
     if (JS::IsDetachedArrayBufferObject(buf))
         return sm_bi_throw(cx, JSMSG_TYPED_ARRAY_DETACHED);
     if (!JS::HasDefinedArrayBufferDetachKey(cx, buf, &has_key))

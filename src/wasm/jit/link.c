@@ -566,9 +566,10 @@ static bool is_code(const struct linker *lk, uint32_t obj, uint32_t sym)
  * function over the compile-cost bound (level.h) has neither, nor one outside a hot-only batch. */
 static sbx_err check_entries(struct linker *lk)
 {
-    uint32_t has = 0;
+    uint32_t has = 0, must = 0;
     for (uint32_t i = 0; i < lk->ndefs; i++) {
         bool may_lack = lk->is_some || !sbx__jit_func_fits(lk->inst->module, i);
+        must += !may_lack;
         if (!lk->w_obj[i] && may_lack && !lk->o_obj[i])
             continue;
         if (!lk->w_obj[i])
@@ -579,7 +580,8 @@ static sbx_err check_entries(struct linker *lk)
         if (lk->o_obj[i] && !is_code(lk, lk->o_obj[i], lk->o_sym[i]))
             return fail(lk, "the OSR entry of function %u is not code", i);
     }
-    return has || lk->ndefs == 0 ? SBX_OK : fail(lk, "no entry for any function");
+    /* (every function may lack one: all of them catch exceptions, say) */
+    return has || must == 0 ? SBX_OK : fail(lk, "no entry for any function");
 }
 
 static void set_entries(struct linker *lk, struct wasm_instance *inst)

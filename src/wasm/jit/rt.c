@@ -49,6 +49,23 @@ static _Noreturn void rethrow(struct wasm_jit_store *js)
     longjmp(*js->top, 1);
 }
 
+_Noreturn void sbx__jit_rt_throw(struct wasm_jit_store *js, struct wasm_instance *inst,
+                                 uint32_t tag, const uint64_t *slots)
+{
+    struct wasm_exec *ex = js->store->exec;
+    sbx__wasm_exn_throw(ex, inst->tags[tag], slots);
+    rethrow(js);
+}
+
+_Noreturn void sbx__jit_rt_throw_ref(struct wasm_jit_store *js, struct wasm_exn *exn)
+{
+    struct wasm_exec *ex = js->store->exec;
+    if (sbx__wasm_exn_rethrow(ex, exn) != WASM_TRAP_EXCEPTION)
+        snprintf(ex->trap.message, sizeof(ex->trap.message), "%s",
+                 sbx__wasm_trap_text(WASM_TRAP_NULL_EXN_REF));
+    rethrow(js);
+}
+
 /* Values to and from slots in the interpreter's layout: a v128 fills two (code.h). */
 static void unpack(wasm_value *vals, const uint64_t *slots, const wasm_vtype *types, uint32_t n)
 {

@@ -9,6 +9,8 @@
 #include "wasm/jit/jit.h"
 #include "wasm/runtime.h"
 
+struct wasm_exn; /* code.h */
+
 /* Records a trap of kind in function func_idx of inst, as the interpreter does, and unwinds
  * to the innermost entry. */
 _Noreturn void sbx__jit_rt_trap(struct wasm_jit_store *js, uint32_t kind,
@@ -19,6 +21,12 @@ _Noreturn void sbx__jit_rt_stack_trap(struct wasm_jit_store *js, const struct wa
 /* Calls fn (host, interpreted or compiled) with params in slots; results replace them. */
 void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wasm_instance *caller,
                       uint64_t *slots);
+/* throw: makes the exception of inst's tag (its values in slots) the one in flight and unwinds
+ * to the innermost entry (the frame that entered compiled code looks for a handler);
+ * throw_ref: the same for exn, or the trap "null exception reference". */
+_Noreturn void sbx__jit_rt_throw(struct wasm_jit_store *js, struct wasm_instance *inst,
+                                 uint32_t tag, const uint64_t *slots);
+_Noreturn void sbx__jit_rt_throw_ref(struct wasm_jit_store *js, struct wasm_exn *exn);
 /* 1 when fn's type equals want structurally (call_indirect across type indices). */
 uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_rtt *want);
 

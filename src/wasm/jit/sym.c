@@ -48,6 +48,8 @@ static const struct {
     [JIT_RT_MEMORY_FILL64] = {"memory_fill64", (const void *)sbx__jit_rt_memory_fill64},
     [JIT_RT_MEMORY_COPY64] = {"memory_copy64", (const void *)sbx__jit_rt_memory_copy64},
     [JIT_RT_MEMORY_INIT64] = {"memory_init64", (const void *)sbx__jit_rt_memory_init64},
+    [JIT_RT_THROW] = {"throw", (const void *)sbx__jit_rt_throw},
+    [JIT_RT_THROW_REF] = {"throw_ref", (const void *)sbx__jit_rt_throw_ref},
 };
 
 /* The libc/libm functions LLVM lowers some operations to (loop idioms become memset/memcpy;

@@ -45,6 +45,8 @@ enum jit_rt {
     JIT_RT_MEMORY_FILL64,
     JIT_RT_MEMORY_COPY64,
     JIT_RT_MEMORY_INIT64,
+    JIT_RT_THROW, /* exception handling */
+    JIT_RT_THROW_REF,
     JIT_RT_COUNT_
 };
 

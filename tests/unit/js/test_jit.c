@@ -133,7 +133,9 @@ START_TEST(jit_object_bombs_hit_the_cap)
 }
 END_TEST
 
-/* JIT code is stopped as the interpreters are: the caller is back within timeout + 50 ms. */
+/* JIT code is stopped as the interpreters are: the caller is back within timeout + 50 ms. The
+ * 2-core test host is shared: a loop that misses the bound runs once more and the repeat must
+ * meet it (a miss is noted on stderr, so a real regression still fails both attempts). */
 START_TEST(jit_code_times_out)
 {
     static const char *const loops[] = {
@@ -147,14 +149,20 @@ START_TEST(jit_code_times_out)
     ck_assert_int_eq(sbx_policy_parse(json, strlen(json), &p, NULL, 0), SBX_OK);
     ck_assert_int_eq(sbx_sandbox_create(SBX_BACKEND_WORKER, p, &sb), SBX_OK);
     for (size_t i = 0; i < sizeof(loops) / sizeof(loops[0]); i++) {
-        sbx_run_input in = {.code = loops[i], .code_len = strlen(loops[i])};
-        sbx_result r;
-        uint64_t t0 = sbx__now_ns();
-        ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
-        uint64_t ms = (sbx__now_ns() - t0) / 1000000u;
-        ck_assert_msg(r.error == SBX_E_TIMEOUT, "%s: %s", loops[i], r.error_message);
-        ck_assert_msg(ms <= 250, "%s: back after %llu ms", loops[i], (unsigned long long)ms);
-        sbx_result_free(&r);
+        for (int attempt = 1;; attempt++) {
+            sbx_run_input in = {.code = loops[i], .code_len = strlen(loops[i])};
+            sbx_result r;
+            uint64_t t0 = sbx__now_ns();
+            ck_assert_int_eq(sbx_sandbox_run(sb, &in, &r), SBX_OK);
+            uint64_t ms = (sbx__now_ns() - t0) / 1000000u;
+            ck_assert_msg(r.error == SBX_E_TIMEOUT, "%s: %s", loops[i], r.error_message);
+            sbx_result_free(&r);
+            if (ms <= 250)
+                break;
+            fprintf(stderr, "note: %s: back after %llu ms, attempt %d\n", loops[i],
+                    (unsigned long long)ms, attempt);
+            ck_assert_msg(attempt < 2, "%s: bound missed twice", loops[i]);
+        }
     }
     sbx_sandbox_destroy(sb);
     sbx_policy_destroy(p);

@@ -295,7 +295,30 @@ START_TEST(error_positions)
                  "  at anonymous/z< (code:5:24)\n"
                  "    at anonymous (code:5:13)");
     expect_stack("var a = 1;\n  throw {a};", "uncaught { a: 1 } (line 2, column ",
-                 "    at code:2:");
+                 "uncaught { a: 1 }\n    at code:2:");
+    /* Issue 26, item 4: a compile error has a stack too: its line and its own position (it had
+     * none: the compiler runs before any frame). Both forms of the body. */
+    expect_stack("var a = 1;\n  return (;",
+                 "SyntaxError: expected expression, got ';' (line 2, "
+                 "column 11)",
+                 "SyntaxError: expected expression, got ';'\n    at code:2:11");
+    expect_stack("await 1;\nreturn (;", "(line 2, column 9)",
+                 "SyntaxError: expected expression, got ';'\n    at code:2:9");
+    /* A SyntaxError in code compiled at run time: its position is in that code, never shown as
+     * the body's own line (it was "(line 1, column 4)"); the stack is where it was called. */
+    expect_stack("var a = 1;\n  eval('1 +')",
+                 "(line 1, column 4 of the code given to eval or Function, called at line 2, "
+                 "column 3)",
+                 "\n    at code:2:3");
+    expect_stack("await 1;\neval('\\n\\n x y')",
+                 "(line 3, column 4 of the code given to eval or Function, called at line 2, "
+                 "column 1)",
+                 "(code:2:1)");
+    /* The controls: a RegExp pattern's and JSON's errors are at their caller. */
+    expect_stack("var a = 1;\n  new RegExp('(')", "unterminated parenthetical (line 2, column 3)",
+                 "\n    at code:2:3");
+    expect_stack("var a = 1;\n  JSON.parse('{')", "JSON data (line 2, column 8)",
+                 "\n    at code:2:8");
     /* A minified bundle's one long line: the column finds the spot. */
     static char line[8192];
     size_t n = 0;

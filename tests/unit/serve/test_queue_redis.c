@@ -12,6 +12,7 @@
 #include "redis_server.h"
 #include "sbx_test.h"
 #include "serve/queue.h"
+#include "serve/queue_redis.h"
 
 static struct test_redis R;
 
@@ -781,6 +782,183 @@ START_TEST(redis_away_then_back_nothing_lost)
 }
 END_TEST
 
+struct blocked_claim {
+    struct serve_queue *q;
+    struct serve_claim c;
+    enum serve_q_rc rc;
+};
+
+static void *claim_blocking(void *arg)
+{
+    struct blocked_claim *b = arg;
+    b->rc = serve_queue_claim(b->q, "x", SERVE_LANES_ALL, 10000, NULL, NULL, &b->c);
+    return NULL;
+}
+
+/* Two jobs, one per lane, added in one transaction (as Redis serves a blocked reader after it). */
+static void put_two_lanes_at_once(char jail[SERVE_ID_MAX], char js[SERVE_ID_MAX])
+{
+    struct timeval tv = {.tv_sec = 5};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", R.port, tv);
+    ck_assert(c && !c->err);
+    serve_id_new(jail);
+    serve_id_new(js);
+    freeReplyObject(redisCommand(c, "MULTI"));
+    for (int i = 0; i < 2; i++) {
+        const char *argv[] = {"EVAL",
+                              rq_script_text[RQ_ENQUEUE],
+                              "0",
+                              "sbx:",
+                              i ? js : jail,
+                              "k",
+                              i ? "2" : "0",
+                              i ? "js" : "jail",
+                              i ? "js" : "jail",
+                              "",
+                              "100",
+                              "100000"};
+        freeReplyObject(redisCommandArgv(c, 12, argv, NULL));
+    }
+    redisReply *r = redisCommand(c, "EXEC");
+    ck_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2);
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+START_TEST(lanes_oldest_first_and_only_the_lanes_asked)
+{
+    start_redis();
+    struct serve_queue *api = open_q("api", NULL), *w = open_q("w1", NULL);
+    char a[SERVE_ID_MAX], b[SERVE_ID_MAX], c[SERVE_ID_MAX], d[SERVE_ID_MAX];
+    put(api, "jail1", 0, a);
+    put(api, "js1", SERVE_JOB_JS, b);
+    put(api, "jail2", 0, c);
+    struct serve_claim cl[4];
+    unsigned js = SERVE_LANE_BIT(SERVE_LANE_JS), jail = SERVE_LANE_BIT(SERVE_LANE_JAIL);
+    ck_assert_int_eq(serve_queue_claim(w, "x", js, 0, NULL, NULL, &cl[0]), SERVE_Q_OK);
+    ck_assert_str_eq(cl[0].id, b); /* only the lane asked for, though a is older */
+    ck_assert_int_eq(serve_queue_claim(w, "x", js, 0, NULL, NULL, &cl[1]), SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_claim(w, "x", jail, 0, NULL, NULL, &cl[1]), SERVE_Q_OK);
+    ck_assert_str_eq(cl[1].id, a);
+    put(api, "js2", SERVE_JOB_JS, d);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &cl[2]), SERVE_Q_OK);
+    ck_assert_str_eq(cl[2].id, c); /* the oldest of both lanes */
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &cl[3]), SERVE_Q_OK);
+    ck_assert_str_eq(cl[3].id, d);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(serve_queue_complete(w, &cl[i], "{}", 2), SERVE_Q_OK);
+        serve_queue_claim_free(&cl[i]);
+    }
+    /* A blocked claimer of both lanes, two entries in one transaction: the older runs first
+     * and the other next, once each (Redis 7.0 serves the read with the first lane ready). */
+    struct blocked_claim bc = {.q = w};
+    pthread_t t;
+    pthread_create(&t, NULL, claim_blocking, &bc);
+    usleep(300 * 1000);
+    char e[SERVE_ID_MAX], f[SERVE_ID_MAX];
+    put_two_lanes_at_once(e, f);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(bc.rc, SERVE_Q_OK);
+    ck_assert_str_eq(bc.c.id, e);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &cl[0]), SERVE_Q_OK);
+    ck_assert_str_eq(cl[0].id, f);
+    ck_assert_uint_eq(cl[0].attempt, 1);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &cl[1]),
+                     SERVE_Q_EMPTY);
+    ck_assert_int_eq(serve_queue_complete(w, &bc.c, "{}", 2), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_complete(w, &cl[0], "{}", 2), SERVE_Q_OK);
+    serve_queue_claim_free(&bc.c);
+    serve_queue_claim_free(&cl[0]);
+    /* An entry a read delivered but nobody started (Redis 7.2 serves a blocked read of two
+     * lanes with both): the claim script's requeue gives it back, queued, for anyone. */
+    char g[SERVE_ID_MAX];
+    put(api, "g", 0, g);
+    redisReply *rd = test_redis_command(&R, "XREADGROUP GROUP workers w9 COUNT 1 STREAMS "
+                                            "sbx:jobs:jail >");
+    ck_assert(rd && rd->type == REDIS_REPLY_ARRAY && rd->elements == 1);
+    char entry[64];
+    snprintf(entry, sizeof(entry), "%s", rd->element[0]->element[1]->element[0]->element[0]->str);
+    freeReplyObject(rd);
+    const char *argv[] = {"EVAL", rq_script_text[RQ_CLAIM],
+                          "0",    "sbx:",
+                          "w9",   "1000",
+                          "3",    "3600000",
+                          "100",  "100000",
+                          "X",    "100000",
+                          "100",  "requeue",
+                          entry,  "1",
+                          "jail"};
+    struct timeval tv = {.tv_sec = 5};
+    redisContext *rc = redisConnectWithTimeout("127.0.0.1", R.port, tv);
+    rd = redisCommandArgv(rc, 17, argv, NULL);
+    ck_assert_str_eq(rd->element[0]->str, "again");
+    freeReplyObject(rd);
+    redisFree(rc);
+    rd = test_redis_command(&R, "XPENDING sbx:jobs:jail workers");
+    ck_assert_int_eq(rd->element[0]->integer, 0); /* w9 holds nothing now */
+    freeReplyObject(rd);
+    ck_assert_int_eq(serve_queue_claim(w, "x", SERVE_LANES_ALL, 0, NULL, NULL, &cl[0]), SERVE_Q_OK);
+    ck_assert_str_eq(cl[0].id, g);
+    ck_assert_uint_eq(cl[0].attempt, 1);
+    ck_assert_int_eq(serve_queue_complete(w, &cl[0], "{}", 2), SERVE_Q_OK);
+    serve_queue_claim_free(&cl[0]);
+    struct serve_q_stats s;
+    serve_queue_stats(api, &s);
+    ck_assert_uint_eq(s.queued, 0);
+    ck_assert_uint_eq(s.running, 0);
+    ck_assert_uint_eq(s.results, 7);
+    serve_queue_destroy(api);
+    serve_queue_destroy(w);
+    test_redis_destroy(&R);
+}
+END_TEST
+
+static void fast_gc(struct serve_queue_config *c)
+{
+    c->visibility_ms = 100; /* gc every 100 heartbeat rounds (3.3 s), of consumers idle 1 s */
+}
+
+/* The consumer names in the group of lane jail. */
+static char *consumers(void)
+{
+    redisReply *r = test_redis_command(&R, "XINFO CONSUMERS sbx:jobs:jail workers");
+    static char names[512];
+    names[0] = '\0';
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof(names) - n, "%s ", r->element[i]->element[1]->str);
+    }
+    freeReplyObject(r);
+    return names;
+}
+
+START_TEST(consumers_of_nodes_gone_are_deleted_unless_they_hold_claims)
+{
+    start_redis();
+    struct serve_queue *old = open_q("gone", NULL), *holder = open_q("holder", NULL);
+    char a[SERVE_ID_MAX], b[SERVE_ID_MAX];
+    put(old, "a", 0, a);
+    put(old, "b", 0, b);
+    struct serve_claim c;
+    ck_assert_int_eq(serve_queue_claim(old, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c), SERVE_Q_OK);
+    ck_assert_int_eq(serve_queue_complete(old, &c, "{}", 2), SERVE_Q_OK);
+    serve_queue_claim_free(&c);
+    ck_assert_int_eq(serve_queue_claim(holder, "x", SERVE_LANES_ALL, 0, NULL, NULL, &c),
+                     SERVE_Q_OK);
+    serve_queue_destroy(old);
+    serve_queue_destroy(holder); /* gone too, but its claim of b is pending */
+    ck_assert_str_eq(consumers(), "gone holder ");
+    struct serve_queue *live = open_q("live", fast_gc);
+    double t0 = now_ms();
+    while (strcmp(consumers(), "holder ") != 0 && now_ms() - t0 < 15000)
+        usleep(100 * 1000);
+    ck_assert_str_eq(consumers(), "holder "); /* its pending claim is another's to take over */
+    serve_queue_claim_free(&c);
+    serve_queue_destroy(live);
+    test_redis_destroy(&R);
+}
+END_TEST
+
 #define STRESS_JOBS 600
 struct stress {
     struct serve_queue *api[2], *w[3];
@@ -908,6 +1086,8 @@ static Suite *queue_redis_suite(void)
     tcase_add_test(tc, bounds_refuse_with_full);
     tcase_add_test(tc, idempotency_key_returns_the_same_run_on_any_node);
     tcase_add_test(tc, redis_away_then_back_nothing_lost);
+    tcase_add_test(tc, lanes_oldest_first_and_only_the_lanes_asked);
+    tcase_add_test(tc, consumers_of_nodes_gone_are_deleted_unless_they_hold_claims);
     tcase_add_test(tc, many_nodes_many_threads_each_job_once);
     suite_add_tcase(s, tc);
     return s;

@@ -25,37 +25,19 @@ static char dir[PATH_MAX];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof(dir), "/tmp/sbx-cache-hot-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    setenv("SBX_CACHE_DIR", dir, 1);
+    wenv_cache_dir_make(dir, sizeof(dir), "cache-hot");
 }
 
 static void teardown(void)
 {
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* quick() = work(k) by a loop (k = 100, or 101 for the module changed by one byte). */
-static uint8_t *build(int32_t k, size_t *len)
-{
-    struct wb *w = wb_new();
-    uint32_t work = wb_func_sum(w);
-    struct wb_bytes q = {0};
-    wbc_i32_const(&q, k), wbc_call(&q, work), wbc_end(&q);
-    wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
-    wb_bytes_free(&q);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    ck_assert_ptr_nonnull(bytes);
-    return bytes;
+    wenv_cache_dir_remove(dir);
 }
 
 static void open_env(struct wenv *e, int32_t k, uint8_t tier, uint8_t hot_only)
 {
     size_t len;
-    uint8_t *bytes = build(k, &len);
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
+    ck_assert_ptr_nonnull(bytes);
     struct wasm_store_limits l = {
         .tier = tier, .tierup_ms = 1, .use_cache = true, .hot_only = hot_only};
     wenv_open(e, bytes, len, &l);
@@ -215,7 +197,7 @@ void sbx__jit_test_pause(int where)
 static bool has_upgraded_image(int32_t k)
 {
     size_t len;
-    uint8_t *bytes = build(k, &len);
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
     bool is_upgraded = false;
     const char *opts[2] = {SBX__JIT_CACHE_OPTS_HOT " guarded", SBX__JIT_CACHE_OPTS_HOT " checked"};
     for (int i = 0; i < 2; i++) {

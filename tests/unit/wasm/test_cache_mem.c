@@ -23,31 +23,12 @@ static char dir[PATH_MAX];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof(dir), "/tmp/sbx-cache-mem-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    setenv("SBX_CACHE_DIR", dir, 1);
+    wenv_cache_dir_make(dir, sizeof(dir), "cache-mem");
 }
 
 static void teardown(void)
 {
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* quick() = work(k) by a loop: modules of different k differ in one constant. */
-static uint8_t *build(int32_t k, size_t *len)
-{
-    struct wb *w = wb_new();
-    uint32_t work = wb_func_sum(w);
-    struct wb_bytes q = {0};
-    wbc_i32_const(&q, k), wbc_call(&q, work), wbc_end(&q);
-    wb_export_func(w, "quick", wb_func(w, "", "i", "", &q));
-    wb_bytes_free(&q);
-    uint8_t *bytes = wb_finish(w, len);
-    wb_free(w);
-    ck_assert_ptr_nonnull(bytes);
-    return bytes;
+    wenv_cache_dir_remove(dir);
 }
 
 /* The library's hook: where 1 is one LLVM compile (parts.c). */
@@ -62,7 +43,8 @@ void sbx__jit_test_pause(int where)
 static void compiled_store(int32_t k, bool use_cache)
 {
     size_t len;
-    uint8_t *bytes = build(k, &len);
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
+    ck_assert_ptr_nonnull(bytes);
     struct wasm_store_limits l = {.tier = WASM_TIER_COMPILED, .use_cache = use_cache};
     struct wenv e;
     wenv_open(&e, bytes, len, &l);
@@ -125,7 +107,8 @@ END_TEST
 static struct sbx__jit_image *small_image(int32_t k)
 {
     size_t len;
-    uint8_t *bytes = build(k, &len);
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
+    ck_assert_ptr_nonnull(bytes);
     struct wasm_module *m = wenv_module(bytes, len);
     free(bytes);
     struct sbx__jit_image *im = NULL;

@@ -24,16 +24,12 @@ static char dir[PATH_MAX];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof(dir), "/tmp/sbx-cache-tier-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    setenv("SBX_CACHE_DIR", dir, 1);
+    wenv_cache_dir_make(dir, sizeof(dir), "cache-tier");
 }
 
 static void teardown(void)
 {
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    wenv_cache_dir_remove(dir);
 }
 
 /* quick() = work(100) = 5050 by a loop; run() = work(100) + wait() + work(100). */

@@ -17,6 +17,7 @@
 #include "wasm/jit/jit.h"
 #include "wasm/jit/level.h"
 #include "wasm_env.h"
+#include "wasm_gen.h"
 
 #define OVER_LIVE  (SBX__JIT_MAX_FRAME_SLOTS + 200) /* i64 values live across a call */
 #define SMALL_LIVE 100
@@ -26,87 +27,57 @@
 #define PAD_PAIRS  ((SBX__JIT_MAX_BODY_BYTES + 4096) / 3) /* i32.const 1; drop */
 #define DATA_BYTES 4096u
 
-struct bytes {
-    uint8_t *p;
-    size_t len, cap;
-};
-
-static void put(struct bytes *b, const void *src, size_t n)
+/* Appends s as section id and empties s for the next one. */
+static void section(struct wb_bytes *m, uint8_t id, struct wb_bytes *s)
 {
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->len, src, n);
-    b->len += n;
+    ck_assert(!s->is_oom);
+    wbytes_section(m, id, s);
+    wb_bytes_free(s);
 }
 
-static void put_byte(struct bytes *b, uint8_t v)
+static void add_body(struct wb_bytes *code, struct wb_bytes *body)
 {
-    put(b, &v, 1);
-}
-
-static void put_leb(struct bytes *b, uint32_t v)
-{
-    do {
-        put_byte(b, (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0)));
-        v >>= 7;
-    } while (v);
-}
-
-static void section(struct bytes *m, uint8_t id, struct bytes *s)
-{
-    put_byte(m, id);
-    put_leb(m, (uint32_t)s->len);
-    put(m, s->p, s->len);
-    free(s->p);
-    memset(s, 0, sizeof(*s));
-}
-
-static void add_body(struct bytes *code, struct bytes *body)
-{
-    put_leb(code, (uint32_t)body->len);
-    put(code, body->p, body->len);
-    free(body->p);
-    memset(body, 0, sizeof(*body));
+    wb_bytes_uleb(code, (uint32_t)body->len);
+    wb_bytes_put(code, body->data, body->len);
+    ck_assert(!body->is_oom);
+    wb_bytes_free(body);
 }
 
 /* f(n): live i64 loads (from the data below), then f(n - 1) when n, else 0, then all of them
  * xor'ed with it: every load is live across the call. */
-static void live_body(struct bytes *code, uint32_t self, uint32_t live)
+static void live_body(struct wb_bytes *code, uint32_t self, uint32_t live)
 {
-    struct bytes b = {0};
-    put_byte(&b, 0); /* no locals */
+    struct wb_bytes b = {0};
+    wb_bytes_byte(&b, 0); /* no locals */
     for (uint32_t i = 0; i < live; i++) {
-        put(&b, "\x41\x00\x29\x03", 4); /* i32.const 0; i64.load align=3 offset: */
-        put_leb(&b, (i * 8 + self) % (DATA_BYTES - 8));
+        wb_bytes_put(&b, "\x41\x00\x29\x03", 4); /* i32.const 0; i64.load align=3 offset: */
+        wb_bytes_uleb(&b, (i * 8 + self) % (DATA_BYTES - 8));
     }
-    put(&b, "\x20\x00\x04\x7e\x20\x00\x41\x01\x6b\x10", 10); /* if (result i64) f(n - 1) */
-    put_leb(&b, self);
-    put(&b, "\x05\x42\x00\x0b", 4); /* else 0 end */
+    wb_bytes_put(&b, "\x20\x00\x04\x7e\x20\x00\x41\x01\x6b\x10", 10); /* if (result i64) f(n - 1) */
+    wb_bytes_uleb(&b, self);
+    wb_bytes_put(&b, "\x05\x42\x00\x0b", 4); /* else 0 end */
     for (uint32_t i = 0; i < live; i++)
-        put_byte(&b, 0x85); /* i64.xor */
-    put_byte(&b, 0x0b);
+        wb_bytes_byte(&b, 0x85); /* i64.xor */
+    wb_bytes_byte(&b, 0x0b);
     add_body(code, &b);
 }
 
 /* g(n) = f0(n) ^ 1: a compiled caller of f0. */
-static void caller_body(struct bytes *code)
+static void caller_body(struct wb_bytes *code)
 {
-    struct bytes b = {0};
-    put(&b, "\x00\x20\x00\x10\x00\x42\x01\x85\x0b", 9);
+    struct wb_bytes b = {0};
+    wb_bytes_put(&b, "\x00\x20\x00\x10\x00\x42\x01\x85\x0b", 9);
     add_body(code, &b);
 }
 
 /* pad(n) = 7 after PAD_PAIRS of i32.const 1; drop: a body over the size bound. */
-static void pad_body(struct bytes *code)
+static void pad_body(struct wb_bytes *code)
 {
-    struct bytes b = {0};
-    put_byte(&b, 0);
+    struct wb_bytes b = {0};
+    wb_bytes_byte(&b, 0);
     for (uint32_t i = 0; i < PAD_PAIRS; i++)
-        put(&b, "\x41\x01\x1a", 3);
-    put(&b, "\x42\x07\x0b", 3);
+        wb_bytes_put(&b, "\x41\x01\x1a", 3);
+    wb_bytes_put(&b, "\x42\x07\x0b", 3);
     add_body(code, &b);
 }
 
@@ -120,50 +91,51 @@ struct spec {
  * asked; "_start" calls f0(1). One page of memory with DATA_BYTES of a pattern. */
 static uint8_t *gen(const struct spec *sp, size_t *len)
 {
-    struct bytes m = {0}, s = {0}, code = {0};
+    struct wb_bytes m = {0}, s = {0}, code = {0};
     uint32_t nf = sp->nlive + sp->has_caller + sp->has_pad;
-    put(&m, "\x00\x61\x73\x6d\x01\x00\x00\x00", 8);
-    put(&s, "\x02\x60\x01\x7f\x01\x7e\x60\x00\x00", 9);
+    wb_bytes_put(&m, "\x00\x61\x73\x6d\x01\x00\x00\x00", 8);
+    wb_bytes_put(&s, "\x02\x60\x01\x7f\x01\x7e\x60\x00\x00", 9);
     section(&m, 1, &s);
-    put_leb(&s, nf + 1);
+    wb_bytes_uleb(&s, nf + 1);
     for (uint32_t i = 0; i < nf; i++)
-        put_byte(&s, 0);
-    put_byte(&s, 1);
+        wb_bytes_byte(&s, 0);
+    wb_bytes_byte(&s, 1);
     section(&m, 3, &s);
-    put(&s, "\x01\x00\x01", 3);
+    wb_bytes_put(&s, "\x01\x00\x01", 3);
     section(&m, 5, &s);
-    put_leb(&s, nf + 1);
+    wb_bytes_uleb(&s, nf + 1);
     for (uint32_t i = 0; i < nf; i++) {
         char name[16];
         int n = i < sp->nlive                      ? snprintf(name, sizeof(name), "f%u", i)
                 : sp->has_caller && i == sp->nlive ? snprintf(name, sizeof(name), "g")
                                                    : snprintf(name, sizeof(name), "pad");
-        put_leb(&s, (uint32_t)n);
-        put(&s, name, (size_t)n);
-        put_byte(&s, 0);
-        put_leb(&s, i);
+        wb_bytes_uleb(&s, (uint32_t)n);
+        wb_bytes_put(&s, name, (size_t)n);
+        wb_bytes_byte(&s, 0);
+        wb_bytes_uleb(&s, i);
     }
-    put(&s, "\x06_start\x00", 8);
-    put_leb(&s, nf);
+    wb_bytes_put(&s, "\x06_start\x00", 8);
+    wb_bytes_uleb(&s, nf);
     section(&m, 7, &s);
-    put_leb(&code, nf + 1);
+    wb_bytes_uleb(&code, nf + 1);
     for (uint32_t i = 0; i < sp->nlive; i++)
         live_body(&code, i, sp->live[i]);
     if (sp->has_caller)
         caller_body(&code);
     if (sp->has_pad)
         pad_body(&code);
-    struct bytes st = {0};
-    put(&st, "\x00\x41\x01\x10\x00\x1a\x0b", 7); /* f0(1); drop */
+    struct wb_bytes st = {0};
+    wb_bytes_put(&st, "\x00\x41\x01\x10\x00\x1a\x0b", 7); /* f0(1); drop */
     add_body(&code, &st);
     section(&m, 10, &code);
-    put(&s, "\x01\x00\x41\x00\x0b", 5); /* data at 0 */
-    put_leb(&s, DATA_BYTES);
+    wb_bytes_put(&s, "\x01\x00\x41\x00\x0b", 5); /* data at 0 */
+    wb_bytes_uleb(&s, DATA_BYTES);
     for (uint32_t i = 0; i < DATA_BYTES; i++)
-        put_byte(&s, (uint8_t)(i * 37 + (i >> 5)));
+        wb_bytes_byte(&s, (uint8_t)(i * 37 + (i >> 5)));
     section(&m, 11, &s);
+    ck_assert(!m.is_oom);
     *len = m.len;
-    return m.p;
+    return m.data;
 }
 
 static void open_tier(struct wenv *e, const struct spec *sp, uint8_t tier, uint8_t hot_only)

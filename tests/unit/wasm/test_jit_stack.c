@@ -15,6 +15,7 @@
 #include "sbx_test.h"
 #include "wasm/jit/jit.h"
 #include "wasm_env.h"
+#include "wasm_gen.h"
 
 #define SITE_BYTES    16000u /* each call site's slots: 1000 v128 arguments */
 #define STEP_BYTES    (16u << 10)
@@ -23,38 +24,12 @@
 #define PAD_FRAME     1024u
 #define RECURSE_DEPTH 100000
 
-struct bytes {
-    uint8_t *p;
-    size_t len, cap;
-};
-
-static void put(struct bytes *b, const void *src, size_t n)
+/* Appends s as section id and empties s for the next one. */
+static void section(struct wb_bytes *m, uint8_t id, struct wb_bytes *s)
 {
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-
-static void put_leb(struct bytes *b, uint32_t v)
-{
-    do {
-        uint8_t byte = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
-        put(b, &byte, 1);
-        v >>= 7;
-    } while (v);
-}
-
-static void section(struct bytes *m, uint8_t id, struct bytes *s)
-{
-    put(m, &id, 1);
-    put_leb(m, (uint32_t)s->len);
-    put(m, s->p, s->len);
-    free(s->p);
-    memset(s, 0, sizeof(*s));
+    ck_assert(!s->is_oom);
+    wbytes_section(m, id, s);
+    wb_bytes_free(s);
 }
 
 /* f(n) = n == 0 ? 0 : f(n - 1) + 1, exported as "f". Its frame: under `n == -1` (never true),
@@ -62,38 +37,39 @@ static void section(struct bytes *m, uint8_t id, struct bytes *s)
  * (emit_call.c's call_slow, an alloca per site, never merged: no lifetime markers). */
 static uint8_t *gen(uint32_t sites, size_t *len)
 {
-    struct bytes m = {0}, s = {0}, body = {0};
-    put(&m, "\x00\x61\x73\x6d\x01\x00\x00\x00", 8);
-    put(&s, "\x02\x60\x01\x7f\x01\x7f\x60\xe8\x07", 9); /* (i32)->i32; 1000 params: */
+    struct wb_bytes m = {0}, s = {0}, body = {0};
+    wb_bytes_put(&m, "\x00\x61\x73\x6d\x01\x00\x00\x00", 8);
+    wb_bytes_put(&s, "\x02\x60\x01\x7f\x01\x7f\x60\xe8\x07", 9); /* (i32)->i32; 1000 params: */
     for (int i = 0; i < 1000; i++)
-        put(&s, "\x7b", 1);
-    put(&s, "\x00", 1);
+        wb_bytes_put(&s, "\x7b", 1);
+    wb_bytes_put(&s, "\x00", 1);
     section(&m, 1, &s);
-    put(&s, "\x02\x01\x00", 3); /* sink: type 1; f: type 0 */
+    wb_bytes_put(&s, "\x02\x01\x00", 3); /* sink: type 1; f: type 0 */
     section(&m, 3, &s);
-    put(&s, "\x01\x70\x00\x01", 4);
+    wb_bytes_put(&s, "\x01\x70\x00\x01", 4);
     section(&m, 4, &s);
-    put(&s, "\x01\x01\x66\x00\x01", 5); /* export "f" = func 1 */
+    wb_bytes_put(&s, "\x01\x01\x66\x00\x01", 5); /* export "f" = func 1 */
     section(&m, 7, &s);
-    put(&s, "\x01\x00\x41\x00\x0b\x01\x00", 7); /* table[0] = sink */
+    wb_bytes_put(&s, "\x01\x00\x41\x00\x0b\x01\x00", 7); /* table[0] = sink */
     section(&m, 9, &s);
-    put(&body, "\x01\x01\x7b", 3);                 /* one v128 local */
-    put(&body, "\x20\x00\x41\x7f\x46\x04\x40", 7); /* if (n == -1) */
+    wb_bytes_put(&body, "\x01\x01\x7b", 3);                 /* one v128 local */
+    wb_bytes_put(&body, "\x20\x00\x41\x7f\x46\x04\x40", 7); /* if (n == -1) */
     for (uint32_t k = 0; k < sites; k++) {
         for (int i = 0; i < 1000; i++)
-            put(&body, "\x20\x01", 2);
-        put(&body, "\x41\x00\x11\x01\x00", 5); /* call_indirect (type 1) (i32.const 0) */
+            wb_bytes_put(&body, "\x20\x01", 2);
+        wb_bytes_put(&body, "\x41\x00\x11\x01\x00", 5); /* call_indirect (type 1) (i32.const 0) */
     }
-    put(&body, "\x0b\x20\x00\x04\x7f", 5);                      /* end; if (result i32) n */
-    put(&body, "\x20\x00\x41\x01\x6b\x10\x01\x41\x01\x6a", 10); /* f(n - 1) + 1 */
-    put(&body, "\x05\x41\x00\x0b\x0b", 5);                      /* else 0 end end */
-    put(&s, "\x02\x02\x00\x0b", 4);
-    put_leb(&s, (uint32_t)body.len);
-    put(&s, body.p, body.len);
-    free(body.p);
+    wb_bytes_put(&body, "\x0b\x20\x00\x04\x7f", 5); /* end; if (result i32) n */
+    wb_bytes_put(&body, "\x20\x00\x41\x01\x6b\x10\x01\x41\x01\x6a", 10); /* f(n - 1) + 1 */
+    wb_bytes_put(&body, "\x05\x41\x00\x0b\x0b", 5);                      /* else 0 end end */
+    wb_bytes_put(&s, "\x02\x02\x00\x0b", 4);
+    wb_bytes_uleb(&s, (uint32_t)body.len);
+    wb_bytes_put(&s, body.data, body.len);
+    wb_bytes_free(&body);
     section(&m, 10, &s);
+    ck_assert(!m.is_oom);
     *len = m.len;
-    return m.p;
+    return m.data;
 }
 
 struct job {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import json
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Tuple, Union
 
 from ._handle import Handle
 from ._lib import Result as CResult
@@ -59,6 +59,27 @@ def _backend(name: str) -> int:
     return out.value
 
 
+Preload = Union[str, Tuple[str, str]]
+
+
+def _preloads(preload: Sequence[Preload] | None) -> list[tuple[bytes, bytes]]:
+    if preload is None:
+        return []
+    if isinstance(preload, (str, bytes)):
+        raise SbxError("SANDBOX_INVALID_OPTIONS", "preload must be a list of sources or (name, source)")
+    out = []
+    for i, p in enumerate(preload):
+        if isinstance(p, str):
+            out.append((f"preload-{i + 1}.js".encode(), p.encode()))
+        elif (isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and p[0]
+              and isinstance(p[1], str)):
+            out.append((p[0].encode(), p[1].encode()))
+        else:
+            raise SbxError("SANDBOX_INVALID_OPTIONS",
+                           f"preload[{i}]: must be a source or a (name, source) tuple of strings")
+    return out
+
+
 class Sandbox(Handle):
     """One tier ("worker" or "process") under one policy; reusable, a context manager."""
 
@@ -68,8 +89,12 @@ class Sandbox(Handle):
     _c_destroy = staticmethod(lib.sbx_sandbox_destroy)
 
     def __init__(self, backend: str = "worker", policy: PolicyLike = None,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, preload: Sequence[Preload] | None = None) -> None:
+        """preload (worker tier): scripts each run sees already evaluated in its fresh realm,
+        before the body, in order; each a source (named preload-N.js) or (name, source).
+        Compiled once per process; nothing they do in one run reaches the next."""
         super().__init__()
+        scripts = _preloads(preload)
         pol = Policy.of(policy)
         if timeout is not None:
             pol = pol.with_field("timeoutMs", timeout)
@@ -78,6 +103,11 @@ class Sandbox(Handle):
         handle = ctypes.c_void_p()
         raise_for(lib.sbx_sandbox_create(_backend(backend), pol._handle, ctypes.byref(handle)))
         self._handle = handle.value
+        for name, source in scripts:
+            rc = lib.sbx_sandbox_preload(self._handle, name, source, len(source))
+            if rc != 0:
+                self.dispose()
+                raise_for(rc)
 
     def _run(self, inp: RunInput, on_output: OnOutput | None = None) -> Result:
         tap = _Tap(on_output) if on_output is not None else None
