@@ -175,7 +175,8 @@ bool sbx__jit_quiesce(void);
 void sbx__jit_exit_hook(void);
 /* Tests only (test_tierup.c defines it; NULL in the library): called inside the load right
  * after dlopen (where 0), at the start of a compile (where 1), to pause a use in flight, and
- * at each of a compile's cancellation checks before it reads the flag (where 2, engine.c). */
+ * at each of a compile's cancellation checks before it reads the flag (where 2, engine.c), at
+ * the start of a store's first look in the caches (where 3, tierup.c, no lock held). */
 __attribute__((weak, visibility("hidden"))) void sbx__jit_test_pause(int where);
 /* test_env.c: the same pause inside the load, asked for by the environment (the bindings'
  * tests: SBX_TEST_PAUSE_LLVM_LOAD=MS:PATH); a no-op without it. */

@@ -207,6 +207,25 @@ static void run_one(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
+/* Drops from s's queue the functions that have native code now (with the OSR entry the item
+ * wants): a function got hot and queued before the first look linked it from a kept image.
+ * Left queued, it waited for interpretation time that its calls, native, no longer add, and the
+ * upgrade (only with nothing queued) never came. */
+static void drop_native(struct wasm_store *s)
+{
+    struct wasm_tierup *t = &s->tierup;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < t->queue_len; i++) {
+        struct wasm_lazy_item it = t->queue[i];
+        const struct wasm_func *f = it.inst->funcs[it.inst->module->func_import_count + it.def];
+        bool is_native =
+            __atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE) && (!it.wants_osr || f->osr_entry);
+        if (!is_native)
+            t->queue[kept++] = it;
+    }
+    t->queue_len = kept;
+}
+
 /* A store's first look, as soon as it is armed (a cache hit is native code from the first
  * milliseconds, with no LLVM): whole images in the caches (`sbx compile`'s, a compiled-tier or
  * whole-module run's) give every function of their instances code at once; all hit, the store
@@ -221,6 +240,8 @@ static void look_in_cache(struct wasm_store *s)
     running = s;
     bool is_lazy = atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY;
     pthread_mutex_unlock(&mu);
+    if (sbx__jit_test_pause)
+        sbx__jit_test_pause(3);
     bool is_all = true;
     for (struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
         bool is_whole = !atomic_load(&s->tierup.cancel) && sbx__wasm_jit_cache_link(i);
@@ -229,6 +250,7 @@ static void look_in_cache(struct wasm_store *s)
         is_all &= is_whole;
     }
     pthread_mutex_lock(&mu);
+    drop_native(s);
     if (is_all) {
         unlink_armed(s);
         atomic_store_explicit(&s->tierup.state, WASM_TIERUP_NATIVE, memory_order_release);
