@@ -22,11 +22,7 @@ $(SPECTEST_OBJ): CPPFLAGS += -Itests/common
 # types came: core/ref_null's 3.0 copy runs).
 SPECTEST_WAITING :=
 SPECTEST_GROUPS  := core bulk-memory memory64 multi-memory tail-call relaxed-simd \
-	function-references exceptions
-# Groups the interpreter runs and the compiled tier does not yet: GC (the LLVM tier refuses a
-# module with a GC instruction, SANDBOX_UNAVAILABLE naming it; docs/wasm.md).
-SPECTEST_INTERP_GROUPS := gc
-SPECTEST_INTERP_ONLY   := $(sort $(foreach g,$(SPECTEST_INTERP_GROUPS),$(wildcard $(SPECTEST_DIR)/$(g)/*.json)))
+	function-references exceptions gc
 spectest_all3    := $(sort $(foreach g,$(SPECTEST_GROUPS),$(wildcard $(SPECTEST_DIR)/$(g)/*.json)))
 spectest_waiting := $(SPECTEST_WAITING:%=$(SPECTEST_DIR)/%.json)
 SPECTEST_CORE    := $(filter-out $(spectest_waiting),$(spectest_all3)) \
@@ -42,7 +38,7 @@ TEST_DEPS   += $(BUILD)/sbx-spectest
 # needs: a missing suite directory fails the suite with one line naming it (run-tests.sh).
 # The 2.0 copies' commands 3.0 reverses are skipped, each named with why.
 SPECTEST_SUPERSEDED := tests/wasm/superseded-2.0.txt
-TEST_SUITES += wasm/spectest=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--superseded,$(SPECTEST_SUPERSEDED),$(call spectest_list,$(SPECTEST_CORE) $(SPECTEST_INTERP_ONLY))
+TEST_SUITES += wasm/spectest=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--superseded,$(SPECTEST_SUPERSEDED),$(call spectest_list,$(SPECTEST_CORE))
 # The same scripts in the compiled tier (LLVM, src/wasm/jit/): one compile per module. Under
 # SAN=1 with the leak check: sbx-spectest's LeakSanitizer skips TLS roots (tests/common/
 # lsan_no_tls.h), as its tracer crashed on libLLVM's dynamic TLS (docs/wasm.md).
@@ -81,8 +77,6 @@ ifeq ($(SPECTEST_FILES),)
 		$(if $(SPECTEST_SUMMARY),--summary $(SPECTEST_SUMMARY)) $(SPECTEST_CORE)
 	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
 		--tier both $(SPECTEST_SIMD)
-	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
-		--tier interp $(SPECTEST_INTERP_ONLY)
 else
 	SBX_WASM_TESTSUITE=$(SPECTEST_DIR) timeout -k 10 $(SPECTEST_TIMEOUT) $(BUILD)/sbx-spectest \
 		--tier both $(if $(SPECTEST_SUMMARY),--summary $(SPECTEST_SUMMARY)) $(SPECTEST_FILES)

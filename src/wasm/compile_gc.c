@@ -135,10 +135,9 @@ static void do_array(struct compiler *c, const struct wasm_instr *in)
     case WASM_OP_ARRAY_NEW_ELEM: /* offset n */
         w[1] = in->idx2;
         pop_slots(c, w + 2, 2);
-        sbx__wasm_c_result(c,
-                           in->op == WASM_OP_ARRAY_NEW_DATA ? IOP_array_new_data
-                                                            : IOP_array_new_elem,
-                           ref, w, 4);
+        sbx__wasm_c_result(
+            c, in->op == WASM_OP_ARRAY_NEW_DATA ? IOP_array_new_data : IOP_array_new_elem, ref, w,
+            4);
         return;
     case WASM_OP_ARRAY_GET:
     case WASM_OP_ARRAY_GET_S:
@@ -161,8 +160,8 @@ static void do_array(struct compiler *c, const struct wasm_instr *in)
     default: /* ARRAY_INIT_DATA / ELEM: ref d s n, then the segment */
         pop_slots(c, w, 4);
         w[4] = in->idx2;
-        effect(c, in->op == WASM_OP_ARRAY_INIT_DATA ? IOP_array_init_data : IOP_array_init_elem,
-               w, 5);
+        effect(c, in->op == WASM_OP_ARRAY_INIT_DATA ? IOP_array_init_data : IOP_array_init_elem, w,
+               5);
         (void)t;
         return;
     }

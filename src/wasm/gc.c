@@ -11,19 +11,18 @@
 #include "wasm/gc.h"
 #include "wasm/runtime.h"
 
-#define BLOCK_SHIFT 16u
-#define BLOCK       (1u << BLOCK_SHIFT)
-#define SMALL_MAX   8192u
-#define COMMIT_STEP 16u /* blocks made accessible at a time */
-#define MIN_GC      (4u << 20) /* allocate at least this much between two collections */
-#define POLL_EVERY  1024u      /* objects marked between two looks at the interrupt flag */
+#define BLOCK_SHIFT     16u
+#define BLOCK           (1u << BLOCK_SHIFT)
+#define SMALL_MAX       8192u
+#define COMMIT_STEP     16u        /* blocks made accessible at a time */
+#define MIN_GC          (4u << 20) /* allocate at least this much between two collections */
+#define POLL_EVERY      1024u      /* objects marked between two looks at the interrupt flag */
 #define DEFAULT_RESERVE ((uint64_t)4 << 30) /* an unlimited store's heap */
 #define MAX_RESERVE     ((uint64_t)64 << 30)
 
-static const uint16_t class_size[] = {16,   32,   48,   64,   80,   96,   112,  128,
-                                      160,  192,  224,  256,  320,  384,  448,  512,
-                                      640,  768,  896,  1024, 1280, 1536, 1792, 2048,
-                                      2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192};
+static const uint16_t class_size[] = {
+    16,  32,  48,  64,   80,   96,   112,  128,  160,  192,  224,  256,  320,  384,  448,  512,
+    640, 768, 896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192};
 #define NCLASS (sizeof(class_size) / sizeof(class_size[0]))
 
 enum { BLK_FREE = 0, BLK_LARGE = 0xFE, BLK_TAIL = 0xFF }; /* else 1 + the size class */
@@ -317,7 +316,8 @@ static bool drain(struct wasm_store *s, struct wasm_gc_heap *h, uint32_t *ticks)
 }
 
 /* Calls fn on every object of the heap. */
-static void each_object(struct wasm_gc_heap *h, void (*fn)(struct wasm_gc_heap *, struct wasm_gc_obj *))
+static void each_object(struct wasm_gc_heap *h,
+                        void (*fn)(struct wasm_gc_heap *, struct wasm_gc_obj *))
 {
     for (uint32_t b = 0; b < h->hw; b++) {
         struct block *blk = &h->blocks[b];
@@ -495,7 +495,8 @@ static struct wasm_gc_obj *alloc(struct wasm_store *s, uint32_t bytes, enum wasm
         if (is_small && h->cur[c]) {
             struct block *blk = &h->blocks[h->cur[c] - 1];
             if (blk->bump + class_size[c] <= BLOCK) {
-                struct wasm_gc_obj *o = (struct wasm_gc_obj *)(block_base(h, h->cur[c] - 1) + blk->bump);
+                struct wasm_gc_obj *o =
+                    (struct wasm_gc_obj *)(block_base(h, h->cur[c] - 1) + blk->bump);
                 blk->bump += class_size[c];
                 return o; /* never used since it was zeroed */
             }
@@ -533,9 +534,8 @@ static struct wasm_gc_obj *alloc(struct wasm_store *s, uint32_t bytes, enum wasm
 struct wasm_gc_obj *sbx__wasm_gc_new(struct wasm_store *s, const struct wasm_rtt *rtt, uint32_t len,
                                      enum wasm_trap_kind *tk)
 {
-    uint64_t bytes = rtt->kind == WASM_COMP_ARRAY
-                         ? WASM_GC_HEADER + (uint64_t)len * rtt->elem_size
-                         : rtt->size;
+    uint64_t bytes =
+        rtt->kind == WASM_COMP_ARRAY ? WASM_GC_HEADER + (uint64_t)len * rtt->elem_size : rtt->size;
     if (bytes > UINT32_MAX - BLOCK) {
         s->was_refused = true;
         *tk = WASM_TRAP_HEAP_EXHAUSTED;
@@ -637,7 +637,7 @@ bool sbx__wasm_gc_test(uint64_t v, uint32_t abs, const struct wasm_rtt *rtt, boo
         if (v & 1)
             return abs == WASM_HT_EQ;
         uint8_t k = ((const struct wasm_gc_obj *)(uintptr_t)v)->kind;
-        return abs == WASM_HT_STRUCT ? k == WASM_GC_STRUCT
+        return abs == WASM_HT_STRUCT  ? k == WASM_GC_STRUCT
                : abs == WASM_HT_ARRAY ? k == WASM_GC_ARRAY
                                       : k == WASM_GC_STRUCT || k == WASM_GC_ARRAY;
     }

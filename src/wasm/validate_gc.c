@@ -184,8 +184,7 @@ static bool op_array(struct vfunc *v, const struct wasm_instr *in)
         return check_get(v, st, in->op != WASM_OP_ARRAY_GET) && vpop(v, WASM_I32) &&
                vpop(v, self) && vpush(v, unpacked(st));
     case WASM_OP_ARRAY_SET:
-        return mutable_array(v, td) && vpop(v, unpacked(st)) && vpop(v, WASM_I32) &&
-               vpop(v, self);
+        return mutable_array(v, td) && vpop(v, unpacked(st)) && vpop(v, WASM_I32) && vpop(v, self);
     case WASM_OP_ARRAY_FILL:
         return mutable_array(v, td) && vpop(v, WASM_I32) && vpop(v, unpacked(st)) &&
                vpop(v, WASM_I32) && vpop(v, self);
@@ -229,8 +228,8 @@ static bool op_br_on_cast(struct vfunc *v, const struct wasm_instr *in)
         return false;
     if (!vsub(v, rt2, rt1))
         return sbx__wasm_v_fail(v, "type mismatch");
-    wasm_vtype diff = WASM_REF(wasm_vtype_is_nullable(rt1) && !wasm_vtype_is_nullable(rt2),
-                               wasm_vtype_heap(rt1));
+    wasm_vtype diff =
+        WASM_REF(wasm_vtype_is_nullable(rt1) && !wasm_vtype_is_nullable(rt2), wasm_vtype_heap(rt1));
     bool on_fail = in->op == WASM_OP_BR_ON_CAST_FAIL;
     wasm_vtype to_label = on_fail ? diff : rt2, to_next = on_fail ? rt2 : diff;
     uint32_t n;
