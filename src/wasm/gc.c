@@ -17,6 +17,7 @@
 #define COMMIT_STEP     16u        /* blocks made accessible at a time */
 #define MIN_GC          (4u << 20) /* allocate at least this much between two collections */
 #define POLL_EVERY      1024u      /* objects marked between two looks at the interrupt flag */
+#define MARK_STACK_MAX  (1u << 17) /* entries: the mark stack's bound */
 #define DEFAULT_RESERVE ((uint64_t)4 << 30) /* an unlimited store's heap */
 #define MAX_RESERVE     ((uint64_t)64 << 30)
 
@@ -211,7 +212,9 @@ static void push(struct wasm_gc_heap *h, struct wasm_gc_obj *o)
 {
     if (h->sp == h->cap) {
         uint32_t n = h->cap ? h->cap * 2 : 4096;
-        struct wasm_gc_obj **p = sbx__reallocn(h->stack, n, sizeof(*p));
+        /* host memory outside max_bytes: bounded (1 MiB), past it the rescan takes over */
+        struct wasm_gc_obj **p =
+            n <= MARK_STACK_MAX ? sbx__reallocn(h->stack, n, sizeof(*p)) : NULL;
         if (!p) { /* found again by the rescan of marked objects */
             h->overflowed = true;
             return;
@@ -252,7 +255,10 @@ static void mark_word(struct wasm_gc_heap *h, uintptr_t w)
         mark(h, o);
 }
 
-static void scan_range(struct wasm_gc_heap *h, const void *from, const void *to)
+/* Reads every word of [from, to): other functions' frames too, whose ASan redzones are
+ * poisoned, hence not instrumented. */
+__attribute__((no_sanitize_address)) static void scan_range(struct wasm_gc_heap *h,
+                                                            const void *from, const void *to)
 {
     uintptr_t a = ((uintptr_t)from + 7) & ~(uintptr_t)7;
     for (; a + 8 <= (uintptr_t)to; a += 8)
@@ -384,8 +390,14 @@ __attribute__((noinline)) static void mark_stacks(struct wasm_store *s, struct w
     jmp_buf regs;
     __builtin_unwind_init();
     setjmp(regs);
+    /* rbx, r12-r15 in regs (glibc mangles only rbp, rsp and the pc there); rbp and what
+     * __builtin_unwind_init pushed lie between regs and the frame address, so the scan starts
+     * at whichever of the two is lower */
     scan_range(h, &regs, (const uint8_t *)&regs + sizeof(regs));
-    scan_range(h, __builtin_frame_address(0), ex->native_top);
+    const void *lo = __builtin_frame_address(0);
+    if ((const void *)&regs < lo)
+        lo = &regs;
+    scan_range(h, lo, ex->native_top);
 }
 
 /* --- sweeping ------------------------------------------------------------------------------- */
