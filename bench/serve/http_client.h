@@ -37,9 +37,27 @@ static inline int connect_to(void)
     return fd;
 }
 
-/* One request and its whole answer on fd; returns the status. *duration_ms (when not NULL)
- * gets the answer's "durationMs" (the library's own time for the run), or -1. */
-static inline int exchange_timed(int fd, double *duration_ms)
+/* What an answer says of its own time, in ms (-1: not said): the result's durationMs (the
+ * library's run) and the server's Server-Timing stages body, submit, wait, respond. */
+struct answer_times {
+    double run, stage[4];
+};
+
+static inline void parse_times(const char *head_end, const char *head, struct answer_times *at)
+{
+    static const char *const names[4] = {"body;dur=", "submit;dur=", "wait;dur=", "respond;dur="};
+    const char *d = strstr(head_end, "\"durationMs\":");
+    at->run = d ? atof(d + 13) : -1;
+    const char *st = strcasestr(head, "Server-Timing:");
+    for (int i = 0; i < 4; i++) {
+        const char *v = st && st < head_end ? strstr(st, names[i]) : NULL;
+        at->stage[i] = v && v < head_end ? atof(v + strlen(names[i])) : -1;
+    }
+}
+
+/* One request and its whole answer on fd; returns the status. at (when not NULL) gets what
+ * the answer says of its time. */
+static inline int exchange_timed(int fd, struct answer_times *at)
 {
     char req[8192];
     int n = snprintf(req, sizeof(req),
@@ -59,9 +77,8 @@ static inline int exchange_timed(int fd, double *duration_ms)
         char *end = strstr(buf, "\r\n\r\n");
         char *cl = strcasestr(buf, "Content-Length:");
         if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
-            const char *d = duration_ms ? strstr(end, "\"durationMs\":") : NULL;
-            if (duration_ms)
-                *duration_ms = d ? atof(d + 13) : -1;
+            if (at)
+                parse_times(end, buf, at);
             return atoi(buf + 9);
         }
     }

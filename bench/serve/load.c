@@ -8,17 +8,21 @@
  * rate mode also splits each latency (from the scheduled time to the whole answer read) into
  * where it went, to tell the tail's cause: conn_wait (the previous request on the same
  * connection was still out: the server's slowness, carried over), client_late (this client's
- * own thread started the request late: its own scheduling), run (the answer's durationMs: the
- * library's time inside the runner) and server (the rest: HTTP, queue, runner hop, JSON, and
- * reading the answer). For each part: its p99, and how many of the requests over 5 ms it was
- * the largest part of; then the same for the requests whose own time (without conn_wait) was
- * over 5 ms: the slow ones that make the ones behind them wait. */
+ * own thread started the request late: its own scheduling), wire (sent to the server's
+ * handler, and its answer back to this client: loopback, libmicrohttpd's thread wake-ups,
+ * this client's read), http (the server's own stages: the body, parsing and queueing the run,
+ * the answer: Server-Timing body + submit + respond), hop (Server-Timing wait less the run:
+ * the pool, the socketpair, the runner's threads, the result's way back) and run (the result's
+ * durationMs: the library's time in the runner). For each part: its p99, and how many of the
+ * requests over 5 ms it was the largest part of; then the same for the requests whose own
+ * time (without conn_wait) was over 5 ms: the slow ones that make the ones behind them wait. */
 #include <pthread.h>
 
 #include "http_client.h"
 
-enum { PART_CONN_WAIT, PART_CLIENT_LATE, PART_RUN, PART_SERVER, PARTS };
-static const char *const part_names[PARTS] = {"conn_wait", "client_late", "run", "server"};
+enum { PART_CONN_WAIT, PART_CLIENT_LATE, PART_WIRE, PART_HTTP, PART_HOP, PART_RUN, PARTS };
+static const char *const part_names[PARTS] = {"conn_wait", "client_late", "wire",
+                                              "http",      "hop",         "run"};
 
 struct conn {
     int index, conns;
@@ -41,17 +45,25 @@ static void *conn_main(void *arg)
         double now = now_s();
         if (due > now)
             usleep((useconds_t)((due - now) * 1e6));
-        double sent = now_s(), run_ms = -1;
-        int status = exchange_timed(fd, &run_ms);
+        double sent = now_s();
+        struct answer_times at;
+        int status = exchange_timed(fd, &at);
         if (status < 200 || status > 299)
             c->errors++;
         double end = now_s(), ready = prev_end > due ? prev_end : due;
         prev_end = end;
-        run_ms = run_ms < 0 ? 0 : run_ms;
-        c->part[PART_CONN_WAIT][c->count] = (ready - due) * 1e3;
-        c->part[PART_CLIENT_LATE][c->count] = (sent - ready) * 1e3;
-        c->part[PART_RUN][c->count] = run_ms;
-        c->part[PART_SERVER][c->count] = (end - sent) * 1e3 - run_ms;
+        double run = at.run > 0 ? at.run : 0, http = 0, wait = 0;
+        for (int k = 0; k < 4; k++)
+            *(k == 2 ? &wait : &http) += at.stage[k] > 0 ? at.stage[k] : 0;
+        double *part[PARTS];
+        for (int k = 0; k < PARTS; k++)
+            part[k] = &c->part[k][c->count];
+        *part[PART_CONN_WAIT] = (ready - due) * 1e3;
+        *part[PART_CLIENT_LATE] = (sent - ready) * 1e3;
+        *part[PART_WIRE] = (end - sent) * 1e3 - http - (wait > run ? wait : run);
+        *part[PART_HTTP] = http;
+        *part[PART_HOP] = wait > run ? wait - run : 0;
+        *part[PART_RUN] = run;
         c->lat[c->count++] = (end - due) * 1e3; /* from its scheduled time */
     }
     close(fd);
