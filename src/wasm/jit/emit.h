@@ -184,6 +184,8 @@ bool sbx__jit_emit_table(struct jit_func *f, const struct wasm_instr *in, bool *
 bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 /* emit_simd.c: the 0xFD instructions (emit_simd.h). */
 bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+/* emit_gc.c: the GC instructions (3.0), helpers in rt_gc.c. */
+bool sbx__jit_emit_gc(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 
 /* emit_call.c: the calling convention of the module's functions: LLVM's tailcc (guaranteed
  * tail calls, fastcc otherwise) in a module with return_call*, else C's; every call of one of

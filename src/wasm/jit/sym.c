@@ -50,6 +50,16 @@ static const struct {
     [JIT_RT_MEMORY_INIT64] = {"memory_init64", (const void *)sbx__jit_rt_memory_init64},
     [JIT_RT_THROW] = {"throw", (const void *)sbx__jit_rt_throw},
     [JIT_RT_THROW_REF] = {"throw_ref", (const void *)sbx__jit_rt_throw_ref},
+    [JIT_RT_GC_STRUCT_NEW] = {"gc_struct_new", (const void *)sbx__jit_rt_gc_struct_new},
+    [JIT_RT_GC_ARRAY_NEW] = {"gc_array_new", (const void *)sbx__jit_rt_gc_array_new},
+    [JIT_RT_GC_ARRAY_NEW_FIXED] = {"gc_array_new_fixed",
+                                   (const void *)sbx__jit_rt_gc_array_new_fixed},
+    [JIT_RT_GC_ARRAY_NEW_SEG] = {"gc_array_new_seg", (const void *)sbx__jit_rt_gc_array_new_seg},
+    [JIT_RT_GC_ARRAY_FILL] = {"gc_array_fill", (const void *)sbx__jit_rt_gc_array_fill},
+    [JIT_RT_GC_ARRAY_COPY] = {"gc_array_copy", (const void *)sbx__jit_rt_gc_array_copy},
+    [JIT_RT_GC_ARRAY_INIT] = {"gc_array_init", (const void *)sbx__jit_rt_gc_array_init},
+    [JIT_RT_GC_TEST] = {"gc_test", (const void *)sbx__jit_rt_gc_test},
+    [JIT_RT_GC_CONVERT] = {"gc_convert", (const void *)sbx__jit_rt_gc_convert},
 };
 
 /* The libc/libm functions LLVM lowers some operations to (loop idioms become memset/memcpy;
