@@ -50,6 +50,11 @@ static const struct {
     [JIT_RT_MEMORY_INIT64] = {"memory_init64", (const void *)sbx__jit_rt_memory_init64},
     [JIT_RT_THROW] = {"throw", (const void *)sbx__jit_rt_throw},
     [JIT_RT_THROW_REF] = {"throw_ref", (const void *)sbx__jit_rt_throw_ref},
+    [JIT_RT_TRY_CALL] = {"try_call", (const void *)sbx__jit_rt_try_call},
+    [JIT_RT_EXN_NEW] = {"exn_new", (const void *)sbx__jit_rt_exn_new},
+    [JIT_RT_EXN_REF] = {"exn_ref", (const void *)sbx__jit_rt_exn_ref},
+    [JIT_RT_EXN_IS] = {"exn_is", (const void *)sbx__jit_rt_exn_is},
+    [JIT_RT_EXN_TAKE] = {"exn_take", (const void *)sbx__jit_rt_exn_take},
 };
 
 /* The libc/libm functions LLVM lowers some operations to (loop idioms become memset/memcpy;

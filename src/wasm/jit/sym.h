@@ -47,6 +47,11 @@ enum jit_rt {
     JIT_RT_MEMORY_INIT64,
     JIT_RT_THROW, /* exception handling */
     JIT_RT_THROW_REF,
+    JIT_RT_TRY_CALL, /* compiled try_table (emit_eh.c) */
+    JIT_RT_EXN_NEW,
+    JIT_RT_EXN_REF,
+    JIT_RT_EXN_IS,
+    JIT_RT_EXN_TAKE,
     JIT_RT_COUNT_
 };
 
