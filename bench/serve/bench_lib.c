@@ -2,6 +2,9 @@
  * figures, measured in the same run. Modes:
  *   worker THREADS SECONDS   runs/s of `return context.a + 1`, one sandbox per thread
  *   process RUNS             median and mean ms of /bin/true, one reused sandbox
+ *   rate RATE SECONDS THREADS  p50/p99 of `return context.a + 1` at RATE runs/s, open loop
+ *                            (as load.c's rate mode, THREADS sandboxes): the library's own
+ *                            tail at the rate the HTTP latency is measured at
  *   pair PORT RUNS           /bin/true through the library and through sbx serve on PORT,
  *                            one of each in turn, so the machine's load falls on both alike;
  *                            the median of the per-pair differences is the service's cost
@@ -57,6 +60,81 @@ static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+static long status_kib(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, key, strlen(key)) == 0)
+            kib = atol(line + strlen(key));
+    }
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* rate mode: thread index of threads runs i = index, index + threads, ... each due at
+ * start + i / rate; its latency counts from then (a run late to start counts its lateness). */
+struct rate_thread {
+    int index, threads;
+    double start, rate, secs;
+    double *lat;
+    size_t count;
+};
+
+static void *rate_main(void *arg)
+{
+    struct rate_thread *t = arg;
+    sbx_sandbox *sb = sandbox(SBX_BACKEND_WORKER);
+    const char *code = "return context.a + 1";
+    sbx_run_input in = {.code = code, .code_len = strlen(code), .context_json = "{\"a\":41}"};
+    size_t runs = (size_t)(t->rate * t->secs);
+    t->lat = calloc(runs / (size_t)t->threads + 2, sizeof(double));
+    for (size_t i = (size_t)t->index; i < runs; i += (size_t)t->threads) {
+        double due = t->start + (double)i / t->rate, now = now_s();
+        if (due > now)
+            usleep((useconds_t)((due - now) * 1e6));
+        sbx_result r;
+        sbx_sandbox_run(sb, &in, &r);
+        if (!r.ok || strcmp(r.value_json, "42") != 0)
+            exit(1);
+        sbx_result_free(&r);
+        t->lat[t->count++] = (now_s() - due) * 1e3;
+    }
+    sbx_sandbox_destroy(sb);
+    return NULL;
+}
+
+static int rate_mode(double rate, double secs, int threads)
+{
+    struct rate_thread t[64];
+    pthread_t tid[64];
+    threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    worker(NULL); /* warm: the engine module and a first heap */
+    double start = now_s() + 0.1;
+    for (int i = 0; i < threads; i++) {
+        t[i] = (struct rate_thread){
+            .index = i, .threads = threads, .start = start, .rate = rate, .secs = secs};
+        pthread_create(&tid[i], NULL, rate_main, &t[i]);
+    }
+    size_t n = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(tid[i], NULL);
+        n += t[i].count;
+    }
+    double took = now_s() - start, *all = calloc(n, sizeof(double));
+    for (int i = 0, k = 0; i < threads; i++)
+        for (size_t j = 0; j < t[i].count; j++)
+            all[k++] = t[i].lat[j];
+    qsort(all, n, sizeof(double), cmp);
+    printf("rate=%.0f achieved=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f runs=%zu threads=%d "
+           "rss_kib=%ld hwm_kib=%ld\n",
+           rate, (double)n / took, all[n / 2], all[n * 99 / 100], all[n - 1], n, threads,
+           status_kib("VmRSS:"), status_kib("VmHWM:"));
+    return 0;
 }
 
 /* CPU seconds (user + system, with reaped children) of one process. */
@@ -205,8 +283,11 @@ int main(int argc, char **argv)
         sbx_sandbox_destroy(sb);
         return 0;
     }
+    if (argc == 5 && strcmp(argv[1], "rate") == 0)
+        return rate_mode(atof(argv[2]), atof(argv[3]), atoi(argv[4]));
     if (argc == 4 && strcmp(argv[1], "pair") == 0)
         return pair(atoi(argv[2]), atoi(argv[3]));
-    fprintf(stderr, "usage: bench_lib worker THREADS SECONDS | process RUNS | pair PORT RUNS\n");
+    fprintf(stderr, "usage: bench_lib worker THREADS SECONDS | rate RATE SECONDS THREADS | "
+                    "process RUNS | pair PORT RUNS\n");
     return 2;
 }

@@ -37,8 +37,27 @@ static inline int connect_to(void)
     return fd;
 }
 
-/* One request and its whole answer on fd; returns the status. */
-static inline int exchange(int fd)
+/* What an answer says of its own time, in ms (-1: not said): the result's durationMs (the
+ * library's run) and the server's Server-Timing stages body, submit, wait, respond. */
+struct answer_times {
+    double run, stage[4];
+};
+
+static inline void parse_times(const char *head_end, const char *head, struct answer_times *at)
+{
+    static const char *const names[4] = {"body;dur=", "submit;dur=", "wait;dur=", "respond;dur="};
+    const char *d = strstr(head_end, "\"durationMs\":");
+    at->run = d ? atof(d + 13) : -1;
+    const char *st = strcasestr(head, "Server-Timing:");
+    for (int i = 0; i < 4; i++) {
+        const char *v = st && st < head_end ? strstr(st, names[i]) : NULL;
+        at->stage[i] = v && v < head_end ? atof(v + strlen(names[i])) : -1;
+    }
+}
+
+/* One request and its whole answer on fd; returns the status. at (when not NULL) gets what
+ * the answer says of its time. */
+static inline int exchange_timed(int fd, struct answer_times *at)
 {
     char req[8192];
     int n = snprintf(req, sizeof(req),
@@ -57,9 +76,17 @@ static inline int exchange(int fd)
         buf[got] = '\0';
         char *end = strstr(buf, "\r\n\r\n");
         char *cl = strcasestr(buf, "Content-Length:");
-        if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10))
+        if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
+            if (at)
+                parse_times(end, buf, at);
             return atoi(buf + 9);
+        }
     }
+}
+
+static inline int exchange(int fd)
+{
+    return exchange_timed(fd, NULL);
 }
 
 #endif

@@ -4,15 +4,30 @@
  * latency of requests one after another. Modes:
  *   rate HOST PORT PATH BODY RATE SECONDS CONNS   p50/p99 at RATE requests/s
  *   seq HOST PORT PATH BODY N                     median of N requests in a row
- * Every answer must be 2xx (202: accepted, not waited for); prints key=value pairs. */
+ * Every answer must be 2xx (202: accepted, not waited for); prints key=value pairs.
+ * rate mode also splits each latency (from the scheduled time to the whole answer read) into
+ * where it went, to tell the tail's cause: conn_wait (the previous request on the same
+ * connection was still out: the server's slowness, carried over), client_late (this client's
+ * own thread started the request late: its own scheduling), wire (sent to the server's
+ * handler, and its answer back to this client: loopback, libmicrohttpd's thread wake-ups,
+ * this client's read), http (the server's own stages: the body, parsing and queueing the run,
+ * the answer: Server-Timing body + submit + respond), hop (Server-Timing wait less the run:
+ * the pool, the socketpair, the runner's threads, the result's way back) and run (the result's
+ * durationMs: the library's time in the runner). For each part: its p99, and how many of the
+ * requests over 5 ms it was the largest part of; then the same for the requests whose own
+ * time (without conn_wait) was over 5 ms: the slow ones that make the ones behind them wait. */
 #include <pthread.h>
 
 #include "http_client.h"
 
+enum { PART_CONN_WAIT, PART_CLIENT_LATE, PART_WIRE, PART_HTTP, PART_HOP, PART_RUN, PARTS };
+static const char *const part_names[PARTS] = {"conn_wait", "client_late", "wire",
+                                              "http",      "hop",         "run"};
+
 struct conn {
     int index, conns;
     double start, rate, secs;
-    double *lat;
+    double *lat, *part[PARTS];
     size_t count, errors;
 };
 
@@ -22,15 +37,34 @@ static void *conn_main(void *arg)
     int fd = connect_to();
     size_t total = (size_t)(c->rate * c->secs);
     c->lat = calloc(total / (size_t)c->conns + 2, sizeof(double));
+    for (int k = 0; k < PARTS; k++)
+        c->part[k] = calloc(total / (size_t)c->conns + 2, sizeof(double));
+    double prev_end = 0;
     for (size_t i = (size_t)c->index; i < total; i += (size_t)c->conns) {
         double due = c->start + (double)i / c->rate;
         double now = now_s();
         if (due > now)
             usleep((useconds_t)((due - now) * 1e6));
-        int status = exchange(fd);
+        double sent = now_s();
+        struct answer_times at;
+        int status = exchange_timed(fd, &at);
         if (status < 200 || status > 299)
             c->errors++;
-        c->lat[c->count++] = (now_s() - due) * 1e3; /* from its scheduled time */
+        double end = now_s(), ready = prev_end > due ? prev_end : due;
+        prev_end = end;
+        double run = at.run > 0 ? at.run : 0, http = 0, wait = 0;
+        for (int k = 0; k < 4; k++)
+            *(k == 2 ? &wait : &http) += at.stage[k] > 0 ? at.stage[k] : 0;
+        double *part[PARTS];
+        for (int k = 0; k < PARTS; k++)
+            part[k] = &c->part[k][c->count];
+        *part[PART_CONN_WAIT] = (ready - due) * 1e3;
+        *part[PART_CLIENT_LATE] = (sent - ready) * 1e3;
+        *part[PART_WIRE] = (end - sent) * 1e3 - http - (wait > run ? wait : run);
+        *part[PART_HTTP] = http;
+        *part[PART_HOP] = wait > run ? wait - run : 0;
+        *part[PART_RUN] = run;
+        c->lat[c->count++] = (end - due) * 1e3; /* from its scheduled time */
     }
     close(fd);
     return NULL;
@@ -59,12 +93,41 @@ static int rate_mode(double rate, double secs, int conns)
         errors += c[i].errors;
     }
     double took = now_s() - start, *all = calloc(n, sizeof(double));
-    for (int i = 0, k = 0; i < conns; i++)
-        for (size_t j = 0; j < c[i].count; j++)
-            all[k++] = c[i].lat[j];
+    double *part[PARTS];
+    size_t slow = 0, slow_by[PARTS] = {0}, own = 0, own_by[PARTS] = {0};
+    for (int k = 0; k < PARTS; k++)
+        part[k] = calloc(n, sizeof(double));
+    for (int i = 0, m = 0; i < conns; i++) {
+        for (size_t j = 0; j < c[i].count; j++, m++) {
+            all[m] = c[i].lat[j];
+            int top = 0, own_top = PART_CLIENT_LATE;
+            for (int k = 0; k < PARTS; k++) {
+                part[k][m] = c[i].part[k][j];
+                top = part[k][m] > part[top][m] ? k : top;
+                own_top = k != PART_CONN_WAIT && part[k][m] > part[own_top][m] ? k : own_top;
+            }
+            slow += all[m] > 5.0;
+            slow_by[top] += all[m] > 5.0;
+            int is_own_slow = all[m] - part[PART_CONN_WAIT][m] > 5.0;
+            own += is_own_slow;
+            own_by[own_top] += is_own_slow;
+        }
+    }
     qsort(all, n, sizeof(double), cmp);
     printf("rate=%.0f achieved=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f requests=%zu errors=%zu\n",
            rate, (double)n / took, all[n / 2], all[n * 99 / 100], all[n - 1], n, errors);
+    printf("  parts: p99_ms");
+    for (int k = 0; k < PARTS; k++) {
+        qsort(part[k], n, sizeof(double), cmp);
+        printf(" %s=%.3f", part_names[k], part[k][n * 99 / 100]);
+    }
+    printf("; over_5ms=%zu, largest part:", slow);
+    for (int k = 0; k < PARTS; k++)
+        printf(" %s=%zu", part_names[k], slow_by[k]);
+    printf("; own time over_5ms=%zu, largest part:", own);
+    for (int k = PART_CLIENT_LATE; k < PARTS; k++)
+        printf(" %s=%zu", part_names[k], own_by[k]);
+    printf("\n");
     return errors ? 1 : 0;
 }
 

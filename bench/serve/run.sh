@@ -3,7 +3,9 @@
 #  1. worker tier, `return context.a + 1`: the library's runs/s (bench_lib, one sandbox per
 #     thread, as many threads as cores) against HTTP runs/s with keep-alive (wrk, closed loop);
 #     the ratio (target >= 0.5x). Rounds interleaved; the medians are reported.
-#  2. p50/p99 latency at half the HTTP peak (load.c, open loop) (target p99 <= 5 ms).
+#  2. p50/p99 latency at half the HTTP peak (load.c, open loop) (target p99 <= 5 ms), with
+#     where each request's time went (load.c's parts), and the library's own p50/p99 at the
+#     same rate (bench_lib rate: 8 threads, open loop), rounds interleaved.
 #  3. process tier /bin/true, one run after another: the library's median against HTTP's (the
 #     service's added cost per run; target <= 1 ms), in wall time and in CPU time (the server's
 #     and its runners', jails included, against the library process's: load-independent).
@@ -80,7 +82,8 @@ echo
 half=$(echo "$http" | awk '{printf "%d", $1 / 2}')
 echo "== 2. latency at half the HTTP peak: $half requests/s, open loop, 8 connections, ${SECS}s"
 for r in $(seq "$ROUNDS"); do
-    echo "round $r: $("$BIN/load" rate 127.0.0.1 "$port" /v1/runs "$WORKER" "$half" "$SECS" 8), load $(load)"
+    echo "round $r: HTTP $("$BIN/load" rate 127.0.0.1 "$port" /v1/runs "$WORKER" "$half" "$SECS" 8), load $(load)"
+    echo "round $r: library $("$BIN/bench_lib" rate "$half" "$SECS" 8), load $(load)"
 done
 
 echo

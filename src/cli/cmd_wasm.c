@@ -148,9 +148,11 @@ static void report_memory_limit(const sbx_result *r, const sbx_policy *policy)
     uint64_t cap = sbx_policy_memory_bytes(policy);
     const char *unit = cap % (1u << 20) == 0 ? "MiB" : cap % 1024 == 0 ? "KiB" : "bytes";
     uint64_t n = cap % (1u << 20) == 0 ? cap >> 20 : cap % 1024 == 0 ? cap >> 10 : cap;
+    /* A run that ended on the limit (a GC allocation, wasm/gc.h) says so in its error line. */
+    const char *what =
+        r->error == SBX_E_MEMORY_LIMIT ? "an allocation" : "memory.grow or table.grow";
     fprintf(stderr,
-            "sbx: wasm: memory.grow or table.grow refused: the policy caps memory at %" PRIu64
-            " %s (memoryBytes)\n",
+            "sbx: wasm: %s refused: the policy caps memory at %" PRIu64 " %s (memoryBytes)\n", what,
             n, unit);
 }
 

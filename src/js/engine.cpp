@@ -35,9 +35,10 @@ extern "C" {
  * constructor. */
 #define ASYNC_HEADER_LINES 2
 #define ASYNC_FILE         "<unknown> line 0 > AsyncFunction"
-/* A full GC runs once the GC heap has grown this much since the last one (dead realms). */
+/* A full GC runs every GC_EVERY_RUNS runs on a thread, or at once when the GC heap grew this
+ * much since the last one or a run peaked at it (see after_run). */
 #define GC_SLACK_BYTES (8u * 1024u * 1024u)
-#define GC_EVERY_RUNS  64u
+#define GC_EVERY_RUNS  16u
 
 enum phase {
     PHASE_SETUP,
@@ -460,17 +461,26 @@ static void on_over_cap(void *arg)
     JS_RequestInterruptCallback(run->cx);
 }
 
-/* Dead realms go in a shrinking full GC every GC_EVERY_RUNS runs on a thread (or sooner when
- * the GC heap grew GC_SLACK_BYTES), which also returns empty chunks (and malloc_trim the freed
- * memory); between them JS_MaybeGC. */
-static void after_run(JSContext *cx)
+/* Dead realms go in a full GC every GC_EVERY_RUNS runs on a thread; between them JS_MaybeGC.
+ * That GC keeps the arenas and chunks it empties: the next runs' realms reuse those pages (16
+ * realms' worth: bench-worker's RSS stays flat). Shrinking at each (and malloc_trim), as this
+ * did every 64 runs, handed them back only for the next runs to fault them in again: 19 page
+ * faults and twice the engine's CPU per `return context.a + 1` run, in bursts that were most
+ * of sbx serve's p99 tail (docs/serve.md, "Latency"). A run that peaked GC_SLACK_BYTES over
+ * the heap the last GC left (GC heap + malloc'd), or a GC heap grown that much, left big
+ * garbage: that GC shrinks and trims, so the memory goes back to the system. */
+static void after_run(JSContext *cx, size_t run_peak_bytes)
 {
     JS_SetGCParameter(cx, JSGC_MAX_BYTES, UINT32_MAX);
     uint32_t bytes = JS_GetGCParameter(cx, JSGC_BYTES);
-    if (++runs_since_gc >= GC_EVERY_RUNS || bytes > gc_bytes_after_gc + GC_SLACK_BYTES) {
+    size_t slack = (size_t)gc_bytes_after_gc + GC_SLACK_BYTES;
+    bool is_big = run_peak_bytes > slack || bytes > slack;
+    if (++runs_since_gc >= GC_EVERY_RUNS || is_big) {
         JS::PrepareForFullGC(cx);
-        JS::NonIncrementalGC(cx, JS::GCOptions::Shrink, JS::GCReason::API);
-        malloc_trim(0); /* glibc keeps the freed realms' memory in its arenas otherwise */
+        JS::NonIncrementalGC(cx, is_big ? JS::GCOptions::Shrink : JS::GCOptions::Normal,
+                             JS::GCReason::API);
+        if (is_big)
+            malloc_trim(0); /* glibc keeps the freed memory in its arenas otherwise */
         gc_bytes_after_gc = JS_GetGCParameter(cx, JSGC_BYTES);
         runs_since_gc = 0;
     } else {
@@ -536,9 +546,10 @@ static void run_engine(JSContext *cx, const struct sbx__js_eval_in *in,
         sbx__free(out->value_json);
         out->value_json = nullptr;
     }
+    size_t peak_bytes = out->heap_peak_bytes; /* *out is the waiter's once on_done ran */
     if (in->on_done)
         in->on_done(in->on_done_arg);
-    after_run(cx);
+    after_run(cx, peak_bytes);
 }
 
 struct sbx__js_engine *sbx__js_engine_create(void)

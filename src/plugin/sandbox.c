@@ -117,6 +117,10 @@ void sbx__plugin_set_outcome(struct sbx_wasm_sandbox *sb, sbx_err rc, const stru
         sbx__result_fail(out, SBX_E_TIMEOUT, "guest exceeded its time limit of %" PRIu32 " ms",
                          sb->policy->timeout_ms);
         return;
+    case WASM_TRAP_HEAP_EXHAUSTED: /* GC objects are charged to memoryBytes (wasm/gc.h) */
+        out->limit = SBX_LIMIT_MEMORY;
+        sbx__result_fail(out, SBX_E_MEMORY_LIMIT, "%s", trap->message);
+        return;
     default:
         sbx__result_fail(out, SBX_E_WASM_TRAP, "%s", trap->message);
         return;

@@ -285,9 +285,11 @@ static void answer_submitted(struct http_req *req, struct serve_req *sr)
     struct tracked *t;
     if (!api_submit(req, sr, id, &t))
         return;
+    req->queued_ns = http_now_ns();
     if (t) {
         size_t len;
         char *result = api_wait(t, &len);
+        req->result_ns = http_now_ns();
         api_tracked_release(t);
         if (result) {
             http_respond(req, 200, "application/json", result, len, 0);

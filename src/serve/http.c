@@ -55,7 +55,7 @@ static struct {
     uint64_t header_ns, body_ns;
 } reaper = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
-static uint64_t now_ns(void)
+uint64_t http_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -64,8 +64,8 @@ static uint64_t now_ns(void)
 
 static void set_phase(struct MHD_Connection *conn, enum phase ph)
 {
-    uint64_t deadline = ph == PH_HEADERS ? now_ns() + reaper.header_ns
-                        : ph == PH_BODY  ? now_ns() + reaper.body_ns
+    uint64_t deadline = ph == PH_HEADERS ? http_now_ns() + reaper.header_ns
+                        : ph == PH_BODY  ? http_now_ns() + reaper.body_ns
                                          : 0;
     pthread_mutex_lock(&reaper.lock);
     for (struct conn_entry *e = reaper.list; e; e = e->next) {
@@ -96,7 +96,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         *e = (struct conn_entry){.conn = conn,
                                  .fd = ci->connect_fd,
                                  .phase = PH_HEADERS,
-                                 .deadline_ns = now_ns() + reaper.header_ns};
+                                 .deadline_ns = http_now_ns() + reaper.header_ns};
         pthread_mutex_lock(&reaper.lock);
         e->next = reaper.list;
         reaper.list = e;
@@ -120,7 +120,7 @@ static void *reaper_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&reaper.lock);
     while (!reaper.is_stopping) {
-        uint64_t now = now_ns();
+        uint64_t now = http_now_ns();
         for (struct conn_entry *e = reaper.list; e; e = e->next) {
             if (e->deadline_ns && now > e->deadline_ns) {
                 shutdown(e->fd, SHUT_RDWR); /* its thread sees EOF and closes it */
@@ -145,6 +145,23 @@ static void *reaper_main(void *arg)
 
 /* ---- answering ----------------------------------------------------------------------------- */
 
+/* Server-Timing (W3C): where a request's time went in this server, in ms: body (headers in to
+ * body in), submit (parse, check, enqueue, hand to a runner), wait (to the result: the runner
+ * hop and the run, whose own time is the result's durationMs), respond (to this answer). Only
+ * the stages the request reached. Always on: four clock reads a request. */
+static void add_server_timing(const struct http_req *req, struct MHD_Response *r)
+{
+    static const char *const names[] = {"body", "submit", "wait", "respond"};
+    uint64_t t[] = {req->start_ns, req->body_ns, req->queued_ns, req->result_ns, http_now_ns()};
+    char text[160];
+    size_t len = 0;
+    for (size_t i = 0; i < 4 && t[i] && t[i + 1]; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s;dur=%.3f", len ? ", " : "",
+                                names[i], (double)(t[i + 1] - t[i]) / 1e6);
+    if (len)
+        MHD_add_response_header(r, "Server-Timing", text);
+}
+
 void http_respond(struct http_req *req, unsigned status, const char *ctype, char *body, size_t len,
                   unsigned retry_after)
 {
@@ -156,6 +173,7 @@ void http_respond(struct http_req *req, unsigned status, const char *ctype, char
     }
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-store");
+    add_server_timing(req, r);
     if (retry_after) {
         char s[16];
         snprintf(s, sizeof(s), "%u", retry_after);
@@ -283,7 +301,7 @@ static enum MHD_Result begin(struct serve_server *s, struct MHD_Connection *conn
     if (!req)
         return MHD_NO;
     req->conn = conn;
-    req->start_ns = now_ns();
+    req->start_ns = http_now_ns();
     *con_cls = req;
     atomic_fetch_add(&s->requests, 1); /* until MHD says it completed (answer sent) */
     set_phase(conn, PH_BODY);
@@ -318,7 +336,7 @@ static void take_body(struct serve_server *s, struct http_req *req, const char *
 {
     if (req->is_answered || req->is_too_large || req->is_late)
         return;
-    if (now_ns() - req->start_ns > reaper.body_ns) {
+    if (http_now_ns() - req->start_ns > reaper.body_ns) {
         req->is_late = true;
         return;
     }
@@ -376,6 +394,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (!req->is_answered) {
         set_phase(conn, PH_HANDLING);
+        req->body_ns = http_now_ns();
         handle(s, req);
     }
     if (!req->is_answered)

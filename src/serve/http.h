@@ -27,7 +27,10 @@ struct http_req {
     char *body;
     size_t body_len, body_cap;
     bool is_too_large, is_late, is_answered;
-    uint64_t start_ns;
+    /* Stage times (CLOCK_MONOTONIC), 0 = not reached; the answer's Server-Timing header gives
+     * them (bench-serve's load.c splits its latencies with it): headers in, body in, run
+     * queued (and sent to a runner when one had a free slot), result in. */
+    uint64_t start_ns, body_ns, queued_ns, result_ns;
 };
 
 /* Answers with body (taken: freed by the response) and its content type. */
@@ -43,6 +46,8 @@ void http_respond_raw(struct http_req *req, unsigned status, struct MHD_Response
 /* Parses the body as JSON; answers 400 with line and column and returns NULL when it is not. */
 json_t *http_body_json(struct http_req *req);
 const char *http_header(struct http_req *req, const char *name);
+/* CLOCK_MONOTONIC in ns: the clock of http_req's stage times. */
+uint64_t http_now_ns(void);
 
 /* api.c, sse.c, piston.c */
 void api_post_run(struct http_req *req);

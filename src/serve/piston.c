@@ -331,8 +331,10 @@ void piston_execute(struct http_req *req)
     struct tracked *t;
     sr.wait = true;
     if (api_submit(req, &sr, id, &t)) {
+        req->queued_ns = http_now_ns();
         size_t len;
         char *result = api_wait(t, &len);
+        req->result_ns = http_now_ns();
         api_tracked_release(t);
         r.language = lang;
         r.version = ver;

@@ -120,10 +120,11 @@ static struct run *find(struct memq *q, const char *id)
     return NULL;
 }
 
-static struct run *find_idem(struct memq *q, const char *key)
+/* Idempotency keys are scoped by the API key: another key's equal one is another run. */
+static struct run *find_idem(struct memq *q, const char *key, const char *key_name)
 {
     for (struct run *r = q->itable[hash(key, q->buckets)]; r; r = r->inext) {
-        if (strcmp(r->idem, key) == 0)
+        if (strcmp(r->idem, key) == 0 && strncmp(r->key_name, key_name, SERVE_KEY_NAME_MAX) == 0)
             return r;
     }
     return NULL;
@@ -281,7 +282,8 @@ static enum serve_q_rc mem_enqueue(struct serve_queue *base, const struct serve_
     struct memq *q = (struct memq *)base;
     pthread_mutex_lock(&q->lock);
     evict(q);
-    struct run *same = job->idempotency_key ? find_idem(q, job->idempotency_key) : NULL;
+    struct run *same =
+        job->idempotency_key ? find_idem(q, job->idempotency_key, job->key_name) : NULL;
     if (same) {
         memcpy(id_out, same->id, SERVE_ID_MAX);
         pthread_mutex_unlock(&q->lock);

@@ -517,46 +517,66 @@ static int finish_req(json_t *payload, bool wait, const char *callback_url, bool
     return 0;
 }
 
-int serve_request_run(const struct serve_config *cfg, const struct serve_key *key, json_t *body,
-                      bool combined_output, struct serve_req *out, char *err, size_t errlen)
+/* What a parsed body builds: the payload (NULL: out of memory) and its request's options. */
+struct built {
+    json_t *payload;
+    bool wait;
+    const char *callback_url;
+};
+
+typedef int build_fn(const struct serve_config *cfg, const struct serve_key *key, const void *req,
+                     bool combined, struct built *out, char *err, size_t errlen);
+
+/* The framing both endpoints share: body parsed by schema (400 with the path), built by build,
+ * finished into out; the parse freed whatever happened. */
+static int request(const struct schema *schema, build_fn *build, bool is_batch,
+                   const struct serve_config *cfg, const struct serve_key *key, json_t *body,
+                   bool combined, struct serve_req *out, char *err, size_t errlen)
 {
-    struct run_req r;
-    memset(&r, 0, sizeof(r));
+    union {
+        struct run_req run;
+        struct batch_req batch;
+    } req;
+    memset(&req, 0, sizeof(req));
     memset(out, 0, sizeof(*out));
-    int status = 0;
-    if (!schema_parse(&run_schema, body, "request", &r, err, errlen)) {
-        schema_free(&run_schema, &r);
-        return 400;
+    int status = 400;
+    if (schema_parse(schema, body, "request", &req, err, errlen)) {
+        struct built b = {0};
+        status = build(cfg, key, &req, combined, &b, err, errlen);
+        if (!status)
+            status = finish_req(b.payload, b.wait, b.callback_url, is_batch, out, cfg, err, errlen);
     }
-    json_t *spec = run_spec(cfg, key, &r, r.tier, "request", combined_output, &status, err, errlen);
-    if (spec) {
-        json_t *payload = json_pack("{s:s,s:b,s:o}", "kind", "run", "stream", !r.wait, "run", spec);
-        status = finish_req(payload, r.wait, r.callback_url, false, out, cfg, err, errlen);
-    }
-    schema_free(&run_schema, &r);
+    schema_free(schema, &req);
     return status;
 }
 
-int serve_request_batch(const struct serve_config *cfg, const struct serve_key *key, json_t *body,
-                        bool combined_output, struct serve_req *out, char *err, size_t errlen)
+static int build_run(const struct serve_config *cfg, const struct serve_key *key, const void *req,
+                     bool combined, struct built *out, char *err, size_t errlen)
 {
-    struct batch_req b;
-    memset(&b, 0, sizeof(b));
-    memset(out, 0, sizeof(*out));
+    const struct run_req *r = req;
     int status = 0;
-    if (!schema_parse(&batch_schema, body, "request", &b, err, errlen)) {
-        schema_free(&batch_schema, &b);
-        return 400;
-    }
-    json_t *prepare = NULL, *runs = json_array();
-    if (b.runs.count > cfg->batch_max)
-        status = fail(400, err, errlen, "request.runs: %zu runs, more than %llu (config batchMax)",
-                      b.runs.count, (unsigned long long)cfg->batch_max);
-    if (!status)
-        prepare = run_spec(cfg, key, &b.prepare, b.prepare.tier, "request.prepare", combined_output,
-                           &status, err, errlen);
-    const struct run_req *cases = b.runs.items;
-    for (size_t i = 0; prepare && !status && i < b.runs.count; i++) {
+    json_t *spec = run_spec(cfg, key, r, r->tier, "request", combined, &status, err, errlen);
+    if (!spec)
+        return status;
+    out->payload = json_pack("{s:s,s:b,s:o}", "kind", "run", "stream", !r->wait, "run", spec);
+    out->wait = r->wait;
+    out->callback_url = r->callback_url;
+    return 0;
+}
+
+static int build_batch(const struct serve_config *cfg, const struct serve_key *key, const void *req,
+                       bool combined, struct built *out, char *err, size_t errlen)
+{
+    const struct batch_req *b = req;
+    if (b->runs.count > cfg->batch_max)
+        return fail(400, err, errlen, "request.runs: %zu runs, more than %llu (config batchMax)",
+                    b->runs.count, (unsigned long long)cfg->batch_max);
+    int status = 0;
+    json_t *prepare = run_spec(cfg, key, &b->prepare, b->prepare.tier, "request.prepare", combined,
+                               &status, err, errlen);
+    json_t *runs = json_array();
+    const struct run_req *cases = b->runs.items;
+    for (size_t i = 0; prepare && !status && i < b->runs.count; i++) {
         char path[64];
         snprintf(path, sizeof(path), "request.runs[%zu]", i);
         if (cases[i].files.count) {
@@ -565,21 +585,36 @@ int serve_request_batch(const struct serve_config *cfg, const struct serve_key *
                      "%s.files: a batch's runs see the prepare's /work; give input as stdin", path);
             break;
         }
-        json_t *spec = run_spec(cfg, key, &cases[i], cases[i].tier ? cases[i].tier : b.prepare.tier,
-                                path, combined_output, &status, err, errlen);
+        json_t *spec =
+            run_spec(cfg, key, &cases[i], cases[i].tier ? cases[i].tier : b->prepare.tier, path,
+                     combined, &status, err, errlen);
         if (spec)
             json_array_append_new(runs, spec);
     }
     if (!status && prepare) {
-        json_t *payload =
+        out->payload =
             json_pack("{s:s,s:o,s:o}", "kind", "batch", "prepare", prepare, "runs", runs);
-        prepare = runs = NULL;
-        status = finish_req(payload, b.wait, b.callback_url, true, out, cfg, err, errlen);
+        out->wait = b->wait;
+        out->callback_url = b->callback_url;
+        return 0;
     }
     json_decref(prepare);
     json_decref(runs);
-    schema_free(&batch_schema, &b);
     return status;
+}
+
+int serve_request_run(const struct serve_config *cfg, const struct serve_key *key, json_t *body,
+                      bool combined_output, struct serve_req *out, char *err, size_t errlen)
+{
+    return request(&run_schema, build_run, false, cfg, key, body, combined_output, out, err,
+                   errlen);
+}
+
+int serve_request_batch(const struct serve_config *cfg, const struct serve_key *key, json_t *body,
+                        bool combined_output, struct serve_req *out, char *err, size_t errlen)
+{
+    return request(&batch_schema, build_batch, true, cfg, key, body, combined_output, out, err,
+                   errlen);
 }
 
 void serve_req_free(struct serve_req *r)

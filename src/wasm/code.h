@@ -87,7 +87,20 @@
     X(memory_copy_m) X(memory_init_m) X(idx64) \
     X(return_call) X(return_call_func) X(return_call_indirect) \
     X(call_ref) X(return_call_ref) X(ref_as_non_null) X(br_null) X(br_nonnull) \
-    X(throw) X(throw_ref)
+    X(throw) X(throw_ref) \
+    WASM_GC_IOPS(X)
+
+/* GC (interp_gc.h): struct.get/set and array.get/set by access size and sign; the rest one each. */
+#define WASM_GC_IOPS(X) \
+    X(struct_new) X(struct_new_default) X(struct_get32) X(struct_get64) X(struct_get128) \
+    X(struct_get_i8s) X(struct_get_i8u) X(struct_get_i16s) X(struct_get_i16u) X(struct_set8) \
+    X(struct_set16) X(struct_set32) X(struct_set64) X(struct_set128) X(array_new) \
+    X(array_new_default) X(array_new_fixed) X(array_new_data) X(array_new_elem) X(array_get32) \
+    X(array_get64) X(array_get128) X(array_get_i8s) X(array_get_i8u) X(array_get_i16s) \
+    X(array_get_i16u) X(array_set8) X(array_set16) X(array_set32) X(array_set64) \
+    X(array_set128) X(array_len) X(array_fill) X(array_copy) X(array_init_data) \
+    X(array_init_elem) X(ref_test) X(ref_cast) X(br_on_cast) X(br_on_cast_fail) X(ref_i31) \
+    X(i31_get_s) X(i31_get_u) X(any_convert_extern) X(extern_convert_any) X(ref_eq)
 
 #define WASM_ALL_OPS(X) \
     WASM_MISC_OPS(X) \
@@ -198,6 +211,9 @@ struct wasm_exec {
     uint32_t depth;
     uint32_t max_depth;
     uint32_t nest; /* nested sbx__wasm_func_call() entries on the C stack */
+    /* The outermost sbx__wasm_func_call()'s frame while one runs: the top of the native stack
+     * the GC scans (gc.c); NULL outside a call. */
+    void *native_top;
     struct wasm_trap trap;
     /* The exception of a WASM_TRAP_EXCEPTION in flight (also on its way through compiled
      * frames and nested entries), and every exception object not yet freed. */

@@ -369,6 +369,10 @@ static bool step_structural(struct compiler *c, const struct wasm_instr *in, boo
     case WASM_OP_BR_ON_NON_NULL:
         sbx__wasm_c_br_on_null(c, in);
         return true;
+    case WASM_OP_BR_ON_CAST:
+    case WASM_OP_BR_ON_CAST_FAIL:
+        sbx__wasm_c_br_on_cast(c, in);
+        return true;
     case WASM_OP_CALL_REF:
     case WASM_OP_RETURN_CALL_REF:
         sbx__wasm_c_call_ref(c, in);

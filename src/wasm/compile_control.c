@@ -377,25 +377,45 @@ void sbx__wasm_c_br_if(struct compiler *c, const struct wasm_instr *in)
     sbx__wasm_c_label(c);
 }
 
-/* A branch on a reference's nullness (br_on_null when on_null, br_on_non_null) from slot a:
- * a forward block's label without moves is the jump's own target, any other goes through
- * emit_br (moves, a loop's poll, a return) skipped by the opposite test. */
-static void ref_branch(struct compiler *c, struct cblock *b, uint32_t a, bool on_null)
+/* A conditional branch on a reference test (op jumps when it holds, inv when not; words its
+ * operands before the target): a forward block's label without moves is the jump's own target,
+ * any other goes through emit_br (moves, a loop's poll, a return) skipped by the opposite test. */
+static void test_branch(struct compiler *c, struct cblock *b, enum wasm_iop op, enum wasm_iop inv,
+                        const uint32_t *words, uint32_t n)
 {
-    if (b->kind != B_FUNC && b->kind != B_LOOP && !needs_moves(c, b)) {
-        sbx__wasm_c_op(c, on_null ? IOP_br_null : IOP_br_nonnull);
-        sbx__wasm_c_emit(c, a);
-        uint32_t word = c->wlen;
-        sbx__wasm_c_emit(c, 0);
+    bool is_direct = b->kind != B_FUNC && b->kind != B_LOOP && !needs_moves(c, b);
+    sbx__wasm_c_op(c, is_direct ? op : inv);
+    for (uint32_t i = 0; i < n; i++)
+        sbx__wasm_c_emit(c, words[i]);
+    uint32_t word = c->wlen;
+    sbx__wasm_c_emit(c, 0);
+    if (is_direct) {
         link(c, b, word);
         return;
     }
-    sbx__wasm_c_op(c, on_null ? IOP_br_nonnull : IOP_br_null);
-    sbx__wasm_c_emit(c, a);
-    uint32_t skip = c->wlen;
-    sbx__wasm_c_emit(c, 0);
     emit_br(c, b);
-    patch_one(c, skip, c->wlen);
+    patch_one(c, word, c->wlen);
+}
+
+/* br_on_null (on_null) or br_on_non_null on the reference in slot a. */
+static void ref_branch(struct compiler *c, struct cblock *b, uint32_t a, bool on_null)
+{
+    test_branch(c, b, on_null ? IOP_br_null : IOP_br_nonnull,
+                on_null ? IOP_br_nonnull : IOP_br_null, &a, 1);
+}
+
+/* br_on_cast / br_on_cast_fail: the reference stays on top either way (the label takes it). */
+void sbx__wasm_c_br_on_cast(struct compiler *c, const struct wasm_instr *in)
+{
+    if (c->is_dead)
+        return;
+    struct cblock *b = label(c, in->idx);
+    uint32_t words[3] = {sbx__wasm_c_operand(c, &c->st[c->sp - 1]), wasm_vtype_heap(in->valtype2),
+                         wasm_vtype_is_nullable(in->valtype2)};
+    bool on_fail = in->op == WASM_OP_BR_ON_CAST_FAIL;
+    test_branch(c, b, on_fail ? IOP_br_on_cast_fail : IOP_br_on_cast,
+                on_fail ? IOP_br_on_cast : IOP_br_on_cast_fail, words, 3);
+    sbx__wasm_c_label(c);
 }
 
 /* br_on_null: the reference comes off for the branch (the label takes the values below it)

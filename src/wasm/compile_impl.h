@@ -137,6 +137,10 @@ void sbx__wasm_c_call_indirect(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_return_call(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_call_ref(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_br_on_null(struct compiler *c, const struct wasm_instr *in);
+void sbx__wasm_c_br_on_cast(struct compiler *c, const struct wasm_instr *in);
+
+/* compile_gc.c: the GC instructions other than br_on_cast*. */
+bool sbx__wasm_c_gc(struct compiler *c, const struct wasm_instr *in);
 /* compile_exn.c: try_table, throw, throw_ref; end_try closes try_table block b. */
 void sbx__wasm_c_try_table(struct compiler *c, const struct wasm_instr *in);
 void sbx__wasm_c_throw(struct compiler *c, const struct wasm_instr *in);

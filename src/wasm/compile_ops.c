@@ -701,6 +701,8 @@ bool sbx__wasm_c_ops(struct compiler *c, const struct wasm_instr *in)
     if (sbx__wasm_c_mem_general(c, in) || emit_simple(c, in) || emit_variable(c, in) ||
         emit_bulk(c, in) || emit_simd(c, in))
         return true;
+    if (sbx__wasm_opinfo[in->op].feature == WASM_FEAT_GC)
+        return sbx__wasm_c_gc(c, in);
     sbx__wasm_c_fail(c, SBX_E_WASM_INVALID_MODULE, "unknown opcode");
     return false;
 }

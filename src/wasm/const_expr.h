@@ -17,7 +17,9 @@ bool sbx__wasm_const_validate(const struct wasm_module *m, const struct wasm_ini
                               uint32_t max_global, wasm_vtype *type, const char **why);
 /* Sets declared[f] for every ref.func f in e (C.refs, spec 3.4.10). */
 void sbx__wasm_const_refs(const struct wasm_module *m, const struct wasm_init *e, bool *declared);
-/* e's value in inst (validated; the globals it reads are already set). */
-wasm_value sbx__wasm_const_eval(const struct wasm_instance *inst, const struct wasm_init *e);
+/* e's value in inst (validated; the globals it reads are already set). GC instructions allocate:
+ * when that fails, *tk (WASM_TRAP_NONE on entry) says why and the value is null. */
+wasm_value sbx__wasm_const_eval(const struct wasm_instance *inst, const struct wasm_init *e,
+                                enum wasm_trap_kind *tk);
 
 #endif

@@ -63,7 +63,7 @@ bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out)
     const uint8_t *start = r->p, *last = r->p;
     struct wasm_instr in;
     uint32_t count = 0, depth = 0;
-    bool is_const = true;
+    bool is_const = true, is_pre = false;
     memset(out, 0, sizeof *out);
     for (;;) {
         const uint8_t *at = r->p;
@@ -81,10 +81,11 @@ bool sbx__wasm_dec_const_expr(struct wasm_dec *d, struct wasm_init *out)
             sbx__wasm_dec_defer_invalid(d, at, "constant expression required");
         }
         if (count++ == 0)
-            set_init(out, &in);
+            is_pre = set_init(out, &in);
         last = r->p;
     }
-    if (is_const && count != 1) {
+    /* One instruction set_init does not pre-decode (struct.new_default ...) is kept as code. */
+    if (is_const && (count != 1 || !is_pre)) {
         memset(out, 0, sizeof *out);
         out->op = WASM_INIT_EXPR;
         out->code = start;

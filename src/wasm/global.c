@@ -1,6 +1,7 @@
 /* wasm/global.c: global variables. The engine checks mutability when it validates code and
  * links imports; sbx__wasm_global_set() is the host's door and writes whatever it is given. */
 #include "util/alloc.h"
+#include "wasm/gc.h"
 #include "wasm/runtime.h"
 
 /* Creates a global of type t holding v, owned by store. NULL on NOMEM. */
@@ -16,6 +17,9 @@ struct wasm_global *sbx__wasm_global_new(struct wasm_store *store, const struct 
     }
     g->type = *t;
     g->value = v;
+    /* a global that may hold a GC object is a root (gc.h) */
+    if (sbx__wasm_ctype_is_gc(t->type) && !sbx__wasm_gc_add_root(store, WASM_GC_ROOT_GLOBAL, g, 0))
+        return NULL;
     return g;
 }
 

@@ -6,6 +6,7 @@
 
 #include "util/alloc.h"
 #include "wasm/const_expr.h"
+#include "wasm/gc.h"
 #include "wasm/instance.h"
 #include "wasm/jit/cache.h"
 #include "wasm/jit/jit.h"
@@ -31,8 +32,8 @@ static wasm_value eval_init(const struct wasm_instance *inst, const struct wasm_
     case WASM_INIT_REF_FUNC:
         v.ref = inst->funcs[e->index];
         return v;
-    case WASM_INIT_EXPR:
-        return sbx__wasm_const_eval(inst, e);
+    case WASM_INIT_EXPR: /* GC allocation may fail: reported once the state is built */
+        return sbx__wasm_const_eval(inst, e, &((struct wasm_instance *)inst)->init_trap);
     default: /* WASM_INIT_REF_NULL */
         return v;
     }
@@ -208,6 +209,9 @@ static bool eval_elems(struct wasm_instance *inst)
         for (uint32_t j = 0; j < seg->count; j++)
             inst->elem_refs[i][j] = eval_init(inst, &seg->items[j]).ref;
         inst->elem_sizes[i] = seg->count;
+        if (sbx__wasm_ctype_is_gc(sbx__wasm_ctype(m, seg->elem_type)) &&
+            !sbx__wasm_gc_add_root(inst->store, WASM_GC_ROOT_ELEMS, inst, i))
+            return false;
     }
     return true;
 }
@@ -287,6 +291,12 @@ static sbx_err build(struct wasm_instance *inst, const struct wasm_extern *impor
         return rc;
     if (!eval_elems(inst))
         return SBX_E_NOMEM;
+    if (inst->init_trap != WASM_TRAP_NONE) {
+        set_err(err, errlen,
+                "the GC objects of the constant expressions need more than is left "
+                "of the store's memoryBytes");
+        return SBX_E_MEMORY_LIMIT;
+    }
     if (!apply_elems(inst, err, errlen) || !apply_datas(inst, err, errlen))
         return SBX_E_WASM_INSTANTIATE;
     return SBX_OK;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wasm/code.h"
+#include "wasm/gc_ops.h"
 #include "wasm/jit/jit.h"
 #include "wasm/interp_num.h"
 #include "wasm/opcodes.h"
@@ -1168,6 +1169,7 @@ op_elem_drop:
     MEMOP(f64_sub, f64, uint64_t, a - b)
     MEMOP(f64_mul, f64, uint64_t, a * b)
 
+#include "wasm/interp_gc.h"
 #include "wasm/interp_simd.h"
 
 trap_jit_or_host:

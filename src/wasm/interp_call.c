@@ -285,7 +285,12 @@ sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const
         tk = invoke_host(ex, f, NULL, args, results);
         ex->nest--;
     } else {
+        bool is_outermost = ex->native_top == NULL; /* the GC scans the stack up to here */
+        if (is_outermost)
+            ex->native_top = __builtin_frame_address(0);
         tk = call_guest(ex, f, args, results);
+        if (is_outermost)
+            ex->native_top = NULL;
     }
     if (tk == WASM_TRAP_NONE)
         return SBX_OK;

@@ -73,6 +73,7 @@ struct wasm_func {
 
 struct wasm_instance {
     const struct wasm_module *module;
+    enum wasm_trap_kind init_trap; /* a constant expression's allocation failed (instance.c) */
     struct wasm_store *store;
     struct wasm_func **funcs; /* module->func_count, imported first */
     struct wasm_table **tables;
@@ -139,6 +140,7 @@ struct wasm_store {
     struct wasm_store_object *objects; /* funcs, tables, memories, globals */
     struct wasm_exec *exec;            /* the interpreter's stacks, created on first call */
     struct wasm_jit_store *jit;        /* compiled code (jit/jit.h), created on first use */
+    struct wasm_gc_heap *gc;           /* GC objects (gc.c), created on first use */
     struct wasm_tierup tierup;
 };
 

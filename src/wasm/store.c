@@ -6,6 +6,7 @@
 
 #include "util/alloc.h"
 #include "wasm/jit/jit.h"
+#include "wasm/gc.h"
 #include "wasm/runtime.h"
 
 #define DEFAULT_MAX_MEMORY_PAGES 65536u
@@ -129,6 +130,7 @@ void sbx__wasm_store_destroy(struct wasm_store *store)
     store->exec = NULL;
     sbx__wasm_jit_store_free(store->jit); /* after the objects' users, before their memory */
     store->jit = NULL;
+    sbx__wasm_gc_destroy(store);
     while (store->instances) {
         struct wasm_instance *next = store->instances->next;
         instance_free(store->instances);

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "util/alloc.h"
+#include "wasm/gc.h"
 #include "wasm/runtime.h"
 
 static void table_free(void *ptr)
@@ -45,6 +46,10 @@ struct wasm_table *sbx__wasm_table_new(struct wasm_store *store, const struct wa
     t->size = min;
     t->max = max;
     t->type = *tt;
+    /* a table that may hold GC objects is a root (gc.h) */
+    if (sbx__wasm_ctype_is_gc(tt->elem_type) &&
+        !sbx__wasm_gc_add_root(store, WASM_GC_ROOT_TABLE, t, 0))
+        return NULL;
     return t;
 }
 

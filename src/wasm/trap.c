@@ -52,6 +52,8 @@ const char *sbx__wasm_trap_text(enum wasm_trap_kind kind)
         return "out of bounds array access";
     case WASM_TRAP_EXCEPTION:
         return "uncaught exception";
+    case WASM_TRAP_HEAP_EXHAUSTED:
+        return "out of memory: the GC heap is full";
     case WASM_TRAP_KIND_COUNT:
         break;
     }

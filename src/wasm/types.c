@@ -197,6 +197,8 @@ static void free_group(struct wasm_recgroup *g)
             sbx__free((void *)g->rtts[i].supers);
             sbx__free((void *)g->rtts[i].types);
             sbx__free((void *)g->rtts[i].muts);
+            sbx__free((void *)g->rtts[i].offsets);
+            sbx__free((void *)g->rtts[i].ref_offsets);
         }
     }
     sbx__free(g->rtts);
@@ -296,6 +298,59 @@ static wasm_vtype resolve(wasm_vtype t, const uint32_t *ids)
     return t;
 }
 
+uint32_t sbx__wasm_storage_size(wasm_vtype t)
+{
+    switch (t) {
+    case WASM_PACKED_I8:
+        return 1;
+    case WASM_PACKED_I16:
+        return 2;
+    case WASM_I32:
+    case WASM_F32:
+        return 4;
+    case WASM_V128:
+        return 16;
+    default: /* i64, f64, references */
+        return 8;
+    }
+}
+
+bool sbx__wasm_ctype_is_gc(wasm_vtype t)
+{
+    return wasm_vtype_is_ref(t) && sbx__wasm_cheap_top(wasm_vtype_heap(t)) != WASM_HT_FUNC;
+}
+
+/* A struct's or array's layout (types.h): fields in order, each aligned to its size, after the
+ * header. Needs every rtt the fields name registered (their kinds). false on NOMEM. */
+static bool build_layout(struct wasm_rtt *t)
+{
+    if (t->kind == WASM_COMP_FUNC)
+        return true;
+    if (t->kind == WASM_COMP_ARRAY) {
+        t->elem_size = (uint8_t)sbx__wasm_storage_size(t->types[0]);
+        t->elem_is_ref = sbx__wasm_ctype_is_gc(t->types[0]);
+        t->size = WASM_GC_HEADER;
+        return true;
+    }
+    uint32_t n = t->field_count, off = WASM_GC_HEADER, nrefs = 0;
+    uint32_t *offsets = sbx__mallocn(n ? n : 1, sizeof *offsets);
+    uint32_t *refs = sbx__mallocn(n ? n : 1, sizeof *refs);
+    t->offsets = offsets, t->ref_offsets = refs;
+    if (offsets == NULL || refs == NULL)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t sz = sbx__wasm_storage_size(t->types[i]);
+        off = (off + sz - 1) & ~(sz - 1);
+        offsets[i] = off;
+        if (sbx__wasm_ctype_is_gc(t->types[i]))
+            refs[nrefs++] = off;
+        off += sz;
+    }
+    t->size = (off + 15u) & ~15u;
+    t->ref_count = nrefs;
+    return true;
+}
+
 /* Builds the group's rtts (ids[i] for the i-th) from its key. false on NOMEM. */
 static bool build_rtts(struct wasm_recgroup *g, const uint32_t *ids)
 {
@@ -376,10 +431,17 @@ static struct wasm_recgroup *intern(const uint32_t *key, uint32_t len, uint32_t 
     if (g->key == NULL || g->rtts == NULL)
         goto fail_ids;
     memcpy(g->key, key, (size_t)len * sizeof *key);
-    if (!build_rtts(g, ids))
-        goto fail_ids;
+    /* Registered first: the layouts read the kinds of the group's own types by id. */
     for (uint32_t i = 0; i < n; i++)
         id_chunks[ids[i] >> ID_CHUNK_BITS][ids[i] & (ID_CHUNK - 1)] = &g->rtts[i];
+    bool ok = build_rtts(g, ids);
+    for (uint32_t i = 0; ok && i < n; i++)
+        ok = build_layout(&g->rtts[i]);
+    if (!ok) {
+        for (uint32_t i = 0; i < n; i++)
+            id_chunks[ids[i] >> ID_CHUNK_BITS][ids[i] & (ID_CHUNK - 1)] = NULL;
+        goto fail_ids;
+    }
     g->next = buckets[h & (bucket_count - 1)];
     buckets[h & (bucket_count - 1)] = g;
     group_count++;

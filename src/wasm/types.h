@@ -24,6 +24,9 @@
 /* Supertype chains deeper than this are an implementation limit (as in V8). */
 #define WASM_MAX_SUBTYPE_DEPTH 63u
 
+/* A GC object's header size: fields start after it (gc.h). */
+#define WASM_GC_HEADER 16u
+
 struct wasm_rtt {
     uint32_t id;  /* the canonical heap type */
     uint8_t kind; /* enum wasm_comp_kind */
@@ -35,7 +38,24 @@ struct wasm_rtt {
     const wasm_vtype *types;              /* params then results, or fields' storage types */
     const uint8_t *muts;                  /* fields' mutability */
     struct wasm_recgroup *group;
+    /* The layout of a GC object of this type (gc.h): a struct's field offsets from the object's
+     * start and its size (header included), an array's element size; the offsets of the fields
+     * that may hold GC references (any, extern and exn hierarchies), or for an array whether its
+     * elements may. */
+    const uint32_t *offsets;
+    uint32_t size;
+    const uint32_t *ref_offsets;
+    uint32_t ref_count;
+    uint8_t elem_size;
+    bool elem_is_ref;
 };
+
+/* Bytes a field of storage type t takes in a GC object: 1, 2, 4, 8 or 16. */
+uint32_t sbx__wasm_storage_size(wasm_vtype t);
+
+/* Whether canonical value type t is a reference a GC heap object may be behind (its
+ * hierarchy is any, extern or exn: not func, not a number). */
+bool sbx__wasm_ctype_is_gc(wasm_vtype t);
 
 /* Whether a is b or declares it, directly or not, as a supertype. */
 static inline bool sbx__wasm_rtt_sub(const struct wasm_rtt *a, const struct wasm_rtt *b)

@@ -116,7 +116,7 @@ static void set_unreachable(struct vfunc *v)
     c->is_unreachable = true;
 }
 
-static bool label(struct vfunc *v, uint32_t depth, uint32_t *n, const wasm_vtype **types)
+bool sbx__wasm_v_label(struct vfunc *v, uint32_t depth, uint32_t *n, const wasm_vtype **types)
 {
     if (depth >= v->nctls)
         return sbx__wasm_v_fail_idx(v, "label", depth);
@@ -202,7 +202,7 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
 {
     uint32_t arity, n;
     const wasm_vtype *types, *dflt;
-    if (!vpop(v, WASM_I32) || !label(v, in->idx, &arity, &dflt))
+    if (!vpop(v, WASM_I32) || !sbx__wasm_v_label(v, in->idx, &arity, &dflt))
         return false;
     if (!sbx__wasm_v_grow(v, (void **)&v->tmp, &v->cap_tmp, sizeof(*v->tmp), arity))
         return false;
@@ -210,7 +210,7 @@ static bool op_br_table(struct vfunc *v, const struct wasm_instr *in)
     uint32_t serial = ++v->br_table_serial;
     for (uint32_t i = 0; i < in->count; i++) {
         uint32_t depth = sbx__wasm_br_label(in, &cursor);
-        if (!label(v, depth, &n, &types))
+        if (!sbx__wasm_v_label(v, depth, &n, &types))
             return false;
         if (n != arity)
             return sbx__wasm_v_fail(v, "type mismatch");
@@ -455,24 +455,25 @@ static bool op_branch(struct vfunc *v, const struct wasm_instr *in)
     const wasm_vtype *types;
     switch (in->op) {
     case WASM_OP_BR:
-        if (!label(v, in->idx, &n, &types) || !sbx__wasm_v_pop_n(v, types, n))
+        if (!sbx__wasm_v_label(v, in->idx, &n, &types) || !sbx__wasm_v_pop_n(v, types, n))
             return false;
         set_unreachable(v);
         return true;
     case WASM_OP_BR_IF:
-        return vpop(v, WASM_I32) && label(v, in->idx, &n, &types) &&
+        return vpop(v, WASM_I32) && sbx__wasm_v_label(v, in->idx, &n, &types) &&
                sbx__wasm_v_pop_n(v, types, n) && sbx__wasm_v_push_n(v, types, n);
     case WASM_OP_BR_TABLE:
         return op_br_table(v, in);
     case WASM_OP_BR_ON_NULL: {
         wasm_vtype rt;
-        return pop_ref(v, &rt) && label(v, in->idx, &n, &types) && sbx__wasm_v_pop_n(v, types, n) &&
-               sbx__wasm_v_push_n(v, types, n) && vpush(v, WASM_REF(0, wasm_vtype_heap(rt)));
+        return pop_ref(v, &rt) && sbx__wasm_v_label(v, in->idx, &n, &types) &&
+               sbx__wasm_v_pop_n(v, types, n) && sbx__wasm_v_push_n(v, types, n) &&
+               vpush(v, WASM_REF(0, wasm_vtype_heap(rt)));
     }
     case WASM_OP_BR_ON_NON_NULL: {
         /* the label's last type takes the non-null reference, the others stay */
         wasm_vtype rt;
-        if (!pop_ref(v, &rt) || !label(v, in->idx, &n, &types))
+        if (!pop_ref(v, &rt) || !sbx__wasm_v_label(v, in->idx, &n, &types))
             return false;
         if (n == 0 || !wasm_vtype_is_ref(types[n - 1]))
             return sbx__wasm_v_fail(v, "type mismatch");
@@ -510,7 +511,7 @@ static bool check_catch(struct vfunc *v, const struct wasm_catch *c)
         np = t->param_count, params = t->types;
     }
     bool has_ref = c->kind == WASM_CATCH_REF || c->kind == WASM_CATCH_ALL_REF;
-    if (!label(v, c->label, &n, &types))
+    if (!sbx__wasm_v_label(v, c->label, &n, &types))
         return false;
     if (n != np + (has_ref ? 1u : 0u))
         return sbx__wasm_v_fail(v, "type mismatch");
@@ -607,6 +608,8 @@ static bool step(struct vfunc *v, const struct wasm_instr *in, bool prev_zero)
     case WASM_OP_REF_AS_NON_NULL:
         return op_ref(v, in);
     default:
+        if (info->feature == WASM_FEAT_GC)
+            return sbx__wasm_v_gc(v, in);
         return op_fixed(v, in, info);
     }
 }

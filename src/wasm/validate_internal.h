@@ -121,6 +121,12 @@ bool sbx__wasm_v_check_type(struct wasm_reader *r, const struct wasm_module *m, 
 bool sbx__wasm_v_check_heap(struct wasm_reader *r, const struct wasm_module *m, uint32_t ht,
                             const uint8_t *at);
 
+/* The types a branch to label depth takes (a loop's params, else its results). */
+bool sbx__wasm_v_label(struct vfunc *v, uint32_t depth, uint32_t *n, const wasm_vtype **types);
+
+/* validate_gc.c: the GC instructions (structs, arrays, casts, i31, conversions, ref.eq). */
+bool sbx__wasm_v_gc(struct vfunc *v, const struct wasm_instr *in);
+
 /* validate_mem.c: the memory and table instructions (immediates and stack effects), and the
  * element type of table idx. */
 bool sbx__wasm_v_memory(struct vfunc *v, const struct wasm_instr *in);

@@ -50,6 +50,7 @@ enum wasm_trap_kind {
     WASM_TRAP_CAST,            /* "cast failure" */
     WASM_TRAP_ARRAY_OOB,       /* "out of bounds array access" */
     WASM_TRAP_EXCEPTION,       /* an exception no handler caught; message names its tag */
+    WASM_TRAP_HEAP_EXHAUSTED,  /* "out of memory": the GC heap cannot grow (memoryBytes) */
     WASM_TRAP_KIND_COUNT       /* not a kind: how many there are */
 };
 

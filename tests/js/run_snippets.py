@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""tests/js/run_snippets.py: runs every tests/js/cases/*.js through `sbx eval --backend worker`
+"""tests/js/run_snippets.py: runs every tests/js/cases/*.js through `sbx eval --backend TIER`
 and checks the printed JSON against the case's `//! key: value` header lines:
+  tiers (where it runs, each tier a run of its own against the same expectations: "worker
+  process" for both; default "worker"; a run in the process tier is printed "NAME [process]"),
   args (extra CLI arguments), context (JSON), policy (JSON, passed as --policy FILE),
   value (JSON), error (code), message (substring), stack (JSON string: a substring of the
   error's stack), stdout / stderr (JSON strings),
@@ -22,9 +24,19 @@ def header(path):
     return spec
 
 
-def run_case(path):
+TIERS = ("worker", "process")
+
+
+def tiers(spec):
+    names = spec.get("tiers", "worker").split()
+    if not names or any(t not in TIERS for t in names) or len(set(names)) != len(names):
+        raise ValueError("tiers %r: a list of %s" % (spec.get("tiers"), ", ".join(TIERS)))
+    return names
+
+
+def run_case(path, tier):
     spec = header(path)
-    cmd = [SBX, "eval", "--backend", "worker"] + shlex.split(spec.get("args", ""))
+    cmd = [SBX, "eval", "--backend", tier] + shlex.split(spec.get("args", ""))
     if "context" in spec:
         cmd += ["--context", spec["context"]]
     policy = None
@@ -43,6 +55,8 @@ def run_case(path):
     wall_ms = (time.monotonic() - t0) * 1000
     out = json.loads(p.stdout.decode("utf-8"))
     problems = []
+    if out.get("backend") != tier:  # the run happened where the header says
+        problems.append("ran in %r, want %r" % (out.get("backend"), tier))
     want_error = spec.get("error")
     if want_error:
         got = (out.get("error") or {}).get("code")
@@ -68,26 +82,39 @@ def run_case(path):
     return problems
 
 
+def check(path, tier, name):
+    try:
+        problems = run_case(path, tier)
+        # The 2-core test host is shared: a case that missed only its time bound runs once
+        # more and the repeat must meet it (noted, so a real regression fails both).
+        if len(problems) == 1 and problems[0].startswith("took "):
+            print("note %s: %s, attempt 1" % (name, problems[0]))
+            problems = run_case(path, tier)
+    except Exception as e:  # a crash, a hang or unparsable output is a failure
+        problems = ["%s: %s" % (type(e).__name__, e)]
+    return problems
+
+
 def main():
     cases = sorted(glob.glob(os.path.join(HERE, "cases", "*.js")))
     passed = failed = 0
     for path in cases:
-        name = os.path.basename(path)
+        base = os.path.basename(path)
         try:
-            problems = run_case(path)
-            # The 2-core test host is shared: a case that missed only its time bound runs once
-            # more and the repeat must meet it (noted, so a real regression fails both).
-            if len(problems) == 1 and problems[0].startswith("took "):
-                print("note %s: %s, attempt 1" % (name, problems[0]))
-                problems = run_case(path)
-        except Exception as e:  # a crash, a hang or unparsable output is a failure
-            problems = ["%s: %s" % (type(e).__name__, e)]
-        if problems:
+            names = tiers(header(path))
+        except ValueError as e:
             failed += 1
-            print("FAIL %s: %s" % (name, "; ".join(problems)))
-        else:
-            passed += 1
-            print("ok   %s" % name)
+            print("FAIL %s: %s" % (base, e))
+            continue
+        for tier in names:
+            name = base if tier == "worker" else "%s [%s]" % (base, tier)
+            problems = check(path, tier, name)
+            if problems:
+                failed += 1
+                print("FAIL %s: %s" % (name, "; ".join(problems)))
+            else:
+                passed += 1
+                print("ok   %s" % name)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed or not cases else 0
 

@@ -66,6 +66,28 @@ def test_worker_wait(server):
         assert key in j
 
 
+def server_timing(r):
+    """The answer's Server-Timing header as {stage: ms}, in order."""
+    out = {}
+    for part in r.headers["Server-Timing"].split(","):
+        name, dur = part.strip().split(";dur=")
+        out[name] = float(dur)
+    return out
+
+
+def test_server_timing_gives_each_stage_of_a_run(server):
+    r = server.run({"tier": "worker", "code": "return context.a + 1", "context": {"a": 41}})
+    assert r.status == 200, r.body
+    t = server_timing(r)
+    assert list(t) == ["body", "submit", "wait", "respond"], t
+    assert all(v >= 0 for v in t.values()), t
+    # the run's own time (the library's, in the runner) is part of the wait for its result
+    assert t["wait"] >= r.json()["durationMs"], (t, r.json()["durationMs"])
+    # a request answered before any run: only the stages it reached
+    r = server.post("/v1/runs", b"{not json")
+    assert r.status == 400 and list(server_timing(r)) == ["body"], r.headers
+
+
 def test_process_command_args_stdin_files(server):
     r = server.run({"tier": "process", "command": ["/bin/sh", "-c", "echo $0 $1; pwd; cat a/b.txt; "
                                                    "cat bin.dat | od -An -tx1; cat"],

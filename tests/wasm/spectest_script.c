@@ -13,6 +13,7 @@
 
 #include "file.h"
 #include "spectest.h"
+#include "wasm/gc.h"
 #include "wasm/jit/jit.h"
 
 struct binding {
@@ -197,8 +198,8 @@ static struct wasm_instance *action_instance(struct script *sc, json_t *action, 
     return inst;
 }
 
-static bool parse_args(json_t *args, const struct wasm_functype *ft, wasm_value *argv,
-                       struct outcome *o)
+static bool parse_args(struct script *sc, json_t *args, const struct wasm_functype *ft,
+                       wasm_value *argv, struct outcome *o)
 {
     if (json_array_size(args) != ft->param_count) {
         fail(o, OWNER_UNKNOWN, "%zu arguments given, the function takes %u", json_array_size(args),
@@ -213,6 +214,10 @@ static bool parse_args(json_t *args, const struct wasm_functype *ft, wasm_value 
             return false;
         }
         /* a reference fits any reference parameter: the scripts pass the right kinds */
+        if (type == WASM_REF(1, WASM_HT_ANY) && argv[i].ref) { /* ref.host N: boxed, as */
+            enum wasm_trap_kind tk = WASM_TRAP_NONE;           /* any.convert_extern does */
+            argv[i].i64 = sbx__wasm_gc_internalize(sc->store, argv[i].i64, &tk);
+        }
         if (type != ft->types[i] && !(wasm_vtype_is_ref(type) && wasm_vtype_is_ref(ft->types[i]))) {
             fail(o, OWNER_RUNTIME, "argument %u is a %s, the function takes a %s", i,
                  spectest_type_name(type), spectest_type_name(ft->types[i]));
@@ -238,7 +243,7 @@ static bool invoke(struct script *sc, struct wasm_instance *inst, json_t *action
     const struct wasm_functype *ft = sbx__wasm_func_type(ext.u.func);
     wasm_value *argv = calloc((size_t)ft->param_count + 1, sizeof(*argv));
     r->vals = calloc((size_t)ft->result_count + 1, sizeof(*r->vals));
-    bool ok = argv && r->vals && parse_args(json_object_get(action, "args"), ft, argv, o);
+    bool ok = argv && r->vals && parse_args(sc, json_object_get(action, "args"), ft, argv, o);
     if (ok) {
         watch(sc, true);
         r->rc = sbx__wasm_func_call(sc->store, ext.u.func, argv, r->vals, &r->trap);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "spectest.h"
+#include "wasm/gc.h"
 
 static const struct {
     const char *name;
@@ -125,8 +126,10 @@ static bool parse_ref(wasm_vtype type, const char *s, wasm_value *v)
         v->ref = NULL;
         return true;
     }
-    /* ref.extern N: host reference N (the GC proposal's ref.host N, an anyref, is not run) */
-    if (type != WASM_EXTERNREF || !parse_u64(s, UINT32_MAX, &n))
+    /* ref.extern N, ref.host N: host reference N (an anyref's the caller boxes: spectest_script.c)
+     */
+    if ((type != WASM_EXTERNREF && type != WASM_REF(1, WASM_HT_ANY)) ||
+        !parse_u64(s, UINT32_MAX, &n))
         return false;
     v->ref = spectest_extern_ref(n);
     return true;
@@ -283,11 +286,23 @@ static void format_value(char *buf, size_t len, uint8_t type, wasm_value v, uint
  * a host number that one. */
 static bool ref_matches(const struct expect *e, wasm_value got)
 {
-    if (e->type == SPECTEST_REFNULL)
-        return got.ref == NULL;
-    if (e->is_any)
-        return got.ref != NULL;
-    return e->v.ref == got.ref;
+    uint64_t v = (uintptr_t)got.ref;
+    uint32_t bottom = wasm_vtype_is_ref(e->type) ? wasm_vtype_heap(e->type) : 0;
+    if (e->type == SPECTEST_REFNULL || bottom == WASM_HT_NONE || bottom == WASM_HT_NOFUNC ||
+        bottom == WASM_HT_NOEXTERN || bottom == WASM_HT_NOEXN)
+        return v == 0; /* (ref.null), or a bottom type's only value */
+    if (e->is_any) {   /* (ref.i31), (ref.struct) ...: non-null, and of that kind */
+        uint32_t ht = wasm_vtype_heap(e->type);
+        bool is_gc =
+            ht == WASM_HT_EQ || ht == WASM_HT_I31 || ht == WASM_HT_STRUCT || ht == WASM_HT_ARRAY;
+        return v != 0 && (!is_gc || sbx__wasm_gc_test(v, ht, NULL, false));
+    }
+    if (e->type == WASM_REF(1, WASM_HT_ANY) && v && !(v & 1)) { /* a host reference, boxed */
+        const struct wasm_gc_obj *o = (const struct wasm_gc_obj *)(uintptr_t)v;
+        if (o->kind == WASM_GC_EXTERN)
+            v = *(const uint64_t *)(o + 1);
+    }
+    return (uintptr_t)e->v.ref == v;
 }
 
 bool spectest_match(const struct expect *e, wasm_vtype type, wasm_value got, char *why,

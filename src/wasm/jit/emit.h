@@ -192,6 +192,8 @@ bool sbx__jit_emit_table(struct jit_func *f, const struct wasm_instr *in, bool *
 bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 /* emit_simd.c: the 0xFD instructions (emit_simd.h). */
 bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+/* emit_gc.c: the GC instructions (3.0), helpers in rt_gc.c. */
+bool sbx__jit_emit_gc(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 
 /* emit_eh.c: exception handling. open/close: a try_table's start (its block pushed as ctl c)
  * and end (c already popped: its clauses' labels are the enclosing context's); throw and

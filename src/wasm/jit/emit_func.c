@@ -259,8 +259,9 @@ static bool setup_locals(struct jit_func *f, const struct wasm_func_def *def)
 static bool dispatch(struct jit_func *f, const struct wasm_instr *in)
 {
     static const jit_family_fn families[] = {
-        sbx__jit_emit_control, sbx__jit_emit_call,    sbx__jit_emit_variable, sbx__jit_emit_memory,
-        sbx__jit_emit_table,   sbx__jit_emit_numeric, sbx__jit_emit_convert,  sbx__jit_emit_simd,
+        sbx__jit_emit_control, sbx__jit_emit_call,  sbx__jit_emit_variable,
+        sbx__jit_emit_memory,  sbx__jit_emit_table, sbx__jit_emit_numeric,
+        sbx__jit_emit_convert, sbx__jit_emit_simd,  sbx__jit_emit_gc,
     };
     bool ok = true;
     for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {

@@ -67,4 +67,27 @@ uint32_t sbx__jit_rt_memory_copy64(struct wasm_instance *inst, uint32_t dmem, ui
 uint32_t sbx__jit_rt_memory_init64(struct wasm_instance *inst, uint32_t mem, uint32_t seg,
                                    uint64_t d, uint32_t s, uint32_t n);
 
+/* rt_gc.c: the GC instructions that allocate, move many values or test types (gc_ops.h): a
+ * trap kind, the new reference in *out. The array.*_seg / init helpers take a data segment, or
+ * an element segment when is_elem; gc_test answers ref.test (rtt NULL: abstract type abs);
+ * gc_convert is any.convert_extern (to_any) or extern.convert_any. */
+uint32_t sbx__jit_rt_gc_struct_new(struct wasm_instance *inst, const struct wasm_rtt *rtt,
+                                   const uint64_t *vals, uint64_t *out);
+uint32_t sbx__jit_rt_gc_array_new(struct wasm_instance *inst, const struct wasm_rtt *rtt,
+                                  const uint64_t *init, uint32_t len, uint64_t *out);
+uint32_t sbx__jit_rt_gc_array_new_fixed(struct wasm_instance *inst, const struct wasm_rtt *rtt,
+                                        const uint64_t *vals, uint32_t n, uint64_t *out);
+uint32_t sbx__jit_rt_gc_array_new_seg(struct wasm_instance *inst, const struct wasm_rtt *rtt,
+                                      uint32_t is_elem, uint32_t seg, uint32_t off, uint32_t n,
+                                      uint64_t *out);
+uint32_t sbx__jit_rt_gc_array_fill(uint64_t ref, uint32_t d, const uint64_t *val, uint32_t n);
+uint32_t sbx__jit_rt_gc_array_copy(uint64_t dref, uint32_t d, uint64_t sref, uint32_t s,
+                                   uint32_t n);
+uint32_t sbx__jit_rt_gc_array_init(struct wasm_instance *inst, uint32_t is_elem, uint32_t seg,
+                                   uint64_t ref, uint32_t d, uint32_t s, uint32_t n);
+uint32_t sbx__jit_rt_gc_test(uint64_t v, uint32_t abs, const struct wasm_rtt *rtt,
+                             uint32_t is_nullable);
+uint32_t sbx__jit_rt_gc_convert(struct wasm_instance *inst, uint64_t v, uint32_t to_any,
+                                uint64_t *out);
+
 #endif

@@ -47,6 +47,15 @@ enum jit_rt {
     JIT_RT_MEMORY_INIT64,
     JIT_RT_THROW, /* exception handling */
     JIT_RT_THROW_REF,
+    JIT_RT_GC_STRUCT_NEW, /* GC (rt_gc.c) */
+    JIT_RT_GC_ARRAY_NEW,
+    JIT_RT_GC_ARRAY_NEW_FIXED,
+    JIT_RT_GC_ARRAY_NEW_SEG,
+    JIT_RT_GC_ARRAY_FILL,
+    JIT_RT_GC_ARRAY_COPY,
+    JIT_RT_GC_ARRAY_INIT,
+    JIT_RT_GC_TEST,
+    JIT_RT_GC_CONVERT,
     JIT_RT_TRY_CALL, /* compiled try_table (emit_eh.c) */
     JIT_RT_EXN_NEW,
     JIT_RT_EXN_REF,

@@ -1,4 +1,5 @@
 //! value: {"array": [4, 3, -1, [3, 2, 1], [1, 2, 3], [1, 9, 3], [1, "a", "b", 3], true, [1, 2, 3]], "props": [true, false, true, 2, "findLast", true], "string": [false, "a\ufffdb", true, "ok"], "group": [["even", "odd"], [2, 4], [[1, 3]], [[false, [1, 3]], [true, [2]]]], "typed": [3, 1, [3, 2, 1], [1, 2, 3], [1, 7, 3], "Uint8Array", "RangeError"], "promise": [1, "function"], "fromAsync": [2, 4, 6]}
+//! tiers: worker process
 // Issue 26, item 2: the ES2023+ built-ins SpiderMonkey 102 lacks, as the specification (and
 // Node 22, where it has them) gives them; the rest of their semantics run in test262.
 const a = [1, 2, 3];

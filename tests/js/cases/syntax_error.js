@@ -1,4 +1,5 @@
 //! error: SANDBOX_EXECUTION_FAILED
-//! message: SyntaxError: expected expression, got ';' (line 4, column 12)
+//! tiers: worker process
+//! message: SyntaxError: expected expression, got ';' (line 5, column 12)
 var ok = 1;
 return ok +;

@@ -364,12 +364,13 @@ static void run_script(const char *path, struct tally *t)
     json_decref(root);
 }
 
-/* Every binary module of the 3.0 suite's groups that both tiers run (SPECTEST_GROUPS plus
- * SIMD, less the scripts that wait for a proposal) decodes and validates, and every
+/* Every binary module of the 3.0 suite's groups (SPECTEST_GROUPS plus SIMD and GC, less the
+ * scripts that wait for a proposal) decodes and validates, and every
  * assert_malformed/assert_invalid is rejected in the right category. */
-static const char *const groups[] = {"core",         "bulk-memory",        "memory64",
-                                     "multi-memory", "tail-call",          "simd",
-                                     "relaxed-simd", "function-references"};
+static const char *const groups[] = {
+    "core",       "bulk-memory", "memory64",     "multi-memory",
+    "tail-call",  "simd",        "relaxed-simd", "function-references",
+    "exceptions", "gc"};
 
 /* Whether path's script is on mk/spectest.mk's SPECTEST_WAITING list (group/name words, passed
  * in SBX_SPECTEST_WAITING joined by ':'). */
