@@ -5,7 +5,8 @@
 # sbx (interpreter: sbx; `--tier auto --no-cache`, hot functions compiled in the run: sbxa; the
 # whole module compiled with LLVM in the run: sbxc; compiled with a warm cache filled by `sbx
 # compile` first: sbxw; the default path, `sbx wasm` with no tier option, from an empty cache:
-# sbxd1, then again with the cache sbxd1 alone filled: sbxd2) and under node's WASI, interleaved
+# sbxd1, then again with the cache sbxd1 alone filled: sbxd2, and so on: sbxd3 ... sbxd9, in
+# RUNNERS order) and under node's WASI, interleaved
 # round-robin REPS times (median kept).
 # Every runner's output must equal native's byte for byte. A difference, a failed run or one
 # killed after REAL_TIMEOUT seconds (default 1800) is reported, shown in the table's cell when no
@@ -17,7 +18,7 @@ OUT=${OUT:-$BUILD/bench-real}
 SRC=${BENCH_SRC:-$BUILD/bench-src}
 REPS=${BENCH_WASM_REPS:-1}
 PROGRAMS=${REAL_PROGRAMS:-"lua sqlite bzip2 zlib zexample"}
-RUNNERS=${REAL_RUNNERS:-"native sbx sbxa sbxc sbxw node sbxd1 sbxd2"}
+RUNNERS=${REAL_RUNNERS:-"native sbx sbxa sbxc sbxw node sbxd1 sbxd2 sbxd3"}
 LIMIT=${REAL_TIMEOUT:-1800}
 DIR=$(dirname "$0")
 SBX=$BUILD/sbx
@@ -67,8 +68,8 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
     sbxa) set -- $SBXRUN --tier auto --no-cache "$OUT/$p.wasm" ;;
     sbxc) set -- $SBXRUN --tier compiled --no-cache "$OUT/$p.wasm" ;;
     sbxw) set -- $SBXRUN --tier compiled "$OUT/$p.wasm" ;;
-    sbxd1 | sbxd2) # the default path, its own cache: empty before d1, filled by d1 alone for d2
-        [ "$r" = sbxd2 ] || rm -rf "$OUT/dcache/$p"
+    sbxd[1-9]) # the default path, its own cache: empty before d1, filled by the runs before
+        [ "$r" != sbxd1 ] || rm -rf "$OUT/dcache/$p"
         set -- env SBX_CACHE_DIR="$OUT/dcache/$p" $SBXRUN "$OUT/$p.wasm" ;;
     node) set -- node --no-warnings "$DIR/../wasi/node_wasi.mjs" "$OUT/$p.wasm" ;;
     esac

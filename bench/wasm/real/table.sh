@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/wasm/real/table.sh COLUMN TITLE <results: the median per (program, runner) of the results'
 # COLUMN (3 = CPU s, 4 = wall s), its ratio to native, and the geomean of the ratios per runner;
-# then sbxw, sbxd1 and sbxd2 against node (those of them in RUNNERS). A run that failed or timed out is a line with the word in place of its
-# times: a pair with no successful run shows that word in its cell. RUNNERS and REPS: run.sh.
+# then sbxw and the sbxdN against node (those of them in RUNNERS). A run that failed or timed out
+# is a line with the word in place of its times: a pair with no successful run shows that word in
+# its cell. The median of an even count is the lower middle value. RUNNERS and REPS: run.sh.
 echo
 echo "$2 (median of $REPS; x = ratio to native)"
 sort -k1,1 -k2,2 -k"$1","$1"g | awk -v c="$1" -v runners="$RUNNERS" '
@@ -12,7 +13,7 @@ sort -k1,1 -k2,2 -k"$1","$1"g | awk -v c="$1" -v runners="$RUNNERS" '
 }
 END {
     nr = split(runners, R, " ")
-    for (j = 1; j <= nr; j++) if (R[j] ~ /^(sbxw|sbxd1|sbxd2)$/) N[++nn] = R[j]
+    for (j = 1; j <= nr; j++) if (R[j] ~ /^(sbxw|sbxd[1-9])$/) N[++nn] = R[j]
     printf "%-8s", "program"
     for (j = 1; j <= nr; j++) printf " %9s %6s", R[j], "x"
     for (j = 1; j <= nn; j++) printf " %11s", N[j] "/node"

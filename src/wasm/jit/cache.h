@@ -67,11 +67,15 @@ void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
  * could not be reserved). */
 #define SBX__JIT_CACHE_OPTS_GUARDED SBX__JIT_CACHE_OPTS " guarded"
 #define SBX__JIT_CACHE_OPTS_CHECKED SBX__JIT_CACHE_OPTS " checked"
-/* The partial images of hot-only batches (cache_hot.c): the batch level and the bounds. */
-#define SBX__JIT_CACHE_OPTS_HOT                                                                    \
-    "hot batches " SBX__JIT_LARGE_PIPELINE                                                         \
-    " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN) "; bounds " SBX__JIT_STR(                     \
-        SBX__JIT_MAX_BODY_BYTES) " bytes, " SBX__JIT_STR(SBX__JIT_MAX_FRAME_SLOTS) " slots"
+/* The partial images of hot-only batches (cache_hot.c): the batch and hot-set levels and the
+ * bounds. */
+#define SBX__JIT_HOT_LEVELS                                                                        \
+    "hot batches " SBX__JIT_LARGE_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN)
+#define SBX__JIT_HOT_SETS ", sets codegen " SBX__JIT_STR(SBX__JIT_HOT_CODEGEN)
+#define SBX__JIT_HOT_BOUNDS                                                                        \
+    "; bounds " SBX__JIT_STR(SBX__JIT_MAX_BODY_BYTES) " bytes, " SBX__JIT_STR(                     \
+        SBX__JIT_MAX_FRAME_SLOTS) " slots"
+#define SBX__JIT_CACHE_OPTS_HOT SBX__JIT_HOT_LEVELS SBX__JIT_HOT_SETS SBX__JIT_HOT_BOUNDS
 
 struct wasm_instance;
 struct wasm_load_guard;
@@ -110,13 +114,19 @@ bool sbx__wasm_jit_cache_link(struct wasm_instance *inst);
  * first look, links the partial image of inst's module (memory, else the directory): true when
  * some functions got native code. hot_add, after a batch (items, n) of inst was linked from
  * objs, adds the batch to that image (never a function twice) and writes it (at most once a
- * second: the rest at the store's end, sbx__jit_hot_free). The worker's only. */
+ * second: the rest at the store's end, sbx__jit_hot_free). upgrade_in is the CPU the process
+ * must still spend before recompiling a module's hot set of s fits its budget (0: now;
+ * UINT64_MAX: none to come); upgrade, when due, recompiles it as one unit and makes that the
+ * module's image. The worker's only. */
 struct sbx__jit_obj;
 struct wasm_lazy_item;
+struct wasm_store;
 struct wasm_jit_store;
 bool sbx__wasm_jit_hot_link(struct wasm_instance *inst);
 void sbx__wasm_jit_hot_add(struct wasm_instance *inst, const struct wasm_lazy_item *items,
                            uint32_t n, const struct sbx__jit_obj *objs, uint32_t nobjs);
+uint64_t sbx__wasm_jit_hot_upgrade_in(struct wasm_store *s);
+bool sbx__wasm_jit_hot_upgrade(struct wasm_store *s);
 /* Writes what is not written yet and frees js's records (sbx__wasm_jit_store_free). */
 void sbx__jit_hot_free(struct wasm_jit_store *js);
 

@@ -1,11 +1,15 @@
 /* wasm/jit/image.c: the compiled code of a module (image.h) and its encoding:
  *   "SBXJITIM" | u32 version | u32 object count | u64 module length | u64 module hash |
- *   u32 defined functions | u32 flags | per object: u64 length | the objects' bytes
+ *   u32 defined functions | u32 flags | u64 credit | per object: u64 length | the objects' bytes
  * little-endian; flags bit 0: guarded code (no bounds checks), which links only to an instance
  * whose memory has the guard region; bit 1: partial (hot-only batches, cache_hot.c: linked as
- * batches are, giving entries to their functions only). The module's length and hash tie an image
- * to its module; link refuses another module's (a cache keys entries by SHA-256, this is the
- * loader's own check). */
+ * batches are, giving entries to their functions only); bit 2: a partial image whose objects are
+ * one hot set recompiled at the hot-set level (the upgrade). credit: the CPU the processes that
+ * used a partial image spent since its last upgrade (the upgrade's budget). The module's length
+ * and hash tie an image to its module; link refuses another module's (a cache keys entries by
+ * SHA-256, this is the loader's own check). Images are immutable once made (credit is metadata,
+ * set before an encode) and shared by reference (cache_mem.c, a store's list of its images). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,16 +18,18 @@
 #include "wasm/jit/link.h"
 
 #define MAGIC       "SBXJITIM"
-#define VERSION     3u
+#define VERSION     4u
 #define F_GUARDED   1u
 #define F_PARTIAL   2u
-#define HEADER_SIZE 40u
+#define F_UPGRADED  4u
+#define HEADER_SIZE 48u
 
 struct sbx__jit_image {
     atomic_uint refs;
     uint64_t module_len, module_hash;
     uint32_t func_def_count;
     uint32_t flags;
+    _Atomic uint64_t credit_ns; /* set when written (cache_hot.c), read by encode */
     uint32_t nobjs;
     struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS];
 };
@@ -107,6 +113,8 @@ sbx_err sbx__jit_image_encode(const struct sbx__jit_image *im, uint8_t **buf, si
     p = put(p, &im->module_hash, 8);
     p = put(p, &im->func_def_count, 4);
     p = put(p, &im->flags, 4);
+    uint64_t credit = atomic_load(&im->credit_ns);
+    p = put(p, &credit, 8);
     for (uint32_t i = 0; i < im->nobjs; i++) {
         uint64_t n = im->objs[i].len;
         p = put(p, &n, 8);
@@ -131,9 +139,13 @@ static sbx_err decode_header(const uint8_t *buf, size_t len, struct sbx__jit_ima
     memcpy(&im->module_hash, buf + 24, 8);
     memcpy(&im->func_def_count, buf + 32, 4);
     memcpy(&im->flags, buf + 36, 4);
+    uint64_t credit;
+    memcpy(&credit, buf + 40, 8);
+    atomic_store(&im->credit_ns, credit);
     if (version != VERSION)
         return fail(err, errlen, "another version");
-    if (nobjs == 0 || nobjs > SBX__JIT_MAX_PARTS || (im->flags & ~(F_GUARDED | F_PARTIAL)) != 0)
+    if (nobjs == 0 || nobjs > SBX__JIT_MAX_PARTS ||
+        (im->flags & ~(F_GUARDED | F_PARTIAL | F_UPGRADED)) != 0)
         return fail(err, errlen, "bad header");
     im->nobjs = nobjs;
     return SBX_OK;
@@ -195,6 +207,13 @@ sbx_err sbx__jit_image_partial(const struct sbx__jit_image *prev, const struct w
                                bool is_guarded, const struct sbx__jit_obj *objs, uint32_t n,
                                struct sbx__jit_image **out)
 {
+    return sbx__jit_image_hot(prev, m, is_guarded, false, 0, objs, n, out);
+}
+
+sbx_err sbx__jit_image_hot(const struct sbx__jit_image *prev, const struct wasm_module *m,
+                           bool is_guarded, bool is_upgraded, uint64_t credit_ns,
+                           const struct sbx__jit_obj *objs, uint32_t n, struct sbx__jit_image **out)
+{
     uint32_t old = prev ? prev->nobjs : 0;
     *out = NULL;
     if (old + n > SBX__JIT_MAX_PARTS)
@@ -205,7 +224,8 @@ sbx_err sbx__jit_image_partial(const struct sbx__jit_image *prev, const struct w
     im->module_len = m->len;
     im->module_hash = module_hash(m);
     im->func_def_count = m->func_def_count;
-    im->flags = F_PARTIAL | (is_guarded ? F_GUARDED : 0);
+    im->flags = F_PARTIAL | (is_guarded ? F_GUARDED : 0) | (is_upgraded ? F_UPGRADED : 0);
+    atomic_store(&im->credit_ns, credit_ns);
     for (uint32_t i = 0; i < old + n; i++) {
         const struct sbx__jit_obj *o = i < old ? &prev->objs[i] : &objs[i - old];
         im->objs[i].bytes = sbx__mallocn(o->len ? o->len : 1, 1);
@@ -224,6 +244,21 @@ sbx_err sbx__jit_image_partial(const struct sbx__jit_image *prev, const struct w
 bool sbx__jit_image_is_partial(const struct sbx__jit_image *im)
 {
     return (im->flags & F_PARTIAL) != 0;
+}
+
+bool sbx__jit_image_is_upgraded(const struct sbx__jit_image *im)
+{
+    return (im->flags & F_UPGRADED) != 0;
+}
+
+uint64_t sbx__jit_image_credit(const struct sbx__jit_image *im)
+{
+    return atomic_load(&((struct sbx__jit_image *)im)->credit_ns);
+}
+
+void sbx__jit_image_set_credit(struct sbx__jit_image *im, uint64_t credit_ns)
+{
+    atomic_store(&im->credit_ns, credit_ns);
 }
 
 size_t sbx__jit_image_bytes(const struct sbx__jit_image *im)

@@ -50,7 +50,17 @@ sbx_err sbx__jit_image_link(const struct sbx__jit_image *im, struct wasm_instanc
 sbx_err sbx__jit_image_partial(const struct sbx__jit_image *prev, const struct wasm_module *m,
                                bool is_guarded, const struct sbx__jit_obj *objs, uint32_t n,
                                struct sbx__jit_image **out);
+/* The same with its cache_hot.c facts: whether the objects are all one hot set at the hot-set
+ * level (is_upgraded: prev's objects then must be none), and the busy time credited so far. */
+sbx_err sbx__jit_image_hot(const struct sbx__jit_image *prev, const struct wasm_module *m,
+                           bool is_guarded, bool is_upgraded, uint64_t credit_ns,
+                           const struct sbx__jit_obj *objs, uint32_t n,
+                           struct sbx__jit_image **out);
 bool sbx__jit_image_is_partial(const struct sbx__jit_image *im);
+bool sbx__jit_image_is_upgraded(const struct sbx__jit_image *im);
+uint64_t sbx__jit_image_credit(const struct sbx__jit_image *im);
+/* Its credit as it will be encoded: metadata, not code, so set on a shared image. */
+void sbx__jit_image_set_credit(struct sbx__jit_image *im, uint64_t credit_ns);
 /* The bytes an image holds (its objects and record). */
 size_t sbx__jit_image_bytes(const struct sbx__jit_image *im);
 /* Images are shared by reference: ref adds one (returns im, accepts NULL), free drops one and

@@ -75,12 +75,15 @@ struct sbx__jit_obj {
 sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded,
                          const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
                          uint32_t *nobjs, char *err, size_t errlen);
-/* The same for the defined functions i with only[i] set (a hot-only batch: one object, at
- * sbx__jit_level_of_batch): calls to the others, and call_indirect, go through the runtime
- * (sbx__jit_rt_call). Only functions with only[i] == SBX__JIT_ONLY_OSR get OSR entries. */
+/* The same for the defined functions i with only[i] set: with only_level NULL a hot-only batch
+ * (one object, at sbx__jit_level_of_batch), else a hot set at only_level, in parts, whose
+ * functions call each other directly: calls to the others, and call_indirect, go through the
+ * runtime (sbx__jit_rt_call). Only functions with only[i] == SBX__JIT_ONLY_OSR get OSR entries. */
 #define SBX__JIT_ONLY_FUNC 1
 #define SBX__JIT_ONLY_OSR  2
+struct sbx__jit_level;
 sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                             const struct sbx__jit_level *only_level,
                              const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
                              uint32_t *nobjs, char *err, size_t errlen);
 void sbx__jit_objs_free(struct sbx__jit_obj *objs, uint32_t n);
@@ -178,7 +181,8 @@ bool sbx__jit_quiesce(void);
 void sbx__jit_exit_hook(void);
 /* Tests only (test_tierup.c defines it; NULL in the library): called inside the load right
  * after dlopen (where 0), at the start of a compile (where 1), to pause a use in flight, and
- * at each of a compile's cancellation checks before it reads the flag (where 2, engine.c). */
+ * at each of a compile's cancellation checks before it reads the flag (where 2, engine.c), at
+ * the start of a store's first look in the caches (where 3, tierup.c, no lock held). */
 __attribute__((weak, visibility("hidden"))) void sbx__jit_test_pause(int where);
 /* test_env.c: the same pause inside the load, asked for by the environment (the bindings'
  * tests: SBX_TEST_PAUSE_LLVM_LOAD=MS:PATH); a no-op without it. */

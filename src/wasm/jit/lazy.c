@@ -73,8 +73,8 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
     struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0}; /* compile frees them on failure */
     uint32_t nobjs = 0;
     struct sbx__jit_stop stop = {.cancel = &s->tierup.cancel};
-    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, &stop, objs, &nobjs, err,
-                                      sizeof(err));
+    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, NULL, &stop, objs,
+                                      &nobjs, err, sizeof(err));
     sbx__free(only);
     if (rc == SBX_OK) {
         /* Counted before link_some publishes the entries: a thread that sees the code sees

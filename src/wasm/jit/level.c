@@ -6,6 +6,7 @@
 
 static const struct sbx__jit_level full = {SBX__JIT_FULL_PIPELINE, SBX__JIT_FULL_CODEGEN};
 static const struct sbx__jit_level large = {SBX__JIT_LARGE_PIPELINE, SBX__JIT_LARGE_CODEGEN};
+static const struct sbx__jit_level hot_set = {SBX__JIT_LARGE_PIPELINE, SBX__JIT_HOT_CODEGEN};
 
 uint64_t sbx__jit_code_bytes(const struct wasm_module *m)
 {
@@ -59,4 +60,9 @@ bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def)
 const struct sbx__jit_level *sbx__jit_level_of_batch(void)
 {
     return &large;
+}
+
+const struct sbx__jit_level *sbx__jit_level_of_hot_set(void)
+{
+    return &hot_set;
 }

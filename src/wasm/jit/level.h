@@ -75,6 +75,12 @@ uint32_t sbx__jit_huge_end(const struct wasm_module *m);
 /* The level of defined function def of m, given huge_end = sbx__jit_huge_end(m). */
 const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m, uint32_t def,
                                                     uint32_t huge_end);
+/* The level a hot set is recompiled at (cache_hot.c's upgrade): the large level's passes with
+ * LLVM's default code generation (the greedy register allocator, SelectionDAG): measured on the
+ * real programs within 0-15% of default<O2>'s code for half its compile CPU, and 1.4-2.4x faster
+ * code than the large level for 3-4x its compile (docs/wasm.md, "The upgrade"). */
+#define SBX__JIT_HOT_CODEGEN 2 /* LLVMCodeGenLevelDefault */
+const struct sbx__jit_level *sbx__jit_level_of_hot_set(void);
 /* Whether defined function def of m is within the compile-cost bound (above). */
 bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def);
 /* The level of a hot-only batch, whatever its functions. */

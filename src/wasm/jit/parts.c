@@ -37,19 +37,26 @@ static void add_part(struct plan *p, const struct sbx__jit_level *level, uint32_
 
 /* Splits the functions that take level (all when huge_end is 0) into parts of at most budget
  * bytes of their code (a larger one when the parts would run out). */
+/* Whether function i goes into a part at level: in the set (only), and of level's functions. */
+static bool takes(const struct jit_mod *proto, const struct sbx__jit_level *level, uint32_t i)
+{
+    if (proto->only && !proto->only[i])
+        return false;
+    return !proto->huge_end || sbx__jit_level_of_func(proto->m, i, proto->huge_end) == level;
+}
+
 static void split_level(struct plan *p, const struct sbx__jit_level *level, uint64_t budget,
                         uint32_t max_parts)
 {
     const struct wasm_module *m = p->proto->m;
-    uint32_t huge_end = p->proto->huge_end, first = 0;
+    uint32_t first = 0;
     uint64_t total = 0, bytes = 0;
     for (uint32_t i = 0; i < m->func_def_count; i++)
-        total +=
-            !huge_end || sbx__jit_level_of_func(m, i, huge_end) == level ? m->funcs[i].code_len : 0;
+        total += takes(p->proto, level, i) ? m->funcs[i].code_len : 0;
     if (total / max_parts + 1 > budget)
         budget = total / max_parts + 1;
     for (uint32_t i = 0; i < m->func_def_count; i++) {
-        if (huge_end && sbx__jit_level_of_func(m, i, huge_end) != level)
+        if (!takes(p->proto, level, i))
             continue;
         uint32_t len = m->funcs[i].code_len;
         if (bytes > 0 && bytes + len > budget) {
@@ -63,10 +70,13 @@ static void split_level(struct plan *p, const struct sbx__jit_level *level, uint
         add_part(p, level, first, m->func_def_count);
 }
 
-/* Sets up the parts of m (how many): a hot-only batch is one; a large module with huge
- * functions is split by level (level.h), each level into parts of its budget. */
+/* Sets up the parts of m (how many): a hot-only batch is one; a hot set (only, at the hot-set
+ * level) is split as the full level is; a large module with huge functions is split by level
+ * (level.h), each level into parts of its budget. */
 static uint32_t plan_parts(struct sbx__jit_part *parts, const struct wasm_module *m,
-                           bool is_guarded, const uint8_t *only, const struct sbx__jit_stop *stop)
+                           bool is_guarded, const uint8_t *only,
+                           const struct sbx__jit_level *only_level,
+                           const struct sbx__jit_stop *stop)
 {
     struct jit_mod proto = {
         .m = m,
@@ -76,8 +86,10 @@ static uint32_t plan_parts(struct sbx__jit_part *parts, const struct wasm_module
         .is_guarded = is_guarded && m->mem_count > 0, /* nothing can fault without memory */
     };
     struct plan p = {.parts = parts, .proto = &proto};
-    if (only) {
+    if (only && !only_level) {
         add_part(&p, sbx__jit_level_of_batch(), 0, m->func_def_count);
+    } else if (only) {
+        split_level(&p, only_level, PART_FULL_BYTES, SBX__JIT_MAX_PARTS);
     } else if (proto.huge_end) {
         const struct sbx__jit_level *huge =
             sbx__jit_level_of_func(m, proto.huge_end - 1, proto.huge_end);
@@ -169,8 +181,8 @@ static sbx_err collect(struct sbx__jit_part *parts, uint32_t n, struct sbx__jit_
 }
 
 static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
-                       const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
-                       uint32_t *nobjs, char *err, size_t errlen)
+                       const struct sbx__jit_level *only_level, const struct sbx__jit_stop *stop,
+                       struct sbx__jit_obj objs[], uint32_t *nobjs, char *err, size_t errlen)
 {
     sbx_err rc = sbx__jit_stop_check(stop);
     if (rc != SBX_OK)
@@ -182,7 +194,7 @@ static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8
     struct sbx__jit_part *parts = sbx__calloc(SBX__JIT_MAX_PARTS, sizeof(*parts));
     if (!parts)
         return SBX_E_NOMEM;
-    uint32_t n = plan_parts(parts, m, is_guarded, only, stop);
+    uint32_t n = plan_parts(parts, m, is_guarded, only, only_level, stop);
     run_parts(parts, n);
     rc = collect(parts, n, objs, err, errlen);
     if (rc == SBX_OK)
@@ -192,6 +204,7 @@ static sbx_err compile(const struct wasm_module *m, bool is_guarded, const uint8
 }
 
 sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                             const struct sbx__jit_level *only_level,
                              const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
                              uint32_t *nobjs, char *err, size_t errlen)
 {
@@ -200,7 +213,7 @@ sbx_err sbx__jit_compile_set(const struct wasm_module *m, bool is_guarded, const
         snprintf(err, errlen, "compiled tier: the process is exiting (sbx_shutdown)");
         return SBX_E_ABORTED;
     }
-    sbx_err rc = compile(m, is_guarded, only, stop, objs, nobjs, err, errlen);
+    sbx_err rc = compile(m, is_guarded, only, only_level, stop, objs, nobjs, err, errlen);
     sbx__jit_use_end(false);
     return rc;
 }
@@ -209,5 +222,5 @@ sbx_err sbx__jit_compile(const struct wasm_module *m, bool is_guarded,
                          const struct sbx__jit_stop *stop, struct sbx__jit_obj objs[],
                          uint32_t *nobjs, char *err, size_t errlen)
 {
-    return sbx__jit_compile_set(m, is_guarded, NULL, stop, objs, nobjs, err, errlen);
+    return sbx__jit_compile_set(m, is_guarded, NULL, NULL, stop, objs, nobjs, err, errlen);
 }

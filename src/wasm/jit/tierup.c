@@ -151,6 +151,26 @@ static void run_batch(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
+/* A hot-only store with nothing queued: its hot set's upgrade (cache_hot.c) once the process has
+ * spent enough CPU, else a look again when it could be due (two cores spend CPU at twice the
+ * wall clock's rate; at least every UPGRADE_LOOK_NS). */
+#define UPGRADE_LOOK_NS 20000000ull
+static void upgrade_or_wait(struct wasm_store *s, uint64_t now)
+{
+    uint64_t in = sbx__wasm_jit_hot_upgrade_in(s);
+    if (in > 0) {
+        uint64_t wait = in == UINT64_MAX ? UINT64_MAX - now : in / 2;
+        s->tierup.deadline_ns = now + (wait > UPGRADE_LOOK_NS ? wait : UPGRADE_LOOK_NS);
+        return;
+    }
+    running = s;
+    pthread_mutex_unlock(&mu);
+    sbx__wasm_jit_hot_upgrade(s);
+    pthread_mutex_lock(&mu);
+    running = NULL;
+    pthread_cond_broadcast(&done);
+}
+
 void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def,
                             bool wants_osr)
 {
@@ -167,6 +187,7 @@ void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, ui
     if (t->queue_len < t->queue_cap) { /* else (NOMEM) the function stays interpreted */
         t->queue[t->queue_len++] =
             (struct wasm_lazy_item){.inst = inst, .def = def, .wants_osr = wants_osr};
+        t->deadline_ns = 0; /* not an upgrade's wait: the worker's busy check still gates it */
         pthread_cond_signal(&wake);
     }
     pthread_mutex_unlock(&mu);
@@ -186,6 +207,25 @@ static void run_one(struct wasm_store *s)
     pthread_cond_broadcast(&done);
 }
 
+/* Drops from s's queue the functions that have native code now (with the OSR entry the item
+ * wants): a function got hot and queued before the first look linked it from a kept image.
+ * Left queued, it waited for interpretation time that its calls, native, no longer add, and the
+ * upgrade (only with nothing queued) never came. */
+static void drop_native(struct wasm_store *s)
+{
+    struct wasm_tierup *t = &s->tierup;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < t->queue_len; i++) {
+        struct wasm_lazy_item it = t->queue[i];
+        const struct wasm_func *f = it.inst->funcs[it.inst->module->func_import_count + it.def];
+        bool is_native =
+            __atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE) && (!it.wants_osr || f->osr_entry);
+        if (!is_native)
+            t->queue[kept++] = it;
+    }
+    t->queue_len = kept;
+}
+
 /* A store's first look, as soon as it is armed (a cache hit is native code from the first
  * milliseconds, with no LLVM): whole images in the caches (`sbx compile`'s, a compiled-tier or
  * whole-module run's) give every function of their instances code at once; all hit, the store
@@ -200,6 +240,8 @@ static void look_in_cache(struct wasm_store *s)
     running = s;
     bool is_lazy = atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY;
     pthread_mutex_unlock(&mu);
+    if (sbx__jit_test_pause)
+        sbx__jit_test_pause(3);
     bool is_all = true;
     for (struct wasm_instance *i = s->tierup.insts; i; i = i->next) {
         bool is_whole = !atomic_load(&s->tierup.cancel) && sbx__wasm_jit_cache_link(i);
@@ -208,6 +250,7 @@ static void look_in_cache(struct wasm_store *s)
         is_all &= is_whole;
     }
     pthread_mutex_lock(&mu);
+    drop_native(s);
     if (is_all) {
         unlink_armed(s);
         atomic_store_explicit(&s->tierup.state, WASM_TIERUP_NATIVE, memory_order_release);
@@ -224,8 +267,9 @@ static struct wasm_store *next_armed(void)
     for (struct wasm_store *s = armed; s; s = s->tierup.next) {
         if (!s->tierup.has_looked_in_cache)
             return s;
-        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0)
-            continue; /* hot-only, nothing hot yet */
+        if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && s->tierup.queue_len == 0 &&
+            sbx__wasm_jit_hot_upgrade_in(s) == UINT64_MAX)
+            continue; /* hot-only, nothing hot yet, no upgrade to come */
         if (!best || s->tierup.deadline_ns < best->tierup.deadline_ns)
             best = s;
     }
@@ -248,6 +292,8 @@ static void *worker(void *arg)
             struct timespec ts = {.tv_sec = (time_t)(s->tierup.deadline_ns / 1000000000u),
                                   .tv_nsec = (long)(s->tierup.deadline_ns % 1000000000u)};
             pthread_cond_timedwait(&wake, &mu, &ts);
+        } else if (atomic_load(&s->tierup.state) == WASM_TIERUP_LAZY && !s->tierup.queue_len) {
+            upgrade_or_wait(s, now);
         } else if (busy_ns(s, now) >= threshold_ns(s)) {
             if (atomic_load(&s->tierup.state) != WASM_TIERUP_LAZY)
                 run_one(s);

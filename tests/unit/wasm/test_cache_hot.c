@@ -180,6 +180,122 @@ START_TEST(two_writers_leave_a_good_entry)
 }
 END_TEST
 
+/* The upgrade (cache_hot.c): never in the first process; in the second, once the processes have
+ * spent the hot set's budget (for this module, a few dozen bytes of code: milliseconds), the
+ * worker recompiles the set at the hot-set level and that becomes the module's image (flag
+ * "upgraded", in memory and on disk), the results still right; a third process links the upgraded
+ * image at its first look and, with CPU spent far past the budget, compiles nothing (no second
+ * upgrade; the library's hook, where 1, counts LLVM compiles). */
+static int compiles;
+static int holds_look; /* 1: the worker's first look waits (where 3) until the test sets 0 */
+
+void sbx__jit_test_pause(int where)
+{
+    __atomic_fetch_add(&compiles, where == 1, __ATOMIC_RELAXED); /* the worker thread's */
+    while (where == 3 && __atomic_load_n(&holds_look, __ATOMIC_ACQUIRE))
+        usleep(1000);
+}
+
+/* Whether this process holds an upgraded partial image of module k (either variant). */
+static bool has_upgraded_image(int32_t k)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
+    bool is_upgraded = false;
+    const char *opts[2] = {SBX__JIT_CACHE_OPTS_HOT " guarded", SBX__JIT_CACHE_OPTS_HOT " checked"};
+    for (int i = 0; i < 2; i++) {
+        uint8_t key[SBX__SHA256_LEN];
+        sbx__jit_cache_key(bytes, len, opts[i], key);
+        struct sbx__jit_image *im = sbx__jit_mem_get(key);
+        is_upgraded |= im && sbx__jit_image_is_upgraded(im);
+        sbx__jit_image_free(im);
+    }
+    free(bytes);
+    return is_upgraded;
+}
+
+/* Calls quick() until the upgraded image is this process's, at most WENV_WAIT_S. */
+static void run_until_upgraded(struct wenv *e, int32_t k)
+{
+    for (double end = wenv_now_s() + WENV_WAIT_S; !has_upgraded_image(k) && wenv_now_s() < end;)
+        ck_assert_int_eq(wenv_call_i32(e, "quick", NULL), sum(k));
+    ck_assert_msg(has_upgraded_image(k), "the hot set was not upgraded");
+    ck_assert_int_eq(wenv_call_i32(e, "quick", NULL), sum(k)); /* the upgraded code */
+}
+
+static void upgrade_run(int32_t k)
+{
+    struct wenv e;
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_ON);
+    run_until_native(&e, k);
+    run_until_upgraded(&e, k);
+    wenv_close(&e);
+}
+
+static void upgraded_run(int32_t k)
+{
+    struct seen s = first_look(k, WASM_HOT_ON);
+    ck_assert(s.is_native && !s.has_llvm && s.batches == 0);
+    struct wenv e;
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_ON);
+    ck_assert_int_eq(wenv_call_i32(&e, "quick", NULL), sum(k)); /* arms: the first look */
+    double end = wenv_now_s() + 0.3;
+    for (volatile uint64_t spin = 0; wenv_now_s() < end;) /* CPU far past the budget */
+        spin++;
+    ck_assert_int_eq(wenv_call_i32(&e, "quick", NULL), sum(k));
+    wenv_close(&e);
+    ck_assert_int_eq(__atomic_load_n(&compiles, __ATOMIC_RELAXED), 0);
+    ck_assert(!sbx__jit_llvm_is_loaded());
+}
+
+/* The first process never upgrades (its CPU is credit for the next): it ends without an
+ * upgraded image however long it runs. */
+static void first_run(int32_t k)
+{
+    struct wenv e;
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_ON);
+    run_until_native(&e, k);
+    for (double end = wenv_now_s() + 0.3; wenv_now_s() < end;) /* CPU far past the budget */
+        ck_assert_int_eq(wenv_call_i32(&e, "quick", NULL), sum(k));
+    ck_assert(!has_upgraded_image(k));
+    wenv_close(&e);
+}
+
+START_TEST(hot_set_is_upgraded_once_paid)
+{
+    in_child(first_run, 100);
+    in_child(upgrade_run, 100);
+    in_child(upgraded_run, 100);
+}
+END_TEST
+
+/* The second process's work() gets hot in the interpreter and is queued before the store's
+ * first look links it from the kept image (the worker's look held until then: the order seen
+ * in 1 run of 4 of the test above). The queued function has native code already and, its
+ * calls now native, the store's interpretation time no longer grows: the item must not stay
+ * queued, or the upgrade, which waits for an empty queue, never comes (it did not, before). */
+static void upgrade_run_queued_first(int32_t k)
+{
+    struct wenv e;
+    __atomic_store_n(&holds_look, 1, __ATOMIC_RELEASE);
+    open_env(&e, k, WASM_TIER_AUTO, WASM_HOT_ON);
+    for (double end = wenv_now_s() + WENV_WAIT_S;
+         !__atomic_load_n(&e.store->tierup.queue_len, __ATOMIC_ACQUIRE) && wenv_now_s() < end;)
+        ck_assert_int_eq(wenv_call_i32(&e, "quick", NULL), sum(k));
+    ck_assert_msg(e.store->tierup.queue_len > 0 && !work_is_native(&e), "work() was not queued");
+    __atomic_store_n(&holds_look, 0, __ATOMIC_RELEASE);
+    run_until_native(&e, k);
+    run_until_upgraded(&e, k);
+    wenv_close(&e);
+}
+
+START_TEST(upgrade_comes_when_queued_before_the_first_look)
+{
+    in_child(first_run, 100);
+    in_child(upgrade_run_queued_first, 100);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wasm.cache_hot");
@@ -190,6 +306,8 @@ int main(void)
     tcase_add_test(tc, second_process_starts_native_whole);
     tcase_add_test(tc, changed_module_misses);
     tcase_add_test(tc, two_writers_leave_a_good_entry);
+    tcase_add_test(tc, hot_set_is_upgraded_once_paid);
+    tcase_add_test(tc, upgrade_comes_when_queued_before_the_first_look);
     suite_add_tcase(s, tc);
     return sbx_test_main(s);
 }

@@ -59,7 +59,7 @@ static sbx_err compile(const struct wasm_module *m, int at, int *nchecks)
     uint32_t nobjs = 99;
     char err[256] = "";
     struct sbx__jit_stop stop = {.cancel = &cancel};
-    sbx_err rc = sbx__jit_compile_set(m, false, NULL, &stop, objs, &nobjs, err, sizeof(err));
+    sbx_err rc = sbx__jit_compile_set(m, false, NULL, NULL, &stop, objs, &nobjs, err, sizeof(err));
     atomic_store(&cancel_at, 0);
     *nchecks = atomic_load(&checks);
     if (rc == SBX_OK) {

@@ -18,7 +18,7 @@
 #include "wasm/jit/jit.h"
 #include "wasm_env.h"
 
-#define IMAGE_HEADER 40 /* image.c's header, then one u64 length per object */
+#define IMAGE_HEADER 48 /* image.c's header, then one u64 length per object */
 
 static struct wasm_store *store_new(uint8_t tier)
 {
