@@ -16,6 +16,7 @@
 
 #include "core/backend.h"
 #include "js/worker.h"
+#include "run_delay.h"
 #include "sbx_test.h"
 
 /* The bound the issue sets on regaining control after a deadline or an abort. */
@@ -23,7 +24,8 @@
 
 struct run {
     sbx_result r;
-    double wall_ms; /* measured around sbx_sandbox_run */
+    double wall_ms;  /* measured around sbx_sandbox_run */
+    double delay_ms; /* of that, the caller's wait for a CPU (sbx_test_run_delay_ms) */
 };
 
 static sbx_sandbox *sandbox(const char *policy_json)
@@ -34,9 +36,11 @@ static sbx_sandbox *sandbox(const char *policy_json)
 static void run_on(sbx_sandbox *sb, const char *code, const char *context, struct run *out)
 {
     sbx_run_input in = {.code = code, .code_len = strlen(code), .context_json = context};
+    double d0 = sbx_test_run_delay_ms();
     uint64_t t0 = sbx__now_ns();
     ck_assert_int_eq(sbx_sandbox_run(sb, &in, &out->r), SBX_OK);
     out->wall_ms = (double)(sbx__now_ns() - t0) / 1e6;
+    out->delay_ms = sbx_test_run_delay_ms() - d0;
 }
 
 /* One run in a fresh sandbox under policy_json (NULL = defaults). */
@@ -68,9 +72,11 @@ static void expect_error(const char *policy, const char *code, sbx_err err, cons
     sbx_result_free(&x.r);
 }
 
-/* Asserts a stopped run came back within timeout + BOUND_MS, as seen by the caller. The 2-core
- * test host is shared: when the bound is missed, the run is repeated once and the repeat must
- * meet it (a miss is reported on stderr, so a real regression still fails both attempts). */
+/* Asserts a stopped run came back within timeout + BOUND_MS, as seen by the caller, not
+ * counting the time the caller's thread was ready but the host ran others (its wake-up at the
+ * deadline raced the load: at load ~18 on 2 cores that alone missed the bound twice in a row).
+ * When the bound is still missed, the run is repeated once and the repeat must meet it (a miss
+ * is reported on stderr, so a real regression still fails both attempts). */
 static void expect_timeout(const char *code, unsigned timeout_ms)
 {
     char policy[64];
@@ -81,12 +87,14 @@ static void expect_timeout(const char *code, unsigned timeout_ms)
         ck_assert_msg(x.r.error == SBX_E_TIMEOUT, "%s: %s", code, sbx_err_name(x.r.error));
         ck_assert_int_eq(x.r.limit, SBX_LIMIT_TIMEOUT);
         ck_assert_msg(x.wall_ms >= timeout_ms - 1, "%s: early after %.1f ms", code, x.wall_ms);
-        bool in_bound = x.wall_ms <= timeout_ms + BOUND_MS;
+        bool in_bound = x.wall_ms - x.delay_ms <= timeout_ms + BOUND_MS;
         sbx_result_free(&x.r);
         if (in_bound)
             return;
-        fprintf(stderr, "note: %s: returned after %.1f ms (timeout %u), attempt %d\n", code,
-                x.wall_ms, timeout_ms, attempt);
+        fprintf(stderr,
+                "note: %s: returned after %.1f ms (%.1f ms of it waiting for a CPU; timeout %u), "
+                "attempt %d\n",
+                code, x.wall_ms, x.delay_ms, timeout_ms, attempt);
         ck_assert_msg(attempt < 2, "%s: bound missed twice", code);
     }
 }
@@ -227,7 +235,10 @@ START_TEST(abandoned_workers)
     run1("{\"timeoutMs\":50}", "while (true) {}", NULL, &y);
     ck_assert_int_eq(y.r.error, SBX_E_TIMEOUT);
     ck_assert_ptr_nonnull(strstr(y.r.error_message, "background"));
-    ck_assert_msg(y.wall_ms < 400, "not abandoned: back after %.1f ms", y.wall_ms);
+    ck_assert_msg(y.wall_ms - y.delay_ms < 400,
+                  "not abandoned: back after %.1f ms (%.1f of it waiting "
+                  "for a CPU)",
+                  y.wall_ms, y.delay_ms);
     sbx_result_free(&y.r);
     ck_assert_int_eq(sbx__js_abandoned_count(), 1);
     expect_reaped();
@@ -247,10 +258,10 @@ START_TEST(abandoned_workers)
     sbx_result_free(&x.r);
     sbx__js_test_deaf_ms(0);
     expect_reaped();
-    run_on(sb, "return 1", NULL, &x);
-    ck_assert(x.r.ok);
-    sbx_result_free(&x.r);
     sbx_sandbox_destroy(sb);
+    /* The tier serves again (under the default deadline: 20 ms is less than a loaded host may
+     * take to start an engine, and "return 1" then timed out). */
+    expect_value("return 1", NULL, "1");
 }
 END_TEST
 
