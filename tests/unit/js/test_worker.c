@@ -419,7 +419,9 @@ END_TEST
 
 START_TEST(memory_cap)
 {
-    const char *policy = "{\"memoryBytes\":8388608}";
+    /* A deadline far off (the check's own timeout is 30 s): the default 5 s raced the cap on a
+     * loaded host, where the bomb got too little CPU to reach 8 MiB in time (SANDBOX_TIMEOUT). */
+    const char *policy = "{\"memoryBytes\":8388608,\"timeoutMs\":20000}";
     struct run x;
     run1(policy, "var a = []; while (true) a.push({i: a.length, s: 'x' + a.length});", NULL, &x);
     ck_assert_int_eq(x.r.error, SBX_E_MEMORY_LIMIT);
