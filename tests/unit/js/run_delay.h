@@ -30,13 +30,16 @@ static inline double sbx_test_run_delay_ms(pid_t tid)
 }
 
 /* Reads the calling thread's run_delay at a moment to come (CLOCK_MONOTONIC at_ns), from a
- * thread of its own. If that thread itself runs late, it reads later: less is discounted,
- * never more. */
+ * thread of its own. Callers pick a moment while they sleep until their deadline, so the value
+ * is the one at the deadline (a sleeping thread does not wait for a CPU), with room for the
+ * probe's own lateness on a loaded host; a probe later than the deadline reads later still:
+ * less is discounted, never more. */
 struct sbx_test_wait_probe {
     pthread_t thread;
     pid_t tid;
     uint64_t at_ns;
     double at_ms;
+    double late_ms; /* how late the probe read */
 };
 
 static inline void *sbx_test_wait_probe_main(void *arg)
@@ -46,6 +49,9 @@ static inline void *sbx_test_wait_probe_main(void *arg)
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
         ;
     p->at_ms = sbx_test_run_delay_ms(p->tid);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    p->late_ms = ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)p->at_ns) / 1e6;
     return NULL;
 }
 
@@ -53,7 +59,7 @@ static inline void sbx_test_wait_probe_start(struct sbx_test_wait_probe *p, uint
 {
     p->tid = gettid();
     p->at_ns = at_ns;
-    p->at_ms = 0;
+    p->at_ms = p->late_ms = 0;
     ck_assert_int_eq(pthread_create(&p->thread, NULL, sbx_test_wait_probe_main, p), 0);
 }
 
