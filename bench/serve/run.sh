@@ -25,7 +25,12 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-load() { cut -d' ' -f1-3 /proc/loadavg; }
+# The load average, and the share of the last 10 s in which some runnable task waited for a
+# CPU (/proc/pressure/cpu "some avg10": others' work on the shared cores shows there first).
+load() {
+    psi=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1/p' /proc/pressure/cpu 2>/dev/null)
+    echo "$(cut -d' ' -f1-3 /proc/loadavg)${psi:+, cpu pressure ${psi}%}"
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 

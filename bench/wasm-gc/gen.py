@@ -3,7 +3,8 @@
 text). Exports, each (param $n i32) (result i32), a loop of n rounds:
   base:  acc += n                                   (the loop alone)
   alloc: acc += struct.get $pt 0 (struct.new $pt (n, n))   (one allocation)
-  cast:  acc += struct.get $pt 0 (ref.cast (ref $pt) $a)   ($a: an anyref local)
+  cast:  acc += struct.get $pt 0 (ref.cast (ref $pt) (select $a $b (n & 1)))
+         ($a, $b: anyref locals; the select keeps the cast in the loop)
 with (type $pt (struct (field (mut i32)) (field (mut i32)))). v8proto writes the same module in
 the pre-standard encoding node 20's --experimental-wasm-gc (V8 11.3) reads: struct.new 0xfb07,
 struct.get 0xfb03, ref.cast 0xfb41, anyref local 0x6e."""
@@ -45,8 +46,10 @@ def module(proto):
     acc = b'\x20\x01\x6a\x21\x01'  # acc += top
     bodies = [
         loop(b'\x20\x00\x20\x00' + new + get + acc, b'\x01\x01\x7f'),
-        loop(b'\x20\x02' + cast + get + acc, b'\x02\x01\x7f\x01' + anyref,
-             pre=b'\x41\x07\x41\x08' + new + b'\x21\x02'),
+        loop(b'\x20\x02\x20\x03\x20\x00\x41\x01\x71\x1c\x01\x6e' + cast + get + acc,
+             b'\x02\x01\x7f\x02' + anyref,
+             pre=b'\x41\x07\x41\x08' + new + b'\x21\x02\x41\x07\x41\x09' + new +
+             b'\x21\x03'),
         loop(b'\x20\x00' + acc, b'\x01\x01\x7f'),
     ]
     exports = vec([name('alloc') + b'\x00\x00', name('cast') + b'\x00\x01',

@@ -11,13 +11,17 @@
 #include "wasm/gc.h"
 #include "wasm/runtime.h"
 
-#define BLOCK_SHIFT     16u
-#define BLOCK           (1u << BLOCK_SHIFT)
-#define SMALL_MAX       8192u
-#define COMMIT_STEP     16u        /* blocks made accessible at a time */
-#define MIN_GC          (4u << 20) /* allocate at least this much between two collections */
-#define POLL_EVERY      1024u      /* objects marked between two looks at the interrupt flag */
-#define MARK_STACK_MAX  (1u << 17) /* entries: the mark stack's bound */
+#define BLOCK_SHIFT    16u
+#define BLOCK          (1u << BLOCK_SHIFT)
+#define SMALL_MAX      8192u
+#define COMMIT_STEP    16u        /* blocks made accessible at a time */
+#define MIN_GC         (4u << 20) /* allocate at least this much between two collections */
+#define POLL_EVERY     1024u      /* objects marked between two looks at the interrupt flag */
+#define MARK_STACK_MAX (1u << 17) /* entries: the mark stack's bound */
+/* Empty small blocks a collection keeps (charged, their slots on the free lists) instead of
+ * giving them back: a program that makes garbage at a steady rate then reuses them without a
+ * madvise and 16 page faults per block; a collection after a failed allocation keeps none. */
+#define KEEP_EMPTY      (MIN_GC >> BLOCK_SHIFT)
 #define DEFAULT_RESERVE ((uint64_t)4 << 30) /* an unlimited store's heap */
 #define MAX_RESERVE     ((uint64_t)64 << 30)
 
@@ -50,7 +54,7 @@ struct wasm_gc_heap {
     void *free_list[NCLASS];
     uint32_t cur[NCLASS]; /* the block being carved for a class, + 1; 0 = none */
     uint64_t in_use;      /* blocks in use */
-    uint64_t since_gc;    /* bytes of blocks taken since the last collection */
+    uint64_t since_gc;    /* bytes allocated since the last collection */
     uint64_t threshold;
     uint8_t epoch;
     bool is_failed; /* the reservation could not be made */
@@ -163,7 +167,6 @@ static uint32_t take_blocks(struct wasm_store *s, struct wasm_gc_heap *h, uint32
         h->scan_hint = start + 1;
     sbx__wasm_store_charge(s, bytes);
     h->in_use += n;
-    h->since_gc += bytes;
     return start;
 }
 
@@ -402,9 +405,12 @@ __attribute__((noinline)) static void mark_stacks(struct wasm_store *s, struct w
 
 /* --- sweeping ------------------------------------------------------------------------------- */
 
-static void sweep(struct wasm_store *s, struct wasm_gc_heap *h)
+/* Frees the unmarked objects; empty small blocks go back to the system, but for the first keep
+ * of them. */
+static void sweep(struct wasm_store *s, struct wasm_gc_heap *h, uint32_t keep)
 {
     uint64_t live = 0, live_bytes = 0;
+    uint32_t kept = 0;
     for (unsigned c = 0; c < NCLASS; c++)
         h->free_list[c] = NULL;
     for (uint32_t b = 0; b < h->hw; b++) {
@@ -434,7 +440,7 @@ static void sweep(struct wasm_store *s, struct wasm_gc_heap *h)
             *tail = o;
             tail = (void **)o;
         }
-        if (n == 0 && h->cur[c] != b + 1) {
+        if (n == 0 && h->cur[c] != b + 1 && kept++ >= keep) {
             release_blocks(s, h, b, 1);
             continue;
         }
@@ -448,7 +454,7 @@ static void sweep(struct wasm_store *s, struct wasm_gc_heap *h)
     h->live_bytes = live_bytes;
 }
 
-enum wasm_trap_kind sbx__wasm_gc_collect(struct wasm_store *s)
+static enum wasm_trap_kind collect(struct wasm_store *s, uint32_t keep)
 {
     struct wasm_gc_heap *h = s->gc;
     if (!h || !h->lo)
@@ -471,10 +477,15 @@ enum wasm_trap_kind sbx__wasm_gc_collect(struct wasm_store *s)
     }
     if (!ok)
         return WASM_TRAP_INTERRUPTED;
-    sweep(s, h);
+    sweep(s, h, keep);
     h->since_gc = 0;
     h->threshold = h->live_bytes > MIN_GC ? h->live_bytes : MIN_GC;
     return WASM_TRAP_NONE;
+}
+
+enum wasm_trap_kind sbx__wasm_gc_collect(struct wasm_store *s)
+{
+    return collect(s, KEEP_EMPTY);
 }
 
 /* --- allocation ----------------------------------------------------------------------------- */
@@ -494,7 +505,8 @@ static struct wasm_gc_obj *alloc(struct wasm_store *s, uint32_t bytes, enum wasm
         *tk = WASM_TRAP_HEAP_EXHAUSTED;
         return NULL;
     }
-    bool is_small = bytes <= SMALL_MAX, has_collected = false;
+    bool is_small = bytes <= SMALL_MAX;
+    uint32_t collections = 0; /* here: the second one keeps no empty block */
     unsigned c = is_small ? class_of(bytes) : 0;
     uint32_t nblocks = is_small ? 1 : (bytes + BLOCK - 1) >> BLOCK_SHIFT;
     for (;;) {
@@ -502,6 +514,7 @@ static struct wasm_gc_obj *alloc(struct wasm_store *s, uint32_t bytes, enum wasm
             struct wasm_gc_obj *o = h->free_list[c];
             h->free_list[c] = *(void **)o;
             memset(o, 0, class_size[c]);
+            h->since_gc += class_size[c];
             return o;
         }
         if (is_small && h->cur[c]) {
@@ -510,22 +523,22 @@ static struct wasm_gc_obj *alloc(struct wasm_store *s, uint32_t bytes, enum wasm
                 struct wasm_gc_obj *o =
                     (struct wasm_gc_obj *)(block_base(h, h->cur[c] - 1) + blk->bump);
                 blk->bump += class_size[c];
+                h->since_gc += class_size[c];
                 return o; /* never used since it was zeroed */
             }
             h->cur[c] = 0;
         }
         bool wants_gc = h->since_gc >= h->threshold;
         uint32_t b = UINT32_MAX;
-        if (!wants_gc || has_collected || !may_collect(s))
+        if (!wants_gc || collections > 0 || !may_collect(s))
             b = take_blocks(s, h, nblocks);
         if (b == UINT32_MAX) {
-            if (has_collected || !may_collect(s)) {
+            if (collections == 2 || !may_collect(s)) {
                 s->was_refused = true; /* the run's outcome says memory limit */
                 *tk = WASM_TRAP_HEAP_EXHAUSTED;
                 return NULL;
             }
-            has_collected = true;
-            enum wasm_trap_kind k = sbx__wasm_gc_collect(s);
+            enum wasm_trap_kind k = collect(s, collections++ == 0 ? KEEP_EMPTY : 0);
             if (k != WASM_TRAP_NONE) {
                 *tk = k;
                 return NULL;
@@ -533,6 +546,7 @@ static struct wasm_gc_obj *alloc(struct wasm_store *s, uint32_t bytes, enum wasm
             continue;
         }
         if (!is_small) {
+            h->since_gc += (uint64_t)nblocks << BLOCK_SHIFT;
             h->blocks[b] = (struct block){.cls = BLK_LARGE, .run = nblocks};
             for (uint32_t i = 1; i < nblocks; i++)
                 h->blocks[b + i] = (struct block){.cls = BLK_TAIL, .run = b};

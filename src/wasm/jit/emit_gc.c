@@ -277,8 +277,8 @@ static bool op_array(struct jit_func *f, const struct wasm_instr *in)
     }
 }
 
-/* Whether ref is of type (ref null? ht) (an i1). */
-static LLVMValueRef test(struct jit_func *f, LLVMValueRef ref, wasm_vtype rt)
+/* The helper's answer (an i1) to whether ref is of type rt. */
+static LLVMValueRef test_slow(struct jit_func *f, LLVMValueRef ref, wasm_vtype rt)
 {
     struct jit_mod *jm = f->jm;
     uint32_t ht = wasm_vtype_heap(rt);
@@ -289,6 +289,39 @@ static LLVMValueRef test(struct jit_func *f, LLVMValueRef ref, wasm_vtype rt)
                         sbx__jit_i32(jm, wasm_vtype_is_nullable(rt))};
     LLVMValueRef r = sbx__jit_call_c(f, JIT_RT_GC_TEST, jm->t_i32, p, a, 4);
     return L(BuildICmp)(f->b, LLVMIntNE, r, sbx__jit_i32(jm, 0), "");
+}
+
+/* Whether ref is of type (ref null? ht) (an i1). For a struct or array type, an object whose
+ * header names exactly that rtt answers inline (a null test, the i31 bit, a load, a compare);
+ * anything else (a subtype, null, i31, a box) asks the helper. */
+static LLVMValueRef test(struct jit_func *f, LLVMValueRef ref, wasm_vtype rt)
+{
+    struct jit_mod *jm = f->jm;
+    uint32_t ht = wasm_vtype_heap(rt);
+    if (wasm_heap_is_abstract(ht) || f->m->typedefs[ht].kind == WASM_COMP_FUNC)
+        return test_slow(f, ref, rt);
+    LLVMBasicBlockRef load = sbx__jit_block(f, "cast_load"), slow = sbx__jit_block(f, "cast_slow");
+    LLVMBasicBlockRef done = sbx__jit_block(f, "cast_done");
+    LLVMValueRef bits = as_i64(f, ref);
+    LLVMValueRef low = L(BuildAnd)(f->b, bits, sbx__jit_i64(jm, 1), "");
+    LLVMValueRef is_obj =
+        L(BuildAnd)(f->b, L(BuildICmp)(f->b, LLVMIntNE, bits, sbx__jit_i64(jm, 0), ""),
+                    L(BuildICmp)(f->b, LLVMIntEQ, low, sbx__jit_i64(jm, 0), ""), "");
+    L(BuildCondBr)(f->b, is_obj, load, slow);
+    L(PositionBuilderAtEnd)(f->b, load);
+    LLVMValueRef type = L(BuildLoad2)(f->b, jm->t_ptr, ref, ""); /* wasm_gc_obj.type */
+    LLVMValueRef same = L(BuildICmp)(f->b, LLVMIntEQ, type, rtt_of(f, ht), "");
+    L(BuildCondBr)(f->b, same, done, slow);
+    L(PositionBuilderAtEnd)(f->b, slow);
+    LLVMValueRef answer = test_slow(f, ref, rt);
+    LLVMBasicBlockRef from_slow = L(GetInsertBlock)(f->b);
+    L(BuildBr)(f->b, done);
+    L(PositionBuilderAtEnd)(f->b, done);
+    LLVMValueRef phi = L(BuildPhi)(f->b, jm->t_i1, "");
+    LLVMValueRef vals[] = {L(ConstInt)(jm->t_i1, 1, 0), answer};
+    LLVMBasicBlockRef froms[] = {load, from_slow};
+    L(AddIncoming)(phi, vals, froms, 2);
+    return phi;
 }
 
 static bool op_cast(struct jit_func *f, const struct wasm_instr *in)
