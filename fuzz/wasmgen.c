@@ -1,7 +1,8 @@
 /* fuzz/wasmgen.c: the module around the generated bodies: one host import (env.h), up to four
- * functions calling each other, a funcref table (active and passive segments), one memory
- * (active and passive data), globals (g0 = the termination budget, g1 = the sink of values the
- * bodies would drop), every entity exported. */
+ * functions calling each other, a funcref table (active and passive segments), memory 0 (active
+ * and passive data) and a 64-bit memory 1, two exception tags, globals (g0 = the termination
+ * budget, g1 = the sink of values the bodies would drop; some initialised by extended constant
+ * expressions), every entity but memory 1 and the tags exported. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,12 @@ static void gen_layout(struct gen *g)
         g->global_type[i] = gen_numtype(g);
         g->global_is_mut[i] = gen_pick(g, 4) != 0;
     }
+    for (uint32_t i = 0; i < WGEN_TAGS; i++) {
+        struct wgen_sig tag = {.param_count = (uint8_t)gen_pick(g, 3)};
+        for (uint32_t k = 0; k < tag.param_count; k++)
+            tag.params[k] = gen_numtype(g);
+        g->tag_type[i] = gen_type(g, &tag);
+    }
     g->mem_pages = gen_pick(g, 8) ? 1 : gen_pick(g, 3);
     g->table_min = 1 + gen_pick(g, 8);
     g->passive_data_len = gen_pick(g, 32);
@@ -243,15 +250,29 @@ static void emit_entities(struct gen *g, struct buf *out, struct buf *s)
     buf_uleb(s, g->table_min);
     buf_uleb(s, g->table_min + gen_pick(g, 4));
     buf_section(out, 4, s);
-    buf_bytes(s, "\x01\x01", 2); /* one memory with a maximum */
+    buf_bytes(s, "\x02\x01", 2); /* memory 0 with a maximum, */
     buf_uleb(s, g->mem_pages);
     buf_uleb(s, g->mem_pages + gen_pick(g, 3));
+    buf_bytes(s, "\x05\x01\x01", 3); /* memory 1: 64-bit, one page (wasmgen_3.c) */
     buf_section(out, 5, s);
+    buf_uleb(s, WGEN_TAGS);
+    for (uint32_t i = 0; i < WGEN_TAGS; i++) {
+        buf_byte(s, 0x00);
+        buf_uleb(s, g->tag_type[i]);
+    }
+    buf_section(out, 13, s); /* tags: after memory, before globals */
     buf_uleb(s, g->global_count);
     for (uint32_t i = 0; i < g->global_count; i++) {
-        buf_byte(s, g->global_type[i]);
+        uint8_t t = g->global_type[i];
+        buf_byte(s, t);
         buf_byte(s, g->global_is_mut[i]);
-        emit_const(s, g->global_type[i], i > 1 ? gen_bits(g, g->global_type[i]) : 0);
+        emit_const(s, t, i > 1 ? gen_bits(g, t) : 0);
+        if (i > 1 && (t == WGEN_I32 || t == WGEN_I64) && !gen_pick(g, 3)) { /* extended const */
+            static const uint8_t ops[2][3] = {{WASM_OP_I32_ADD, WASM_OP_I32_SUB, WASM_OP_I32_MUL},
+                                              {WASM_OP_I64_ADD, WASM_OP_I64_SUB, WASM_OP_I64_MUL}};
+            emit_const(s, t, gen_bits(g, t));
+            buf_byte(s, ops[t == WGEN_I64][gen_pick(g, 3)]);
+        }
         buf_byte(s, WASM_OP_END);
     }
     buf_section(out, 6, s);

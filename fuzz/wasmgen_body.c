@@ -392,6 +392,8 @@ static void open_frame(struct gen *g, uint8_t kind)
         imm(g, sig.result_count ? sig.results[0] : 0x40);
     else
         buf_sleb(g->code, type);
+    if (kind == 0x1f)
+        gen3_clauses(g, g->code); /* their labels: the frames around the try_table */
     struct frame *f = &g->ctrl[g->ctrl_count++];
     f->kind = kind;
     f->in_else = false;
@@ -738,6 +740,62 @@ static void gen_indirect_call(struct gen *g)
     gen_call(g, true);
 }
 
+static void gen_try_table(struct gen *g)
+{
+    open_frame(g, 0x1f);
+}
+
+void gen3_op(struct gen *g, uint16_t id)
+{
+    op(g, id);
+}
+
+void gen3_op_idx(struct gen *g, uint16_t id, uint32_t idx)
+{
+    op_idx(g, id, idx);
+}
+
+void gen3_const(struct gen *g, uint8_t t, uint64_t bits)
+{
+    emit_const(g, t, bits);
+}
+
+void gen3_fresh(struct gen *g, uint8_t t)
+{
+    gen_value(g, t);
+}
+
+void gen3_ensure(struct gen *g, const uint8_t *types, uint32_t n)
+{
+    ensure(g, types, n);
+}
+
+void gen3_push(struct gen *g, uint8_t t)
+{
+    push(g, t);
+}
+
+bool gen3_is_conditional(struct gen *g)
+{
+    return is_conditional(g);
+}
+
+void gen3_unreachable(struct gen *g)
+{
+    set_unreachable(g);
+}
+
+void gen3_canonicalise(struct gen *g, uint8_t t)
+{
+    canonicalise(g, t);
+}
+
+uint16_t gen3_memop(struct gen *g, bool is_load)
+{
+    const struct table_ops *t = table_ops();
+    return is_load ? t->loads[gen_pick(g, t->load_count)] : t->stores[gen_pick(g, t->store_count)];
+}
+
 /* One step's choices, weighted by repetition; entry 0 (what exhausted input reads) closes the
  * innermost frame, so generation always ends. */
 static void (*const steps[])(struct gen *) = {
@@ -748,7 +806,9 @@ static void (*const steps[])(struct gen *) = {
     gen_loop,       gen_if,          gen_br,          gen_br_if,         gen_br_table,
     gen_return,     gen_direct_call, gen_direct_call, gen_indirect_call, gen_load,
     gen_load,       gen_load,        gen_store,       gen_store,         gen_memory_misc,
-    gen_table_misc, gen_unreachable, gen_local_get,
+    gen_table_misc, gen_unreachable, gen_local_get,   gen3_tail_call,    gen3_throw,
+    gen3_throw,     gen_try_table,   gen_try_table,   gen3_call_ref,     gen3_br_on_null,
+    gen3_memory64,  gen3_memory64,   gen3_relaxed,
 };
 
 static void gen_step(struct gen *g)

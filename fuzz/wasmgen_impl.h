@@ -11,6 +11,7 @@
 #define MAX_LOCALS  16
 #define MAX_STACK   64
 #define MAX_CTRL    8
+#define WGEN_TAGS   2 /* exception tags, of function types (params only) */
 
 struct buf {
     uint8_t *p;
@@ -19,7 +20,7 @@ struct buf {
 };
 
 struct frame {
-    uint8_t kind; /* opcode: 0x02 block, 0x03 loop, 0x04 if, 0 = the function body */
+    uint8_t kind; /* opcode: 0x02 block, 0x03 loop, 0x04 if, 0x1f try_table, 0 = the body */
     bool in_else;
     struct wgen_sig sig;
     uint32_t height; /* operand stack height below the frame's params */
@@ -37,6 +38,7 @@ struct gen {
     uint32_t global_count;
     uint32_t mem_pages, table_min;
     uint32_t passive_data_len, passive_elem_len;
+    uint32_t tag_type[WGEN_TAGS]; /* type index of each tag */
     /* The function being generated. */
     struct buf *code;
     uint8_t local_type[MAX_LOCALS];
@@ -64,5 +66,29 @@ uint64_t gen_bits(struct gen *g, uint8_t t);
 
 /* Emits the body of function idx (locals vector, code, end) into code. */
 void gen_body(struct gen *g, uint32_t idx, struct buf *code);
+
+/* wasmgen_body.c's stack machine, for wasmgen_3.c: an opcode (with a LEB index), a constant
+ * (not pushed), a fresh value of type t (pushed), the top values made types, a push, whether
+ * the innermost frame is an if's arm, the rest of the frame unreachable, a NaN on top made
+ * canonical, a scalar load (is_load) or store of the instruction table. */
+void gen3_op(struct gen *g, uint16_t id);
+void gen3_op_idx(struct gen *g, uint16_t id, uint32_t idx);
+void gen3_const(struct gen *g, uint8_t t, uint64_t bits);
+void gen3_fresh(struct gen *g, uint8_t t);
+void gen3_ensure(struct gen *g, const uint8_t *types, uint32_t n);
+void gen3_push(struct gen *g, uint8_t t);
+bool gen3_is_conditional(struct gen *g);
+void gen3_unreachable(struct gen *g);
+void gen3_canonicalise(struct gen *g, uint8_t t);
+uint16_t gen3_memop(struct gen *g, bool is_load);
+
+/* wasmgen_3.c: the 3.0 steps, and a try_table's clauses (written to out). */
+void gen3_tail_call(struct gen *g);
+void gen3_throw(struct gen *g);
+void gen3_clauses(struct gen *g, struct buf *out);
+void gen3_call_ref(struct gen *g);
+void gen3_br_on_null(struct gen *g);
+void gen3_memory64(struct gen *g);
+void gen3_relaxed(struct gen *g);
 
 #endif

@@ -43,6 +43,10 @@ TEST_SUITES += wasm/spectest=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TES
 # SAN=1 with the leak check: sbx-spectest's LeakSanitizer skips TLS roots (tests/common/
 # lsan_no_tls.h), as its tracer crashed on libLLVM's dynamic TLS (docs/wasm.md).
 TEST_SUITES += wasm/spectest-compiled=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--tier,compiled,--superseded,$(SPECTEST_SUPERSEDED),$(call spectest_list,$(SPECTEST_CORE))
+# Exception handling compiled with no function left to the interpreter (jit/emit_eh.c): the
+# runner fails a script in whose store a call ran interpreted (--native-only).
+SPECTEST_EH := $(sort $(wildcard $(SPECTEST_DIR)/exceptions/*.json)) tests/wasm/regress3/json/exceptions.json
+TEST_SUITES += wasm/spectest-eh-native=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--tier,compiled,--native-only,$(call spectest_list,$(SPECTEST_EH))
 # Fixed-width SIMD: its 59 scripts as a suite of their own.
 TEST_SUITES += wasm/spectest-simd=needs:SPECTEST_DIR=$(SPECTEST_DIR)/simd,env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,$(call spectest_list,$(SPECTEST_SIMD))
 # ... and compiled (src/wasm/jit/emit_simd*.c), one compile per module, as the core scripts.

@@ -620,7 +620,10 @@ do_backedge:
     case WASM_TIER_RAN:
         goto do_return;
     default:
-        goto trap_jit;
+        if (tk != WASM_TRAP_EXCEPTION)
+            goto trap_jit;
+        throw_pos = UINT32_MAX; /* the OSR entry ran this frame's handlers itself */
+        goto save_resume;
     }
 
     /* [h][dst][src] */

@@ -1,6 +1,8 @@
 /* wasm/interp_call.c: entering and leaving the interpreter: sbx__wasm_func_call(), host
  * functions and their struct wasm_call, the per-store stacks and trap reports. Host functions may
- * call back in; each such entry nests one C frame, bounded by MAX_NEST. */
+ * call back in, and compiled code calls interpreted functions (over the compile-cost bound, not
+ * in a hot-only batch yet) the same way: each such entry nests C frames, bounded by the native
+ * stack (nest_is_too_deep), as compiled code is (jit/rt.c). */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,7 +13,8 @@
 #include "wasm/types.h"
 #include "wasm/jit/jit.h"
 
-#define MAX_NEST           200
+#define NEST_RESERVE       (256u << 10) /* stack left below a nested entry (rt.c's margin) */
+#define MAX_NEST_UNKNOWN   200          /* the bound on a thread whose stack is not known */
 #define DEFAULT_DEPTH      10000
 #define DEFAULT_STACK      (8u << 20)
 #define HOST_INLINE_VALUES 16
@@ -219,6 +222,7 @@ static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
         if (__atomic_load_n(&f->jit_entry, __ATOMIC_ACQUIRE))
             return sbx__wasm_jit_call(ex, f, args, results);
         sbx__wasm_lazy_hit(s, f, true); /* hot-only: counts the host's (or compiled code's) call */
+        s->tierup.interp_fallbacks++;
     }
     bool is_timed = ex->nest == 0 && s->limits.tier == WASM_TIER_AUTO && !s->is_metered;
     const struct wasm_functype *t = f->type;
@@ -244,6 +248,18 @@ static enum wasm_trap_kind call_guest(struct wasm_exec *ex, struct wasm_func *f,
     return tk;
 }
 
+/* A nested entry (a host function's or compiled code's call back in) is refused when the
+ * native stack has less than NEST_RESERVE left; the first entry never is. */
+static bool nest_is_too_deep(const struct wasm_exec *ex)
+{
+    if (ex->nest == 0)
+        return false;
+    uintptr_t low = sbx__wasm_thread_stack_low();
+    if (!low)
+        return ex->nest >= MAX_NEST_UNKNOWN;
+    return (uintptr_t)__builtin_frame_address(0) < low + NEST_RESERVE;
+}
+
 sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const wasm_value *args,
                             wasm_value *results, struct wasm_trap *trap)
 {
@@ -260,7 +276,7 @@ sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const
         set_trap(&ex->trap, WASM_TRAP_INTERRUPTED, "interrupted");
         ex->has_trap_func = false;
         tk = WASM_TRAP_INTERRUPTED;
-    } else if (ex->nest >= MAX_NEST) {
+    } else if (nest_is_too_deep(ex)) {
         set_trap(&ex->trap, WASM_TRAP_STACK_EXHAUSTED, "call stack exhausted");
         ex->has_trap_func = false;
         tk = WASM_TRAP_STACK_EXHAUSTED;
@@ -280,6 +296,11 @@ sbx_err sbx__wasm_func_call(struct wasm_store *store, struct wasm_func *f, const
         return SBX_OK;
     report_trap(ex, trap);
     return SBX_E_WASM_TRAP;
+}
+
+uint64_t sbx__wasm_store_interp_fallbacks(const struct wasm_store *s)
+{
+    return s->tierup.interp_fallbacks;
 }
 
 static void host_func_free(void *p)

@@ -115,6 +115,7 @@ struct wasm_tierup {
     uint64_t deadline_ns;        /* the worker's next look (under its lock) */
     uint64_t native_entries;     /* entries into compiled code (the store's thread) */
     uint64_t osr_entries;        /* of them, at a loop back-edge of an interpreted frame */
+    uint64_t interp_fallbacks;   /* native tier, yet a call ran interpreted (interp_call.c) */
     struct wasm_instance *insts; /* the instances to compile: the list as it was when armed */
     struct wasm_store *next;     /* the worker's list of armed stores */
     /* LAZY: hot functions not yet compiled (under the worker's lock), and how many got code. */

@@ -322,10 +322,11 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: sbx-spectest [-v] [-t SECONDS] [-d DIR] [--summary FILE] [--no-fork] "
-            "[--tier interp|compiled|both] [--superseded FILE] [FILE.json...]\n"
+            "[--tier interp|compiled|both] [--superseded FILE] [--native-only] [FILE.json...]\n"
             "  Runs wast2json spec scripts (default: DIR/*.json, DIR from $SBX_WASM_TESTSUITE or\n"
             "  ../shared/wasm-testsuite). -v lists each failure; -t is the per-command timeout.\n"
             "  --tier picks the engine (default interp); both runs every script in each.\n"
+            "  --native-only fails a script in which a call of the compiled tier ran interpreted.\n"
             "  --superseded skips the commands FILE lists as name.json:line (2.0 expectations\n"
             "  3.0 reverses), counting them skipped.\n");
 }
@@ -381,6 +382,8 @@ int main(int argc, char **argv)
             run.summary_path = argv[++i];
         else if (strcmp(argv[i], "--tier") == 0 && i + 1 < argc && parse_tiers(argv[i + 1]))
             tier_set = parse_tiers(argv[++i]);
+        else if (strcmp(argv[i], "--native-only") == 0)
+            run.opts.is_native_only = true;
         else if (strcmp(argv[i], "--superseded") == 0 && i + 1 < argc &&
                  (run.opts.superseded = read_superseded(argv[++i])) != NULL)
             ;

@@ -63,6 +63,9 @@ struct script_opts {
     /* "name.json:line" of commands to skip (2.0 expectations 3.0 reverses: --superseded), each
      * newline-terminated in one string; NULL for none. */
     const char *superseded;
+    /* --native-only (compiled tier): a script in whose store some call ran interpreted (a
+     * function left to the interpreter) fails one more command. */
+    bool is_native_only;
 };
 
 /* Runs every command of one wast2json script. Returns false if the file cannot be read. */

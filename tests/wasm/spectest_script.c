@@ -14,6 +14,7 @@
 #include "file.h"
 #include "spectest.h"
 #include "wasm/gc.h"
+#include "wasm/jit/jit.h"
 
 struct binding {
     char *name;
@@ -653,6 +654,14 @@ bool spectest_run_script(const char *path, const struct script_opts *opts,
             }
         }
         sink->progress(sink->user, sc.passed, sc.failed, sc.skipped, line);
+    }
+    if (ok && opts->is_native_only && sbx__wasm_store_interp_fallbacks(sc.store) > 0) {
+        char why[96];
+        snprintf(why, sizeof(why), "--native-only: %llu calls ran in the interpreter",
+                 (unsigned long long)sbx__wasm_store_interp_fallbacks(sc.store));
+        sc.failed++;
+        sink->fail(sink->user, OWNER_UNKNOWN, 0, why);
+        sink->progress(sink->user, sc.passed, sc.failed, sc.skipped, 0);
     }
     script_free(&sc);
     json_decref(root);

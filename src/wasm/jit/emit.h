@@ -73,6 +73,10 @@ struct jit_ctl {
     bool is_single;
     uint32_t np, nr;
     uint32_t height; /* operand stack height below the params */
+    /* try_table (emit_eh.c): its clauses, its dispatch block (the enclosing one's when it has
+     * no clause) and the enclosing one's (NULL: none in this function). */
+    struct wasm_instr try_in;
+    LLVMBasicBlockRef handler_bb, outer_handler;
 };
 
 /* One function being translated. */
@@ -101,6 +105,10 @@ struct jit_func {
     LLVMValueRef osr_slots, osr_switch;
     uint32_t osr_param_slot; /* where the loop params start in the slots (after the locals) */
     uint32_t loop_seq;
+    /* Inside a try_table: the innermost one's dispatch block, and the alloca holding the
+     * exception that goes there (emit_eh.c). */
+    LLVMBasicBlockRef handler_bb;
+    LLVMValueRef exn_var;
     uint8_t mem_use;     /* guarded: 0 not scanned yet, 1 the body accesses memory, 2 it does not */
     bool has_fault_slot; /* guarded: the entry's write of fault_func is emitted */
 };
@@ -186,6 +194,16 @@ bool sbx__jit_emit_variable(struct jit_func *f, const struct wasm_instr *in, boo
 bool sbx__jit_emit_simd(struct jit_func *f, const struct wasm_instr *in, bool *ok);
 /* emit_gc.c: the GC instructions (3.0), helpers in rt_gc.c. */
 bool sbx__jit_emit_gc(struct jit_func *f, const struct wasm_instr *in, bool *ok);
+
+/* emit_eh.c: exception handling. open/close: a try_table's start (its block pushed as ctl c)
+ * and end (c already popped: its clauses' labels are the enclosing context's); throw and
+ * throw_ref; a call inside a try_table (f->handler_bb set): fn (a struct wasm_func *) through
+ * sbx__jit_rt_try_call, an exception that comes out of it going to the dispatch. */
+bool sbx__jit_eh_open(struct jit_func *f, const struct wasm_instr *in, struct jit_ctl *c);
+bool sbx__jit_eh_close(struct jit_func *f, const struct jit_ctl *c);
+bool sbx__jit_emit_throw(struct jit_func *f, const struct wasm_instr *in);
+void sbx__jit_call_try(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
+                       LLVMValueRef *args, LLVMValueRef *res);
 
 /* emit_call.c: the calling convention of the module's functions: LLVM's tailcc (guaranteed
  * tail calls, fastcc otherwise) in a module with return_call*, else C's; every call of one of

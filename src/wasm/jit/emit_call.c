@@ -2,7 +2,8 @@
  * (in a hot-only batch, to one of the batch; others go through sbx__jit_rt_call());
  * call_indirect checks bounds, null and signature as the interpreter does, then calls natively
  * when the target belongs to this instance, else through sbx__jit_rt_call() with the values
- * in 64-bit slots, the layout the interpreter's host calls use. Each function also gets a
+ * in 64-bit slots, the layout the interpreter's host calls use; inside a try_table every call
+ * goes through sbx__jit_rt_try_call (emit_eh.c). Each function also gets a
  * wrapper with that slot ABI (wasm_func.jit_entry) for the host's entry and foreign callers. */
 #include <stddef.h>
 
@@ -160,6 +161,12 @@ static bool op_call(struct jit_func *f, uint32_t idx)
     }
     pop_args(f, args, t->param_count);
     uint32_t def = idx - f->m->func_import_count;
+    if (f->handler_bb) { /* inside a try_table */
+        sbx__jit_call_try(f, sbx__jit_sym(jm, JIT_SYM_FUNC, idx), t, args, res);
+        for (uint32_t i = 0; i < t->result_count; i++)
+            sbx__jit_push(f, res[i]);
+        return true;
+    }
     if (idx >= f->m->func_import_count && jm->fns[def]) { /* in this batch (hot-only) */
         LLVMValueRef ret = L(BuildCall2)(f->b, jm->fn_types[f->m->func_type_idx[idx]], jm->fns[def],
                                          args, t->param_count, "");
@@ -217,8 +224,11 @@ static bool call_fn(struct jit_func *f, LLVMValueRef fn, uint32_t type_idx)
         return false;
     }
     pop_args(f, args, t->param_count);
-    if (!jm->fn_table) { /* a hot-only batch: the target may be in another, or interpreted */
-        sbx__jit_call_runtime(f, fn, t, args, slow);
+    if (f->handler_bb || !jm->fn_table) { /* a hot-only batch: the target may be elsewhere */
+        if (f->handler_bb)
+            sbx__jit_call_try(f, fn, t, args, slow);
+        else
+            sbx__jit_call_runtime(f, fn, t, args, slow);
         for (uint32_t i = 0; i < t->result_count; i++)
             sbx__jit_push(f, slow[i]);
         return true;
@@ -345,20 +355,30 @@ static bool tail_call_fn(struct jit_func *f, LLVMValueRef fn, uint32_t type_idx)
     return true;
 }
 
+/* A return_call* leaves the try_tables around it: its callee's exceptions are the caller's. */
+static bool emit_tail(struct jit_func *f, const struct wasm_instr *in)
+{
+    LLVMBasicBlockRef handler = f->handler_bb;
+    f->handler_bb = NULL;
+    bool ok;
+    if (in->op == WASM_OP_RETURN_CALL)
+        ok = op_return_call(f, in->idx);
+    else if (in->op == WASM_OP_RETURN_CALL_INDIRECT)
+        ok = tail_call_fn(f, indirect_target(f, in->idx, in->idx2), in->idx);
+    else
+        ok = tail_call_fn(f, ref_target(f), in->idx);
+    f->handler_bb = handler;
+    sbx__jit_go_dead(f);
+    return ok;
+}
+
 bool sbx__jit_emit_call(struct jit_func *f, const struct wasm_instr *in, bool *ok)
 {
     switch (in->op) {
     case WASM_OP_RETURN_CALL:
-        *ok = op_return_call(f, in->idx);
-        sbx__jit_go_dead(f);
-        return true;
     case WASM_OP_RETURN_CALL_INDIRECT:
-        *ok = tail_call_fn(f, indirect_target(f, in->idx, in->idx2), in->idx);
-        sbx__jit_go_dead(f);
-        return true;
     case WASM_OP_RETURN_CALL_REF:
-        *ok = tail_call_fn(f, ref_target(f), in->idx);
-        sbx__jit_go_dead(f);
+        *ok = emit_tail(f, in);
         return true;
     case WASM_OP_CALL:
         *ok = op_call(f, in->idx);

@@ -1,5 +1,6 @@
 /* wasm/jit/emit_control.c: structured control (spec 4.4.8): block, loop, if/else, end, br,
- * br_if, br_table, return, unreachable, plus nop, drop and select. A label's values travel
+ * br_if, br_table, return, unreachable, plus nop, drop and select; try_table's block (its
+ * handlers: emit_eh.c). A label's values travel
  * through allocas (rvars for a block's end, pvars for a loop's header); a loop header polls
  * the interrupt flag, so a call-free infinite loop still stops. */
 #include <string.h>
@@ -7,8 +8,6 @@
 #include "util/alloc.h"
 #include "wasm/code.h"
 #include "wasm/jit/emit.h"
-
-#define MAX_THROW_VALUES 1000 /* a tag's values: the decoder's limit on params */
 
 /* A one-value-type block's result type lives in its jit_ctl (re-pointed when the array of
  * them moves, push_ctl). */
@@ -298,36 +297,20 @@ static bool op_select(struct jit_func *f)
     return true;
 }
 
-/* throw: the tag's values to slots, then the runtime unwinds (rt.c); throw_ref likewise.
- * Functions with a try_table are not compiled (level.c): a handler is always interpreted. */
-static bool op_throw(struct jit_func *f, const struct wasm_instr *in)
+/* try_table: a block whose body's throws and calls go to its dispatch (emit_eh.c). */
+static bool op_try_table(struct jit_func *f, const struct wasm_instr *in)
 {
-    struct jit_mod *jm = f->jm;
-    if (in->op == WASM_OP_THROW_REF) {
-        LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr};
-        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), sbx__jit_pop(f)};
-        sbx__jit_call_c(f, JIT_RT_THROW_REF, jm->t_void, p, a, 2);
-    } else {
-        const struct wasm_functype *t = &f->m->types[f->m->tag_types[in->idx]];
-        LLVMValueRef vals[MAX_THROW_VALUES];
-        if (t->param_count > MAX_THROW_VALUES) {
-            jm->feature = "tags with over 1000 values";
-            return false;
-        }
-        uint32_t slots = 0;
-        for (uint32_t i = 0; i < t->param_count; i++)
-            slots += sbx__wasm_type_slots(t->types[i]);
-        for (uint32_t i = t->param_count; i > 0; i--)
-            vals[i - 1] = sbx__jit_pop(f);
-        LLVMValueRef packed = sbx__jit_pack(f, vals, t->types, t->param_count, slots);
-        LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32, jm->t_ptr};
-        LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
-                            sbx__jit_i32(jm, in->idx), packed};
-        sbx__jit_call_c(f, JIT_RT_THROW, jm->t_void, p, a, 4);
-    }
-    L(BuildUnreachable)(f->b);
-    go_dead(f);
-    return true;
+    return op_block(f, in) && sbx__jit_eh_open(f, in, &f->ctls[f->nctl - 1]);
+}
+
+/* end of a try_table: its dispatch after the block closes (clauses name outer labels). */
+static bool op_end_any(struct jit_func *f)
+{
+    const struct jit_ctl *c = &f->ctls[f->nctl - 1];
+    if (c->kind != WASM_OP_TRY_TABLE)
+        return op_end(f);
+    struct jit_ctl try_ctl = *c; /* stays valid: op_end only pops */
+    return op_end(f) && sbx__jit_eh_close(f, &try_ctl);
 }
 
 bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool *ok)
@@ -351,7 +334,10 @@ bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool
         *ok = op_else(f);
         return true;
     case WASM_OP_END:
-        *ok = op_end(f);
+        *ok = op_end_any(f);
+        return true;
+    case WASM_OP_TRY_TABLE:
+        *ok = op_try_table(f, in);
         return true;
     case WASM_OP_BR:
         sbx__jit_branch(f, in->idx);
@@ -365,7 +351,7 @@ bool sbx__jit_emit_control(struct jit_func *f, const struct wasm_instr *in, bool
         return true;
     case WASM_OP_THROW:
     case WASM_OP_THROW_REF:
-        *ok = op_throw(f, in);
+        *ok = sbx__jit_emit_throw(f, in);
         return true;
     case WASM_OP_BR_ON_NULL:
     case WASM_OP_BR_ON_NON_NULL:

@@ -277,7 +277,7 @@ static bool skips(struct jit_func *f, uint16_t op)
 {
     if (!f->is_dead)
         return false;
-    if (op == WASM_OP_BLOCK || op == WASM_OP_LOOP || op == WASM_OP_IF) {
+    if (op == WASM_OP_BLOCK || op == WASM_OP_LOOP || op == WASM_OP_IF || op == WASM_OP_TRY_TABLE) {
         f->skip++;
         return true;
     }

@@ -147,6 +147,12 @@ unsigned sbx__wasm_store_tierup_state(struct wasm_store *s);
 uint64_t sbx__wasm_store_native_entries(const struct wasm_store *s);
 /* Of those, how many moved an interpreted frame at a loop back-edge (OSR). */
 uint64_t sbx__wasm_store_osr_entries(const struct wasm_store *s);
+/* rt.c: the lowest address of this thread's stack (asked once per thread), 0 when unknown. */
+uintptr_t sbx__wasm_thread_stack_low(void);
+/* How many calls of s ran in the interpreter although its calls may run native code (a
+ * function not compiled: over the compile-cost bound, not in a hot-only batch yet); its
+ * tests assert 0 where every function must be native (interp_call.c). */
+uint64_t sbx__wasm_store_interp_fallbacks(const struct wasm_store *s);
 
 /* fault.c: installs the SIGSEGV/SIGBUS handler that turns a fault of guarded compiled code
  * inside its memory's guard region into the trap "out of bounds memory access", and chains

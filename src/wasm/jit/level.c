@@ -53,9 +53,7 @@ const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m,
 
 bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def)
 {
-    /* A function that catches exceptions runs interpreted in every tier (its handlers are
-     * the interpreter's, interp.c do_throw); compiled code throws into it (rt.c). */
-    return !m->funcs[def].has_try_table && m->funcs[def].code_len <= SBX__JIT_MAX_BODY_BYTES &&
+    return m->funcs[def].code_len <= SBX__JIT_MAX_BODY_BYTES &&
            m->compiled[def].frame_slots <= SBX__JIT_MAX_FRAME_SLOTS;
 }
 

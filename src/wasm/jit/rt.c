@@ -150,6 +150,66 @@ void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wa
         rethrow(js);
 }
 
+/* The exception in flight if the longjmp that ended a try (to jb) carried one; any other
+ * trap goes on to the entry before it. */
+static struct wasm_exn *caught(struct wasm_jit_store *js, jmp_buf *prev)
+{
+    struct wasm_exec *ex = js->store->exec;
+    js->top = prev;
+    if (ex->trap.kind != WASM_TRAP_EXCEPTION || !ex->exn)
+        longjmp(*prev, 1);
+    return ex->exn;
+}
+
+struct wasm_exn *sbx__jit_rt_try_call(struct wasm_jit_store *js, struct wasm_func *fn,
+                                      struct wasm_instance *caller, uint64_t *slots)
+{
+    jmp_buf jb;
+    jmp_buf *prev = js->top;
+    js->top = &jb;
+    if (setjmp(jb) != 0)
+        return caught(js, prev);
+    sbx__jit_rt_call(js, fn, caller, slots);
+    js->top = prev;
+    return NULL;
+}
+
+struct wasm_exn *sbx__jit_rt_exn_new(struct wasm_jit_store *js, struct wasm_instance *inst,
+                                     uint32_t tag, const uint64_t *slots)
+{
+    struct wasm_exec *ex = js->store->exec;
+    if (sbx__wasm_exn_throw(ex, inst->tags[tag], slots) != WASM_TRAP_EXCEPTION)
+        rethrow(js); /* over the store's memoryBytes: a trap no handler catches */
+    return ex->exn;
+}
+
+struct wasm_exn *sbx__jit_rt_exn_ref(struct wasm_jit_store *js, struct wasm_exn *exn)
+{
+    struct wasm_exec *ex = js->store->exec;
+    if (sbx__wasm_exn_rethrow(ex, exn) != WASM_TRAP_EXCEPTION) {
+        snprintf(ex->trap.message, sizeof(ex->trap.message), "%s",
+                 sbx__wasm_trap_text(WASM_TRAP_NULL_EXN_REF));
+        rethrow(js);
+    }
+    return exn;
+}
+
+uint32_t sbx__jit_rt_exn_is(const struct wasm_instance *inst, const struct wasm_exn *exn,
+                            uint32_t tag)
+{
+    return inst->tags[tag] == exn->tag ? 1u : 0u;
+}
+
+void sbx__jit_rt_exn_take(struct wasm_jit_store *js, struct wasm_exn *exn, uint32_t is_ref)
+{
+    struct wasm_exec *ex = js->store->exec;
+    struct wasm_hcatch h = {.kind = is_ref ? WASM_CATCH_ALL_REF : WASM_CATCH_ALL};
+    uint64_t ref_slot;
+    if (ex->exn != exn) /* cannot happen: nothing runs between the catch and its clause */
+        return;
+    sbx__wasm_exn_deliver(ex, &h, &ref_slot);
+}
+
 uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_rtt *want)
 {
     return sbx__wasm_rtt_sub(fn->rtt, want) ? 1u : 0u;
@@ -257,6 +317,12 @@ static uintptr_t thread_stack_end(void)
     }
     stack_end = lo ? (uintptr_t)lo : 1;
     return stack_end;
+}
+
+uintptr_t sbx__wasm_thread_stack_low(void)
+{
+    uintptr_t lo = thread_stack_end();
+    return lo == 1 ? 0 : lo;
 }
 
 /* The lowest stack address compiled code may reach on this thread: STACK_MARGIN above the

@@ -27,6 +27,21 @@ void sbx__jit_rt_call(struct wasm_jit_store *js, struct wasm_func *fn, struct wa
 _Noreturn void sbx__jit_rt_throw(struct wasm_jit_store *js, struct wasm_instance *inst,
                                  uint32_t tag, const uint64_t *slots);
 _Noreturn void sbx__jit_rt_throw_ref(struct wasm_jit_store *js, struct wasm_exn *exn);
+/* Compiled try_table (emit_eh.c): the only setjmp between compiled frames. try_call calls fn
+ * as sbx__jit_rt_call does with js->top at a jmp_buf of its own: NULL when it returned, else
+ * the exception that came out of it (in flight, ex->exn); any other trap unwinds on. exn_new
+ * makes the exception of inst's tag without unwinding (a throw inside a try_table; a trap when
+ * max_bytes cannot hold it); exn_ref puts exn in flight again (throw_ref there; NULL traps).
+ * exn_is: 1 when exn is of inst's tag; exn_take: a clause caught it (is_ref: an exnref keeps it,
+ * else it ends). */
+struct wasm_exn *sbx__jit_rt_try_call(struct wasm_jit_store *js, struct wasm_func *fn,
+                                      struct wasm_instance *caller, uint64_t *slots);
+struct wasm_exn *sbx__jit_rt_exn_new(struct wasm_jit_store *js, struct wasm_instance *inst,
+                                     uint32_t tag, const uint64_t *slots);
+struct wasm_exn *sbx__jit_rt_exn_ref(struct wasm_jit_store *js, struct wasm_exn *exn);
+uint32_t sbx__jit_rt_exn_is(const struct wasm_instance *inst, const struct wasm_exn *exn,
+                            uint32_t tag);
+void sbx__jit_rt_exn_take(struct wasm_jit_store *js, struct wasm_exn *exn, uint32_t is_ref);
 /* 1 when fn's type equals want structurally (call_indirect across type indices). */
 uint32_t sbx__jit_rt_sig_eq(const struct wasm_func *fn, const struct wasm_rtt *want);
 

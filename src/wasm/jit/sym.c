@@ -60,6 +60,11 @@ static const struct {
     [JIT_RT_GC_ARRAY_INIT] = {"gc_array_init", (const void *)sbx__jit_rt_gc_array_init},
     [JIT_RT_GC_TEST] = {"gc_test", (const void *)sbx__jit_rt_gc_test},
     [JIT_RT_GC_CONVERT] = {"gc_convert", (const void *)sbx__jit_rt_gc_convert},
+    [JIT_RT_TRY_CALL] = {"try_call", (const void *)sbx__jit_rt_try_call},
+    [JIT_RT_EXN_NEW] = {"exn_new", (const void *)sbx__jit_rt_exn_new},
+    [JIT_RT_EXN_REF] = {"exn_ref", (const void *)sbx__jit_rt_exn_ref},
+    [JIT_RT_EXN_IS] = {"exn_is", (const void *)sbx__jit_rt_exn_is},
+    [JIT_RT_EXN_TAKE] = {"exn_take", (const void *)sbx__jit_rt_exn_take},
 };
 
 /* The libc/libm functions LLVM lowers some operations to (loop idioms become memset/memcpy;

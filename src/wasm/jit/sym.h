@@ -56,6 +56,11 @@ enum jit_rt {
     JIT_RT_GC_ARRAY_INIT,
     JIT_RT_GC_TEST,
     JIT_RT_GC_CONVERT,
+    JIT_RT_TRY_CALL, /* compiled try_table (emit_eh.c) */
+    JIT_RT_EXN_NEW,
+    JIT_RT_EXN_REF,
+    JIT_RT_EXN_IS,
+    JIT_RT_EXN_TAKE,
     JIT_RT_COUNT_
 };
 
