@@ -16,7 +16,7 @@ OUT=${OUT:-build/bench-wasm3}
 DIR=$(dirname "$0")/../wasm/wasi
 mkdir -p "$OUT/cache-old" "$OUT/cache-new"
 WFLAGS="--target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-debug"
-for p in $PROGRAMS; do
+for p in $([ "${TABLE_ONLY:-0}" = 1 ] || echo "$PROGRAMS"); do
     src="$DIR/../kernels/$p.c"
     [ -f "$src" ] || src="$DIR/$p.c"
     clang $WFLAGS "-DBENCH_NAME=\"$p\"" -o "$OUT/$p.wasm" "$DIR/main.c" "$src" -lm
@@ -34,8 +34,9 @@ run() { # run BUILD(old|new) TIER PROGRAM: appends "prog build tier cpu_s" to re
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-: >"$OUT/results"
+[ "${TABLE_ONLY:-0}" = 1 ] || : >"$OUT/results" # TABLE_ONLY=1: the table of $OUT/results
 i=0
+[ "${TABLE_ONLY:-0}" = 1 ] && i=$REPS
 while [ $i -lt "$REPS" ]; do
     for p in $PROGRAMS; do
         for t in interp compiled; do
@@ -61,7 +62,7 @@ END {
         for (j = 1; j <= 2; j++) {
             ko = P[i] " " T[j] " old"; kn = P[i] " " T[j] " new"
             o = v[ko, int((n[ko] + 1) / 2)]; w = v[kn, int((n[kn] + 1) / 2)]
-            printf " %10.3f %10.3f %8.3f", o, w, o > 0 ? w / o : 0
+            printf " %10.3f %10.3f %8.3f", o, w, (o > 0 ? w / o : 0)
         }
         printf "\n"
     }

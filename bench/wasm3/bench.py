@@ -3,6 +3,7 @@
 operations in each of sbx's tiers against node, measured in the same run, interleaved:
 
   tail call   run(n): $a and $b return_call each other n times (a countdown)
+  tail ind.   the same through return_call_indirect (a table of the two)
   throw/catch run(n): n iterations of a loop whose try_table catches the exception a callee
               throws (a throw/catch pair crossing one call)
 
@@ -47,16 +48,20 @@ def name(s):
     return leb(len(s)) + s.encode()
 
 
-def module(types, funcs, bodies, tags=None, export_func=0):
+def module(types, funcs, bodies, tags=None, export_func=0, table=None, elem=None):
     """types: list of (params, results) bytes; funcs: type index per function; bodies: code
     bytes (locals vector included, final end included)."""
     out = b"\0asm\1\0\0\0"
     out += section(1, vec([b"\x60" + vec([bytes([p]) for p in ps]) +
                            vec([bytes([r]) for r in rs]) for ps, rs in types]))
     out += section(3, vec([leb(t) for t in funcs]))
+    if table is not None:
+        out += section(4, table)
     if tags is not None:
         out += section(13, vec([b"\x00" + leb(t) for t in tags]))
     out += section(7, vec([name("run") + b"\x00" + leb(export_func)]))
+    if elem is not None:
+        out += section(9, elem)
     out += section(10, vec([leb(len(b)) + b for b in bodies]))
     return out
 
@@ -70,6 +75,16 @@ def tail_module():
         return (b"\x00" + b"\x20\x00\x45\x04\x7f\x41\x00\x05" +
                 b"\x20\x00\x41\x01\x6b\x12" + leb(other) + b"\x0b\x0b")
     return module([([I32], [I32])], [0, 0], [body(1), body(0)])
+
+
+def tail_indirect_module():
+    # the same countdown through return_call_indirect (table [$a, $b]): LLVM cannot turn it
+    # into a loop as it may the direct pair
+    def body(other):
+        return (b"\x00" + b"\x20\x00\x45\x04\x7f\x41\x00\x05" +
+                b"\x20\x00\x41\x01\x6b\x41" + leb(other) + b"\x13\x00\x00\x0b\x0b")
+    return module([([I32], [I32])], [0, 0], [body(1), body(0)], table=b"\x01\x70\x00\x02",
+                  elem=b"\x01\x00\x41\x00\x0b\x02\x00\x01")
 
 
 def throw_module(legacy):
@@ -111,13 +126,15 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="sbx-bench-wasm3-")
     files = {}
-    for key, data in (("tail", tail_module()), ("throw", throw_module(False)),
+    for key, data in (("tail", tail_module()), ("tail_ind", tail_indirect_module()),
+                      ("throw", throw_module(False)),
                       ("throw_legacy", throw_module(True))):
         files[key] = os.path.join(tmp, key + ".wasm")
         with open(files[key], "wb") as f:
             f.write(data)
     node_run = os.path.join(HERE, "node_run.mjs")
     cases = [("tail call", "tail", "tail", int(2e7 * a.scale)),
+             ("tail ind.", "tail_ind", "tail_ind", int(2e7 * a.scale)),
              ("throw/catch", "throw", "throw_legacy", int(1e6 * a.scale))]
     engines = [("interp", lambda m, n: [a.sbx, "wasm", "--tier", "interp", "--no-cache",
                                         "--timeout-ms", "3600000", "--invoke", "run", m,
