@@ -15,7 +15,9 @@
  * the pool, the socketpair, the runner's threads, the result's way back) and run (the result's
  * durationMs: the library's time in the runner). For each part: its p99, and how many of the
  * requests over 5 ms it was the largest part of; then the same for the requests whose own
- * time (without conn_wait) was over 5 ms: the slow ones that make the ones behind them wait. */
+ * time (without conn_wait) was over 5 ms: the slow ones that make the ones behind them wait,
+ * and how many of those the client itself waited for a CPU more than half of (its thread's
+ * run-queue time over the request, /proc/thread-self/schedstat: the shared cores' share). */
 #include <pthread.h>
 
 #include "http_client.h"
@@ -27,9 +29,21 @@ static const char *const part_names[PARTS] = {"conn_wait", "client_late", "wire"
 struct conn {
     int index, conns;
     double start, rate, secs;
-    double *lat, *part[PARTS];
+    double *lat, *part[PARTS], *runq; /* runq: this thread's run-queue ms over the request */
     size_t count, errors;
 };
+
+/* This thread's time spent runnable but waiting for a CPU, in ms (0 when not known). */
+static double runq_ms(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long on_cpu = 0, waited = 0;
+    if (f && fscanf(f, "%llu %llu", &on_cpu, &waited) != 2)
+        waited = 0;
+    if (f)
+        fclose(f);
+    return (double)waited / 1e6;
+}
 
 static void *conn_main(void *arg)
 {
@@ -39,9 +53,10 @@ static void *conn_main(void *arg)
     c->lat = calloc(total / (size_t)c->conns + 2, sizeof(double));
     for (int k = 0; k < PARTS; k++)
         c->part[k] = calloc(total / (size_t)c->conns + 2, sizeof(double));
+    c->runq = calloc(total / (size_t)c->conns + 2, sizeof(double));
     double prev_end = 0;
     for (size_t i = (size_t)c->index; i < total; i += (size_t)c->conns) {
-        double due = c->start + (double)i / c->rate;
+        double due = c->start + (double)i / c->rate, runq0 = runq_ms();
         double now = now_s();
         if (due > now)
             usleep((useconds_t)((due - now) * 1e6));
@@ -51,6 +66,7 @@ static void *conn_main(void *arg)
         if (status < 200 || status > 299)
             c->errors++;
         double end = now_s(), ready = prev_end > due ? prev_end : due;
+        c->runq[c->count] = runq_ms() - runq0;
         prev_end = end;
         double run = at.run > 0 ? at.run : 0, http = 0, wait = 0;
         for (int k = 0; k < 4; k++)
@@ -94,7 +110,7 @@ static int rate_mode(double rate, double secs, int conns)
     }
     double took = now_s() - start, *all = calloc(n, sizeof(double));
     double *part[PARTS];
-    size_t slow = 0, slow_by[PARTS] = {0}, own = 0, own_by[PARTS] = {0};
+    size_t slow = 0, slow_by[PARTS] = {0}, own = 0, own_by[PARTS] = {0}, own_runq = 0;
     for (int k = 0; k < PARTS; k++)
         part[k] = calloc(n, sizeof(double));
     for (int i = 0, m = 0; i < conns; i++) {
@@ -111,6 +127,7 @@ static int rate_mode(double rate, double secs, int conns)
             int is_own_slow = all[m] - part[PART_CONN_WAIT][m] > 5.0;
             own += is_own_slow;
             own_by[own_top] += is_own_slow;
+            own_runq += is_own_slow && c[i].runq[j] > (all[m] - part[PART_CONN_WAIT][m]) / 2;
         }
     }
     qsort(all, n, sizeof(double), cmp);
@@ -127,7 +144,7 @@ static int rate_mode(double rate, double secs, int conns)
     printf("; own time over_5ms=%zu, largest part:", own);
     for (int k = PART_CLIENT_LATE; k < PARTS; k++)
         printf(" %s=%zu", part_names[k], own_by[k]);
-    printf("\n");
+    printf(", the client waiting for a CPU over half of it: %zu\n", own_runq);
     return errors ? 1 : 0;
 }
 
