@@ -147,8 +147,9 @@ static void *reaper_main(void *arg)
 
 /* Server-Timing (W3C): where a request's time went in this server, in ms: body (headers in to
  * body in), submit (parse, check, enqueue, hand to a runner), wait (to the result: the runner
- * hop and the run, whose own time is the result's durationMs), respond (to this answer). Only
- * the stages the request reached. Always on: four clock reads a request. */
+ * hop and the run, whose own time is the result's durationMs; a run may start before submit's
+ * clock read, so it lies within submit + wait), respond (to this answer). Only the stages the
+ * request reached. Always on: four clock reads a request. */
 static void add_server_timing(const struct http_req *req, struct MHD_Response *r)
 {
     static const char *const names[] = {"body", "submit", "wait", "respond"};
