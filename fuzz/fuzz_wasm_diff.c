@@ -4,7 +4,7 @@
  * difference in results (NaNs compared as the spec allows), trap kind or message, globals,
  * memory or table contents aborts with both sides' values. FUZZ_WASM_DIFF_DUMP=path writes
  * each generated module there (to turn a crash into a .wat with wasm2wat), FUZZ_WASM_DIFF_TRACE=1
- * prints each call's outcome in both tiers. */
+ * prints each call's outcome in both tiers and the collections each heap ran. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wasm/gc.h"
 #include "wasm/wasm.h"
 #include "wasmgen.h"
 
@@ -102,11 +103,13 @@ static bool find_export(struct side *s, char prefix, uint32_t i, struct wasm_ext
 static sbx_err open_side(struct side *s, const struct wasm_module *m, const struct wgen_module *g,
                          uint8_t tier)
 {
-    /* Small stacks keep a store cheap; the budget (at most 256 entries) bounds recursion. */
+    /* Small stacks keep a store cheap; the budget (at most 256 entries) bounds recursion; 64 MiB
+     * bound the GC heap (an array of a random length traps "heap full" in both tiers). */
     struct wasm_store_limits limits = {.max_memory_pages = 8,
                                        .max_table_elems = 1000,
                                        .max_call_depth = 1000,
                                        .max_stack_bytes = (size_t)1 << 20,
+                                       .max_bytes = (uint64_t)64 << 20, /* GC heap included */
                                        .tier = tier};
     struct wasm_trap trap;
     if (sbx__wasm_store_create(&limits, &s->store) != SBX_OK)
@@ -252,6 +255,19 @@ static void dump(const struct wgen_module *g)
     }
 }
 
+/* With FUZZ_WASM_DIFF_TRACE: the collections each tier's heap ran (GC is invisible otherwise). */
+static void trace_gc(struct side *s)
+{
+    struct wasm_gc_stats a, b;
+    if (!getenv("FUZZ_WASM_DIFF_TRACE"))
+        return;
+    sbx__wasm_gc_stats(s[0].store, &a);
+    sbx__wasm_gc_stats(s[1].store, &b);
+    fprintf(stderr, "gc: interp %llu collections, %llu blocks; compiled %llu, %llu\n",
+            (unsigned long long)a.collections, (unsigned long long)a.blocks,
+            (unsigned long long)b.collections, (unsigned long long)b.blocks);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -276,6 +292,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (uint32_t i = 0; i < g.call_count; i++)
             run_call(s, &g, i);
         compare_state(s, &g);
+        trace_gc(s);
     }
     sbx__wasm_store_destroy(s[0].store);
     sbx__wasm_store_destroy(s[1].store);

@@ -93,7 +93,7 @@ static void buf_section(struct buf *b, uint8_t id, struct buf *body)
 
 uint32_t gen_type(struct gen *g, const struct wgen_sig *sig)
 {
-    for (uint32_t i = 0; i < g->type_count; i++)
+    for (uint32_t i = WGEN_GC_TYPES; i < g->type_count; i++)
         if (!memcmp(&g->types[i], sig, sizeof(*sig)))
             return i;
     if (g->type_count == MAX_TYPES)
@@ -202,7 +202,8 @@ static void gen_layout(struct gen *g)
 static void emit_types(struct gen *g, struct buf *out, struct buf *s)
 {
     buf_uleb(s, g->type_count);
-    for (uint32_t i = 0; i < g->type_count; i++) {
+    gengc_types(s);
+    for (uint32_t i = WGEN_GC_TYPES; i < g->type_count; i++) {
         const struct wgen_sig *t = &g->types[i];
         buf_byte(s, 0x60);
         buf_uleb(s, t->param_count);
@@ -374,6 +375,7 @@ bool wgen_generate(const uint8_t *data, size_t size, struct wgen_module *out)
         return false;
     g->in = data;
     g->in_left = size;
+    g->type_count = WGEN_GC_TYPES;
     gen_layout(g);
     /* The plan before the bodies, which may exhaust the input (then it would read as zeros: one
      * call of f0 with zero arguments and a budget too small to run any loop). */

@@ -1,9 +1,9 @@
-/* fuzz/wasmgen.h: turns a fuzzer's bytes into a valid WebAssembly 3.0 module (no GC; of SIMD
- * only relaxed SIMD islands: wasmgen_3.c) plus a plan of export calls, for the differential target
- * fuzz_wasm_diff. Every loop back-edge and every function entry costs one unit of the module's
- * global 0 (an i32 the caller sets before each call); at 0 the function returns zeros, so every
- * call terminates without engine fuel. Values the bodies discard are mostly mixed into global 1
- * instead of dropped, so that almost every computed value reaches state the differential target
+/* fuzz/wasmgen.h: turns a fuzzer's bytes into a valid WebAssembly 3.0 module (GC: wasmgen_gc.c;
+ * of SIMD only relaxed SIMD islands: wasmgen_3.c) plus a plan of export calls, for the differential
+ * target fuzz_wasm_diff. Every loop back-edge and every function entry costs one unit of the
+ * module's global 0 (an i32 the caller sets before each call); at 0 the function returns zeros, so
+ * every call terminates without engine fuel. Values the bodies discard are mostly mixed into global
+ * 1 instead of dropped, so that almost every computed value reaches state the differential target
  * compares. */
 #ifndef SBX_FUZZ_WASMGEN_H
 #define SBX_FUZZ_WASMGEN_H

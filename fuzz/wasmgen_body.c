@@ -785,6 +785,11 @@ void gen3_unreachable(struct gen *g)
     set_unreachable(g);
 }
 
+void gen3_budget_check(struct gen *g)
+{
+    gen_budget_check(g);
+}
+
 void gen3_canonicalise(struct gen *g, uint8_t t)
 {
     canonicalise(g, t);
@@ -808,7 +813,9 @@ static void (*const steps[])(struct gen *) = {
     gen_load,       gen_load,        gen_store,       gen_store,         gen_memory_misc,
     gen_table_misc, gen_unreachable, gen_local_get,   gen3_tail_call,    gen3_throw,
     gen3_throw,     gen_try_table,   gen_try_table,   gen3_call_ref,     gen3_br_on_null,
-    gen3_memory64,  gen3_memory64,   gen3_relaxed,
+    gen3_memory64,  gen3_memory64,   gen3_relaxed,    gengc_step,        gengc_step,
+    gengc_step,     gengc_step,      gengc_step,      gengc_step,        gengc_step,
+    gengc_step,     gengc_step,      gengc_step,
 };
 
 static void gen_step(struct gen *g)
@@ -826,7 +833,7 @@ static void gen_locals(struct gen *g, const struct wgen_sig *sig, struct buf *co
     g->local_count = g->param_count = sig->param_count;
     memcpy(g->local_type, sig->params, sig->param_count);
     uint32_t declared = gen_pick(g, 5);
-    buf_uleb(code, declared + 4);
+    buf_uleb(code, declared + 4 + 5); /* + wasmgen_gc.c's five */
     for (uint32_t i = 0; i < declared + 4; i++) {
         uint8_t type = i < declared ? t[gen_pick(g, 4)] : t[i - declared];
         buf_uleb(code, 1);
@@ -835,6 +842,7 @@ static void gen_locals(struct gen *g, const struct wgen_sig *sig, struct buf *co
     }
     g->scratch_f32 = g->local_count - 2;
     g->scratch_f64 = g->local_count - 1;
+    gengc_locals(g, code);
 }
 
 void gen_body(struct gen *g, uint32_t idx, struct buf *code)

@@ -5,13 +5,14 @@
 
 #include "wasmgen.h"
 
-#define MAX_FUNCS   4 /* defined; function 0 is the host import env.h */
-#define MAX_TYPES   64
-#define MAX_GLOBALS 6
-#define MAX_LOCALS  16
-#define MAX_STACK   64
-#define MAX_CTRL    8
-#define WGEN_TAGS   2 /* exception tags, of function types (params only) */
+#define MAX_FUNCS     4 /* defined; function 0 is the host import env.h */
+#define MAX_TYPES     64
+#define MAX_GLOBALS   6
+#define MAX_LOCALS    16
+#define MAX_STACK     64
+#define MAX_CTRL      8
+#define WGEN_TAGS     2 /* exception tags, of function types (params only) */
+#define WGEN_GC_TYPES 7 /* the type section's first entries: wasmgen_gc.c */
 
 struct buf {
     uint8_t *p;
@@ -45,6 +46,7 @@ struct gen {
     uint32_t local_count; /* params included */
     uint32_t param_count;
     uint32_t scratch_f32, scratch_f64; /* locals for NaN canonicalisation */
+    uint32_t gc_local;                 /* the first of wasmgen_gc.c's locals */
     uint8_t stack[MAX_STACK];
     uint32_t sp;
     struct frame ctrl[MAX_CTRL];
@@ -81,6 +83,7 @@ bool gen3_is_conditional(struct gen *g);
 void gen3_unreachable(struct gen *g);
 void gen3_canonicalise(struct gen *g, uint8_t t);
 uint16_t gen3_memop(struct gen *g, bool is_load);
+void gen3_budget_check(struct gen *g);
 
 /* wasmgen_3.c: the 3.0 steps, and a try_table's clauses (written to out). */
 void gen3_tail_call(struct gen *g);
@@ -90,5 +93,11 @@ void gen3_call_ref(struct gen *g);
 void gen3_br_on_null(struct gen *g);
 void gen3_memory64(struct gen *g);
 void gen3_relaxed(struct gen *g);
+
+/* wasmgen_gc.c: the GC types (the type section's first WGEN_GC_TYPES entries), the locals every
+ * body declares for them (after the others), and one GC step. */
+void gengc_types(struct buf *s);
+void gengc_locals(struct gen *g, struct buf *code);
+void gengc_step(struct gen *g);
 
 #endif

@@ -45,7 +45,7 @@ $(FUZZ_BUILD)/fuzz/%: fuzz/%.c fuzz-lib
 
 # The differential target's module generator (its input is not a module, so it has no seeds).
 # Its inputs start at full length: the generator reads a short one as a nearly empty module.
-FUZZ_WASMGEN := fuzz/wasmgen.c fuzz/wasmgen_body.c fuzz/wasmgen_3.c
+FUZZ_WASMGEN := fuzz/wasmgen.c fuzz/wasmgen_body.c fuzz/wasmgen_3.c fuzz/wasmgen_gc.c
 $(FUZZ_BUILD)/fuzz/fuzz_wasm_diff: $(FUZZ_WASMGEN) fuzz/wasmgen.h fuzz/wasmgen_impl.h
 FUZZ_FLAGS_fuzz_wasm_diff := -len_control=0 -max_len=512
 
