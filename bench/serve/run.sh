@@ -18,6 +18,11 @@ BIN=$BUILD/bench/serve
 ROUNDS=${BENCH_SERVE_ROUNDS:-3}
 SECS=${BENCH_SERVE_SECONDS:-5}
 CORES=$(nproc)
+# Run alone (not through make bench-serve), a missing tool gave empty figures and "ratio infx".
+for f in "$SBX" "$BIN/bench_lib" "$BIN/load"; do
+    [ -x "$f" ] || { echo "bench/serve/run.sh: $f is missing: run make bench-serve" >&2; exit 2; }
+done
+command -v wrk >/dev/null || { echo "bench/serve/run.sh: wrk is missing" >&2; exit 2; }
 tmp=$(mktemp -d)
 server_pid=
 cleanup() {
