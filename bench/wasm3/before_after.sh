@@ -6,7 +6,9 @@
 # own cache directory), CPU time (user + sys). Prints each build's median and new/old; for the
 # 3.0 report (issue #27: "the new features must not slow the 2.0 paths"), OLD_SBX is a build of
 # the main commit before the 3.0 work (docs/wasm.md, "Performance of 3.0"). Prints, never
-# asserts. BENCH_WASM_REPS=N (default 3), PROGRAMS="fib ..." to pick.
+# asserts. BENCH_WASM_REPS=N (default 3), PROGRAMS="fib ..." to pick. WASM_DIR=DIR runs the
+# modules DIR/PROGRAM.wasm as built (e.g. WASM_DIR=build/bench-real PROGRAMS="bzip2 lua sqlite
+# zlib" after make bench-wasm-real: the real programs) instead of building the kernels.
 set -eu
 OLD=$1
 NEW=${2:-build/sbx}
@@ -17,9 +19,13 @@ DIR=$(dirname "$0")/../wasm/wasi
 mkdir -p "$OUT/cache-old" "$OUT/cache-new"
 WFLAGS="--target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-debug"
 for p in $([ "${TABLE_ONLY:-0}" = 1 ] || echo "$PROGRAMS"); do
-    src="$DIR/../kernels/$p.c"
-    [ -f "$src" ] || src="$DIR/$p.c"
-    clang $WFLAGS "-DBENCH_NAME=\"$p\"" -o "$OUT/$p.wasm" "$DIR/main.c" "$src" -lm
+    if [ -n "${WASM_DIR:-}" ]; then
+        cp "$WASM_DIR/$p.wasm" "$OUT/$p.wasm"
+    else
+        src="$DIR/../kernels/$p.c"
+        [ -f "$src" ] || src="$DIR/$p.c"
+        clang $WFLAGS "-DBENCH_NAME=\"$p\"" -o "$OUT/$p.wasm" "$DIR/main.c" "$src" -lm
+    fi
     SBX_CACHE_DIR="$OUT/cache-old" "$OLD" compile "$OUT/$p.wasm" >/dev/null
     SBX_CACHE_DIR="$OUT/cache-new" "$NEW" compile "$OUT/$p.wasm" >/dev/null
 done
@@ -28,7 +34,7 @@ run() { # run BUILD(old|new) TIER PROGRAM: appends "prog build tier cpu_s" to re
     sbx=$OLD
     [ "$1" = new ] && sbx=$NEW
     SBX_CACHE_DIR="$OUT/cache-$1" /usr/bin/time -f "%U %S" -o "$OUT/time" \
-        "$sbx" wasm --tier "$2" --timeout-ms 3600000 "$OUT/$3.wasm" >"$OUT/$3.$1.$2.out"
+        "$sbx" wasm --tier "$2" --timeout-ms 3600000 --memory-bytes 536870912 "$OUT/$3.wasm" >"$OUT/$3.$1.$2.out"
     awk -v p="$3" -v b="$1" -v t="$2" '{ printf "%s %s %s %.4f\n", p, b, t, $1 + $2 }' \
         "$OUT/time" >>"$OUT/results"
 }
