@@ -318,13 +318,19 @@ static inline uint32_t sbx__wasm_type_slots(wasm_vtype t)
     return t == WASM_V128 ? 2u : 1u;
 }
 
+/* The slots n values of these types take. */
+static inline uint32_t sbx__wasm_types_slots(const wasm_vtype *types, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += sbx__wasm_type_slots(types[i]);
+    return k;
+}
+
 /* The slots of a function type's results. */
 static inline uint32_t sbx__wasm_results_slots(const struct wasm_functype *t)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->result_count; i++)
-        n += sbx__wasm_type_slots(t->types[t->param_count + i]);
-    return n;
+    return sbx__wasm_types_slots(t->types + t->param_count, t->result_count);
 }
 
 #endif

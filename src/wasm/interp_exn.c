@@ -41,9 +41,7 @@ enum wasm_trap_kind sbx__wasm_exn_throw(struct wasm_exec *ex, const struct wasm_
                                         const uint64_t *slots)
 {
     const struct wasm_functype *t = tag->type;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->param_count; i++)
-        n += sbx__wasm_type_slots(t->types[i]);
+    uint32_t n = sbx__wasm_types_slots(t->types, t->param_count);
     drop_current(ex); /* only one is ever in flight: an older one ended uncaught */
     uint64_t bytes = sizeof(struct wasm_exn) + (uint64_t)n * sizeof(uint64_t);
     struct wasm_exn *e = NULL;

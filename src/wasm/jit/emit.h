@@ -218,8 +218,15 @@ bool sbx__jit_emit_wrapper(struct jit_mod *jm, uint32_t def_idx, const char *nam
 LLVMValueRef sbx__jit_pack(struct jit_func *f, LLVMValueRef *vals, const wasm_vtype *types,
                            uint32_t n, uint32_t room);
 LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i, wasm_vtype type);
-/* The slow call: args into slots, sbx__jit_rt_call(js, fn, caller, slots) (which unwinds itself
- * on a trap), res from the slots: fn may be native, interpreted or a host function. */
+/* A call through a runtime helper of the slot ABI: args into slots with room for the results
+ * (*slots), then rt(js, fn, caller, slots) returning ret; the results read back from the slots. */
+LLVMValueRef sbx__jit_call_slots(struct jit_func *f, enum jit_rt rt, LLVMTypeRef ret,
+                                 LLVMValueRef fn, const struct wasm_functype *t, LLVMValueRef *args,
+                                 LLVMValueRef *slots);
+void sbx__jit_unpack_results(struct jit_func *f, LLVMValueRef slots, const struct wasm_functype *t,
+                             LLVMValueRef *res);
+/* The slow call: sbx__jit_rt_call (which unwinds itself on a trap): fn may be native,
+ * interpreted or a host function. */
 void sbx__jit_call_runtime(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
                            LLVMValueRef *args, LLVMValueRef *res);
 

@@ -99,14 +99,6 @@ LLVMValueRef sbx__jit_unpack(struct jit_func *f, LLVMValueRef slots, uint32_t i,
     return from_slot(f, s, type);
 }
 
-static uint32_t slot_count(const wasm_vtype *types, uint32_t n)
-{
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        k += sbx__wasm_type_slots(types[i]);
-    return k;
-}
-
 /* Pops a call's arguments into args (np values, in order). */
 static void pop_args(struct jit_func *f, LLVMValueRef *args, uint32_t np)
 {
@@ -133,19 +125,34 @@ static void push_results(struct jit_func *f, LLVMValueRef ret, const struct wasm
         sbx__jit_push(f, result_member(f, ret, t, i));
 }
 
+LLVMValueRef sbx__jit_call_slots(struct jit_func *f, enum jit_rt rt, LLVMTypeRef ret,
+                                 LLVMValueRef fn, const struct wasm_functype *t, LLVMValueRef *args,
+                                 LLVMValueRef *slots)
+{
+    struct jit_mod *jm = f->jm;
+    uint32_t ps = sbx__wasm_types_slots(t->types, t->param_count);
+    uint32_t rs = sbx__wasm_results_slots(t);
+    *slots = sbx__jit_pack(f, args, t->types, t->param_count, ps > rs ? ps : rs);
+    LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
+    LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), fn, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
+                        *slots};
+    return sbx__jit_call_c(f, rt, ret, p, a, 4);
+}
+
+void sbx__jit_unpack_results(struct jit_func *f, LLVMValueRef slots, const struct wasm_functype *t,
+                             LLVMValueRef *res)
+{
+    const wasm_vtype *rtypes = t->types + t->param_count;
+    for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++]))
+        res[i] = sbx__jit_unpack(f, slots, k, rtypes[i]);
+}
+
 void sbx__jit_call_runtime(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
                            LLVMValueRef *args, LLVMValueRef *res)
 {
-    struct jit_mod *jm = f->jm;
-    const wasm_vtype *rtypes = t->types + t->param_count;
-    uint32_t ps = slot_count(t->types, t->param_count), rs = slot_count(rtypes, t->result_count);
-    LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, ps > rs ? ps : rs);
-    LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
-    LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), fn, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
-                        slots};
-    sbx__jit_call_c(f, JIT_RT_CALL, jm->t_void, p, a, 4);
-    for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++]))
-        res[i] = sbx__jit_unpack(f, slots, k, rtypes[i]);
+    LLVMValueRef slots;
+    sbx__jit_call_slots(f, JIT_RT_CALL, f->jm->t_void, fn, t, args, &slots);
+    sbx__jit_unpack_results(f, slots, t, res);
 }
 
 #define MAX_CALL_VALUES 1000 /* params or results of one type: the decoder's limit */

@@ -15,14 +15,6 @@
 
 #define MAX_THROW_VALUES 1000 /* a tag's values: the decoder's limit on params */
 
-static uint32_t slot_count(const wasm_vtype *types, uint32_t n)
-{
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        k += sbx__wasm_type_slots(types[i]);
-    return k;
-}
-
 /* Inside a try_table: exn (a struct wasm_exn *) goes to the innermost dispatch. */
 static void to_handler(struct jit_func *f, LLVMValueRef exn)
 {
@@ -117,6 +109,17 @@ bool sbx__jit_eh_close(struct jit_func *f, const struct jit_ctl *c)
     return !f->is_nomem;
 }
 
+/* After a throw's runtime call: a caught exception (exn) goes to the try_table's dispatch; an
+ * uncaught one was unwound by the runtime, which does not return. */
+static void throw_end(struct jit_func *f, LLVMValueRef exn, bool is_caught)
+{
+    if (is_caught)
+        to_handler(f, exn);
+    else
+        L(BuildUnreachable)(f->b);
+    sbx__jit_go_dead(f);
+}
+
 /* throw: the tag's values to slots; outside a try_table the runtime unwinds (rt.c), inside
  * one the exception goes to its dispatch. throw_ref likewise. */
 bool sbx__jit_emit_throw(struct jit_func *f, const struct wasm_instr *in)
@@ -129,11 +132,7 @@ bool sbx__jit_emit_throw(struct jit_func *f, const struct wasm_instr *in)
         LLVMValueRef a[] = {js, sbx__jit_pop(f)};
         LLVMValueRef exn = sbx__jit_call_c(f, is_caught ? JIT_RT_EXN_REF : JIT_RT_THROW_REF,
                                            is_caught ? jm->t_ptr : jm->t_void, p, a, 2);
-        if (is_caught)
-            to_handler(f, exn);
-        else
-            L(BuildUnreachable)(f->b);
-        sbx__jit_go_dead(f);
+        throw_end(f, exn, is_caught);
         return true;
     }
     const struct wasm_functype *t = &f->m->types[f->m->tag_types[in->idx]];
@@ -144,37 +143,26 @@ bool sbx__jit_emit_throw(struct jit_func *f, const struct wasm_instr *in)
     }
     for (uint32_t i = t->param_count; i > 0; i--)
         vals[i - 1] = sbx__jit_pop(f);
-    LLVMValueRef packed =
-        sbx__jit_pack(f, vals, t->types, t->param_count, slot_count(t->types, t->param_count));
+    LLVMValueRef packed = sbx__jit_pack(f, vals, t->types, t->param_count,
+                                        sbx__wasm_types_slots(t->types, t->param_count));
     LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_i32, jm->t_ptr};
     LLVMValueRef a[] = {js, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0), sbx__jit_i32(jm, in->idx),
                         packed};
     LLVMValueRef exn = sbx__jit_call_c(f, is_caught ? JIT_RT_EXN_NEW : JIT_RT_THROW,
                                        is_caught ? jm->t_ptr : jm->t_void, p, a, 4);
-    if (is_caught)
-        to_handler(f, exn);
-    else
-        L(BuildUnreachable)(f->b);
-    sbx__jit_go_dead(f);
+    throw_end(f, exn, is_caught);
     return true;
 }
 
 void sbx__jit_call_try(struct jit_func *f, LLVMValueRef fn, const struct wasm_functype *t,
                        LLVMValueRef *args, LLVMValueRef *res)
 {
-    struct jit_mod *jm = f->jm;
-    const wasm_vtype *rtypes = t->types + t->param_count;
-    uint32_t ps = slot_count(t->types, t->param_count), rs = slot_count(rtypes, t->result_count);
-    LLVMValueRef slots = sbx__jit_pack(f, args, t->types, t->param_count, ps > rs ? ps : rs);
-    LLVMTypeRef p[] = {jm->t_ptr, jm->t_ptr, jm->t_ptr, jm->t_ptr};
-    LLVMValueRef a[] = {sbx__jit_sym(jm, JIT_SYM_JIT, 0), fn, sbx__jit_sym(jm, JIT_SYM_INSTANCE, 0),
-                        slots};
-    LLVMValueRef exn = sbx__jit_call_c(f, JIT_RT_TRY_CALL, jm->t_ptr, p, a, 4);
+    LLVMValueRef slots;
+    LLVMValueRef exn = sbx__jit_call_slots(f, JIT_RT_TRY_CALL, f->jm->t_ptr, fn, t, args, &slots);
     LLVMBasicBlockRef thrown = sbx__jit_block(f, "thrown"), back = sbx__jit_block(f, "returned");
     L(BuildCondBr)(f->b, L(BuildIsNull)(f->b, exn, ""), back, thrown);
     L(PositionBuilderAtEnd)(f->b, thrown);
     to_handler(f, exn);
     L(PositionBuilderAtEnd)(f->b, back);
-    for (uint32_t i = 0, k = 0; i < t->result_count; k += sbx__wasm_type_slots(rtypes[i++]))
-        res[i] = sbx__jit_unpack(f, slots, k, rtypes[i]);
+    sbx__jit_unpack_results(f, slots, t, res);
 }

@@ -96,14 +96,6 @@ static void pack(uint64_t *slots, const wasm_value *vals, const wasm_vtype *type
     }
 }
 
-static uint32_t slot_count(const wasm_vtype *types, uint32_t n)
-{
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        k += sbx__wasm_type_slots(types[i]);
-    return k;
-}
-
 /* An interpreted function of another instance: a nested entry through the public call. */
 static void call_interp(struct wasm_jit_store *js, struct wasm_func *fn, uint64_t *slots)
 {
@@ -381,8 +373,8 @@ enum wasm_trap_kind sbx__wasm_jit_call(struct wasm_exec *ex, struct wasm_func *f
                                        const wasm_value *args, wasm_value *results)
 {
     const struct wasm_functype *t = f->type;
-    uint32_t ps = slot_count(t->types, t->param_count);
-    uint32_t rs = slot_count(t->types + t->param_count, t->result_count);
+    uint32_t ps = sbx__wasm_types_slots(t->types, t->param_count);
+    uint32_t rs = sbx__wasm_types_slots(t->types + t->param_count, t->result_count);
     uint32_t n = ps > rs ? ps : rs;
     uint64_t inline_slots[INLINE_SLOTS];
     uint64_t *slots = n <= INLINE_SLOTS ? inline_slots : sbx__mallocn(n, sizeof(uint64_t));
