@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "serve/clock.h"
 #include "serve/http.h"
 
 struct tracked {
@@ -200,15 +201,7 @@ bool api_submit(struct http_req *req, struct serve_req *sr, char id[SERVE_ID_MAX
 
 char *api_wait(struct tracked *t, size_t *len)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    uint64_t ms = serve_g->cfg.wait_max_ms;
-    until.tv_sec += (time_t)(ms / 1000);
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = serve_deadline(CLOCK_REALTIME, serve_g->cfg.wait_max_ms);
     pthread_mutex_lock(&T.lock);
     while (!t->is_done && pthread_cond_timedwait(&t->cond, &T.lock, &until) == 0)
         ;

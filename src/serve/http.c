@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve/clock.h"
 #include "serve/http.h"
 
 static const struct http_route routes[] = {
@@ -130,13 +131,7 @@ static void *reaper_main(void *arg)
                                     1);
             }
         }
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 200 * 1000000L;
-        if (t.tv_nsec >= 1000000000L) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000L;
-        }
+        struct timespec t = serve_deadline(CLOCK_REALTIME, 200);
         pthread_cond_timedwait(&reaper.cond, &reaper.lock, &t);
     }
     pthread_mutex_unlock(&reaper.lock);

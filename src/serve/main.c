@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve/clock.h"
 #include "serve/http.h"
 
 struct serve_server *serve_g;
@@ -160,14 +161,7 @@ static void reload(struct serve_server *s)
 
 static bool wait_runs(struct serve_server *s, uint64_t ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(ms / 1000);
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = serve_deadline(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&s->done_lock);
     while (atomic_load(&s->in_flight) > 0 &&
            pthread_cond_timedwait(&s->done_cond, &s->done_lock, &until) == 0)

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve/clock.h"
 #include "serve/serve.h"
 
 extern char **environ;
@@ -505,14 +506,7 @@ void serve_pool_drain(struct serve_pool *p, uint64_t ms)
 {
     if (!p || !p->is_remote)
         return;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(ms / 1000);
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = serve_deadline(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&p->lock);
     for (;;) {
         unsigned busy = 0;

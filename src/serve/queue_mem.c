@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "serve/clock.h"
 #include "serve/queue.h"
 
 struct sub_node {
@@ -352,14 +353,7 @@ static void wait_ready(struct memq *q, unsigned lanes, int timeout_ms)
 {
     if (timeout_ms <= 0)
         return;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = serve_deadline(CLOCK_MONOTONIC, (uint64_t)timeout_ms);
     while (!oldest(q, lanes) && !q->is_closed) {
         if (pthread_cond_timedwait(&q->ready, &q->lock, &until) != 0)
             break;

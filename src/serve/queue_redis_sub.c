@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve/clock.h"
 #include "serve/queue_redis.h"
 
 enum chan_state { CH_WANT, CH_SENT, CH_ACTIVE, CH_LEAVING };
@@ -217,14 +218,7 @@ static enum serve_q_rc sync_sub(struct rq *q, struct serve_sub *s)
 /* Waits (lock held) until s's channel is active, up to the command timeout. */
 static bool wait_active(struct rq *q, struct serve_sub *s)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += q->pool.timeout_ms / 1000;
-    until.tv_nsec += (long)(q->pool.timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = serve_deadline(CLOCK_MONOTONIC, (uint64_t)q->pool.timeout_ms);
     while (s->chan && s->chan->state != CH_ACTIVE) {
         if (pthread_cond_timedwait(&q->sub_cond, &q->sub_lock, &until) != 0)
             break;
@@ -671,14 +665,7 @@ static void *beat_main(void *arg)
     every = every < 10 ? 10 : every;
     pthread_mutex_lock(&q->beat_lock);
     while (!q->is_stopping) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += (time_t)(every / 1000);
-        until.tv_nsec += (long)(every % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = serve_deadline(CLOCK_MONOTONIC, every);
         pthread_cond_timedwait(&q->beat_cond, &q->beat_lock, &until);
         if (q->is_stopping)
             break;
