@@ -197,6 +197,20 @@ SBX_API void sbx_wasm_conformance_free(sbx_wasm_conformance_report *report);
 SBX_API sbx_err sbx_wasm_compile(const uint8_t *bytes, size_t len, char *path, size_t pathlen,
                                  bool *was_cached, char *err, size_t errlen);
 
+/* The default path keeps the functions that got hot in a run, compiled cheaply as they got
+ * hot, for the module's later runs (docs/wasm.md, "Kept batches"). Their upgrade recompiles
+ * them as one unit at a higher level and replaces the kept code: off any run's clock, once the
+ * runs that kept them have spent at least its estimated CPU. sbx_wasm_hot_due says whether a
+ * sandbox of this process, since destroyed, left the module (its bytes) due for it: `sbx wasm`
+ * then starts `sbx compile --hot` in the background at idle priority. sbx_wasm_compile_hot
+ * does it when due (*did), holding the cache directory's upgrade lock (held by another process:
+ * nothing done); err (if errlen > 0) gets one line saying what was done or why nothing was.
+ * Returns SBX_OK (done or not due); SBX_E_WASM_INVALID_MODULE; SBX_E_UNAVAILABLE (the cache
+ * directory is refused, no libLLVM-16); SBX_E_IO; SBX_E_NOMEM; SBX_E_INVALID_ARGUMENT. */
+SBX_API bool sbx_wasm_hot_due(const uint8_t *bytes, size_t len);
+SBX_API sbx_err sbx_wasm_compile_hot(const uint8_t *bytes, size_t len, char *path, size_t pathlen,
+                                     bool *did, char *err, size_t errlen);
+
 /* Opens (creating it 0700) the cache directory the compiled tier uses: $SBX_CACHE_DIR, else
  * $XDG_CACHE_HOME/sbx, else ~/.cache/sbx. Returns SBX_OK with its path in path, or
  * SBX_E_UNAVAILABLE with one line in err saying why it is refused (a symlink, another owner,

@@ -22,6 +22,8 @@ int cli_serve_runner(int argc, char **argv); /* cmd_serve.c: a runner process of
 /* Shared helpers (common.c). */
 /* Reads a whole file ("-" = stdin) into a NUL-terminated buffer; NULL with a message printed. */
 char *cli_read_file(const char *path, size_t *len);
+/* Starts `sbx compile --hot PATH` detached, at idle priority (background.c). */
+void cli_upgrade_in_background(const char *path);
 /* Returns the text of ARG, or of FILE when ARG is "@FILE" (caller frees); NULL on error. */
 char *cli_text_arg(const char *arg, size_t *len);
 /* Loads --policy FILE (or the default policy when path is NULL); prints and returns NULL on error.

@@ -30,8 +30,10 @@ static void usage(FILE *out)
             "--env sets a variable, --allow-outbound allows a connection pattern, --tier picks\n"
             "the engine (policy wasm.tier; compiled = LLVM native code, auto = the interpreter,\n"
             "then native code compiled in the background once a run has taken 200 ms).\n"
-            "Native code is cached on disk (`sbx compile --help`); --no-cache compiles\n"
-            "afresh and stores nothing (policy wasm.cache = false).\n"
+            "Native code is cached on disk (`sbx compile --help`), and so is what auto\n"
+            "compiled of a large module's hot code; once runs have paid for it, that code is\n"
+            "recompiled better after the run, at idle priority (`sbx compile --hot`).\n"
+            "--no-cache compiles afresh and stores nothing (policy wasm.cache = false).\n"
             "Exit status: the guest's exit code, 124 timeout, 134 trap, 125 sbx failed,\n"
             "2 usage error.\n");
     cli_print_defaults(out);
@@ -296,6 +298,13 @@ static int run_module(struct wasm_opts *o, int argc, char **argv, int first)
         sbx_result_free(&r);
     }
     sbx_wasm_sandbox_destroy(sb);
+    /* The run paid for its kept hot code's upgrade: done after it, never in it. */
+    if (!o->is_interp && sbx_policy_wasm_cache(o->policy) && strcmp(argv[first], "-") != 0 &&
+        sbx_wasm_hot_due((const uint8_t *)bytes, len)) {
+        fflush(stdout);
+        fflush(stderr);
+        cli_upgrade_in_background(argv[first]);
+    }
     free(guest_argv);
     free(bytes);
     return status;

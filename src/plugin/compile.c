@@ -1,4 +1,5 @@
-/* plugin/compile.c: sbx_wasm_compile() and sbx_wasm_cache_check(), the public face of the
+/* plugin/compile.c: sbx_wasm_compile(), sbx_wasm_compile_hot(), sbx_wasm_hot_due() and
+ * sbx_wasm_cache_check(), the public face of the
  * compiled tier's cache (wasm/cache.h): `sbx compile` fills it ahead of time. */
 #include <stdio.h>
 
@@ -28,6 +29,28 @@ sbx_err sbx_wasm_compile(const uint8_t *bytes, size_t len, char *path, size_t pa
     rc = sbx__wasm_cache_fill(m, path, pathlen, was_cached, err, errlen);
     sbx__wasm_module_destroy(m);
     return rc;
+}
+
+sbx_err sbx_wasm_compile_hot(const uint8_t *bytes, size_t len, char *path, size_t pathlen,
+                             bool *did, char *err, size_t errlen)
+{
+    clear(err, errlen);
+    clear(path, pathlen);
+    if (!bytes || !path || !pathlen || !did)
+        return SBX_E_INVALID_ARGUMENT;
+    *did = false;
+    struct wasm_module *m = NULL;
+    sbx_err rc = sbx__wasm_module_load(bytes, len, &m, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    rc = sbx__wasm_cache_upgrade(m, did, path, pathlen, err, errlen);
+    sbx__wasm_module_destroy(m);
+    return rc;
+}
+
+bool sbx_wasm_hot_due(const uint8_t *bytes, size_t len)
+{
+    return bytes && sbx__wasm_cache_hot_due(bytes, len);
 }
 
 sbx_err sbx_wasm_cache_check(char *path, size_t pathlen, char *err, size_t errlen)

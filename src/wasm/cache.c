@@ -20,3 +20,14 @@ sbx_err sbx__wasm_cache_check(char *path, size_t pathlen, char *err, size_t errl
     sbx__jit_cache_close(&c);
     return rc;
 }
+
+sbx_err sbx__wasm_cache_upgrade(const struct wasm_module *m, bool *did, char *path,
+                                size_t pathlen, char *err, size_t errlen)
+{
+    return sbx__jit_hot_upgrade_module(m, did, path, pathlen, err, errlen);
+}
+
+bool sbx__wasm_cache_hot_due(const uint8_t *bytes, size_t len)
+{
+    return sbx__jit_hot_due(bytes, len);
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <sbx/error.h>
 
@@ -18,5 +19,10 @@ sbx_err sbx__wasm_cache_fill(const struct wasm_module *m, char *path, size_t pat
 /* Opens the cache directory as a run would, writes its path to path (when path is not NULL),
  * and closes it. Errors as sbx_wasm_cache_check(). */
 sbx_err sbx__wasm_cache_check(char *path, size_t pathlen, char *err, size_t errlen);
+
+/* sbx_wasm_compile_hot and sbx_wasm_hot_due (wasm/jit/cache.h). */
+sbx_err sbx__wasm_cache_upgrade(const struct wasm_module *m, bool *did, char *path,
+                                size_t pathlen, char *err, size_t errlen);
+bool sbx__wasm_cache_hot_due(const uint8_t *bytes, size_t len);
 
 #endif

@@ -6,7 +6,8 @@
 # whole module compiled with LLVM in the run: sbxc; compiled with a warm cache filled by `sbx
 # compile` first: sbxw; the default path, `sbx wasm` with no tier option, from an empty cache:
 # sbxd1, then again with the cache sbxd1 alone filled: sbxd2, and so on: sbxd3 ... sbxd9, in
-# RUNNERS order) and under node's WASI, interleaved
+# RUNNERS order; the upgrade a default run starts after it, off its clock, is waited for and its
+# CPU printed apart: reap.py) and under node's WASI, interleaved
 # round-robin REPS times (median kept).
 # Every runner's output must equal native's byte for byte. A difference, a failed run or one
 # killed after REAL_TIMEOUT seconds (default 1800) is reported, shown in the table's cell when no
@@ -36,6 +37,12 @@ status=0
 # limited CMD...: CMD under /usr/bin/time (to $OUT/time), killed after LIMIT seconds; its status.
 limited() {
     /usr/bin/time -f "$TIMEFMT" -o "$OUT/time" timeout -k 10 "$LIMIT" "$@"
+}
+
+# reaped CMD...: the same (TIMEFMT "%U %S %e" only), then waits for what CMD left running after
+# it (the default path's upgrade, off the run's clock) and writes its CPU and wall to $OUT/bgtime.
+reaped() {
+    python3 "$DIR/reap.py" "$OUT/time" "$OUT/bgtime" timeout -k 10 "$LIMIT" "$@"
 }
 
 # failed STATUS: the word for a run that did not succeed (124, 137: timeout killed it).
@@ -74,7 +81,10 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
     node) set -- node --no-warnings "$DIR/../wasi/node_wasi.mjs" "$OUT/$p.wasm" ;;
     esac
     rc=0
-    TIMEFMT="%U %S %e" limited "$@" >"$OUT/$p.$r.out" || rc=$?
+    case $r in
+    sbxd[1-9]) reaped "$@" >"$OUT/$p.$r.out" || rc=$? ;;
+    *) TIMEFMT="%U %S %e" limited "$@" >"$OUT/$p.$r.out" || rc=$? ;;
+    esac
     # example.c's first line encodes the C types' sizes, which differ between x86-64 and wasm32
     [ "$p" != zexample ] || sed -i '1s/compile flags = 0x[0-9a-f]*/compile flags = (sizes)/' \
         "$OUT/$p.$r.out"
@@ -87,6 +97,7 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
     fi
     awk -v p="$p" -v r="$r" '{ printf "%s %s %.4f %.4f\n", p, r, $1 + $2, $3 }' "$OUT/time" \
         >>"$OUT/results"
+    case $r in sbxd[1-9]) awk -v p="$p" -v r="$r" '{ print p, r, $1, $2 }' "$OUT/bgtime" >>"$OUT/bg" ;; esac
     if [ "$r" != native ] && ! cmp -s "$OUT/$p.native.out" "$OUT/$p.$r.out"; then
         echo "MISMATCH: $p: $r's output differs from native's ($OUT/$p.$r.out)"
         status=1
@@ -96,6 +107,7 @@ run() { # run RUNNER PROGRAM: one timed run; appends "prog runner cpu_s wall_s" 
 echo
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores, shared)"
 : >"$OUT/results"
+: >"$OUT/bg"
 : >"$OUT/compile"
 i=0
 while [ $i -lt "$REPS" ]; do
@@ -114,6 +126,15 @@ printf '  %-8s %10s %12s %14s\n' program "wasm KiB" "CPU s" "peak RSS MiB"
 cat "$OUT/compile"
 RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 3 "CPU seconds (user + sys, all threads)" <"$OUT/results"
 RUNNERS=$RUNNERS REPS=$REPS sh "$DIR/table.sh" 4 "wall seconds" <"$OUT/results"
+if [ -s "$OUT/bg" ]; then
+    echo
+    echo "after each sbxdN, off its clock: the upgrade of the kept hot code it started (sbx compile"
+    echo "--hot at idle priority; waited for before the next run), CPU s and wall s (median of $REPS):"
+    sort -k1,1 -k2,2 -k3,3g "$OUT/bg" | awk -v reps="$REPS" '
+        { k = $1 " " $2; c[k, ++n[k]] = $3; w[k, n[k]] = $4; if (!(k in seen)) { seen[k] = 1; o[++m] = k } }
+        END { for (i = 1; i <= m; i++) { k = o[i]; j = int((n[k] + 1) / 2)
+              printf "  %-8s %-6s %8.2f %8.2f\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), c[k, j], w[k, j] } }'
+fi
 echo
 echo "wasm-interp (wabt): skipped: Debian's build has no WASI, through which these programs print," \
     "and at its ~300x native on the kernels one run of each would take 10-30 minutes."

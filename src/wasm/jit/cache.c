@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -325,4 +326,14 @@ sbx_err sbx__jit_cache_store(struct sbx__jit_cache *c, const uint8_t key[SBX__SH
         sbx__jit_cache_entry_path(c, key, path, pathlen);
     sbx__jit_cache_evict(c, key);
     return SBX_OK;
+}
+
+int sbx__jit_cache_lock(struct sbx__jit_cache *c)
+{
+    int fd = openat(c->dirfd, "upgrade.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
 }

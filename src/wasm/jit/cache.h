@@ -62,6 +62,11 @@ void sbx__jit_cache_entry_path(const struct sbx__jit_cache *c, const uint8_t key
  * entries total at most max_bytes; keep (may be NULL) is never evicted. */
 void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 
+/* Takes the directory's upgrade lock ("upgrade.lock", flock: released when the process ends,
+ * however it ends) without waiting: its fd (close it to release), or -1 when another process
+ * holds it. One background upgrade at a time per directory (cache_hot.c). */
+int sbx__jit_cache_lock(struct sbx__jit_cache *c);
+
 /* The tier options an image depends on, part of every key: the levels (level.h) and the
  * variant of memory accesses (image.h: guarded, or checked for a memory whose guard region
  * could not be reserved). */
@@ -127,6 +132,15 @@ void sbx__wasm_jit_hot_add(struct wasm_instance *inst, const struct wasm_lazy_it
                            uint32_t n, const struct sbx__jit_obj *objs, uint32_t nobjs);
 uint64_t sbx__wasm_jit_hot_upgrade_in(struct wasm_store *s);
 bool sbx__wasm_jit_hot_upgrade(struct wasm_store *s);
+/* The background upgrade (sbx_wasm_compile_hot): recompiles m's kept hot set (this host's
+ * variant) as one unit at the hot-set level and stores it as the module's image, when the runs
+ * that kept it have paid for it; *did says whether it did, and err then (or why not) gets one
+ * line. Holds the directory's upgrade lock meanwhile (another holder: nothing done). The entry's
+ * path goes to path. SBX_E_UNAVAILABLE (no cache directory, no LLVM), SBX_E_IO, SBX_E_NOMEM.
+ * hot_due: whether a store of this process left the module (its bytes) due for one. */
+sbx_err sbx__jit_hot_upgrade_module(const struct wasm_module *m, bool *did, char *path,
+                                    size_t pathlen, char *err, size_t errlen);
+bool sbx__jit_hot_due(const uint8_t *bytes, size_t len);
 /* Writes what is not written yet and frees js's records (sbx__wasm_jit_store_free). */
 void sbx__jit_hot_free(struct wasm_jit_store *js);
 

@@ -13,9 +13,12 @@
  * first run (bzip2) would pay the upgrade in the run the user waits for first; the next store
  * (the next run, or a binding's next sandbox) pays it, from its first look, with the credit. The
  * store's thread never waits for any of it but at its end. */
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "wasm/jit/cache.h"
@@ -24,13 +27,16 @@
 #include "wasm/jit/link.h"
 #include "wasm/jit/level.h"
 #include "wasm/module.h"
+#include "wasm/runtime.h"
 
 #define HOT_WRITE_NS 1000000000ull /* a batch written at most this late, or at the end */
 /* The upgrade's budget: its estimated CPU (SET_NS_PER_BYTE of code, the hot-set level's cost
  * per byte measured on the real programs: 23-42 us) at most 1/UPGRADE_SHARE of the busy time. */
 #define SET_NS_PER_BYTE 40000ull
 #define UPGRADE_SHARE   2u
+#define BG_SHARE        2u /* the background upgrade's, at most BG_SHARE times what runs spent */
 #define CREDIT_WRITE_NS 100000000ull /* at the store's end, credit worth a rewrite */
+#define DUE_MAX         16u           /* keys remembered as due for a background upgrade */
 
 /* A store's partial image of one module and variant. */
 struct sbx__jit_hot {
@@ -262,6 +268,149 @@ bool sbx__wasm_jit_hot_upgrade(struct wasm_store *s)
     return false;
 }
 
+/* The background upgrade (sbx__jit_hot_upgrade_module), off every run's clock, is due once
+ * the runs that used the kept batches have spent at least 1/BG_SHARE of its estimated CPU: a
+ * module that ran long enough to compile batches is one that runs long, and again (what the
+ * cache is for), and the upgraded code runs it 2-4x faster than the batches' (docs/wasm.md,
+ * "The upgrade"). The upgrade in a store waits for UPGRADE_SHARE times its estimate instead:
+ * there it is paid in a run someone waits for. */
+static bool bg_due(uint64_t set_bytes, uint64_t credit_ns)
+{
+    return set_bytes && SET_NS_PER_BYTE * set_bytes <= BG_SHARE * credit_ns;
+}
+
+/* Keys of the images this process's stores left due for a background upgrade. */
+static pthread_mutex_t due_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t due_keys[DUE_MAX][SBX__SHA256_LEN];
+static uint32_t due_count;
+
+static void note_due(const uint8_t key[SBX__SHA256_LEN])
+{
+    pthread_mutex_lock(&due_lock);
+    uint32_t i = 0;
+    while (i < due_count && memcmp(due_keys[i], key, SBX__SHA256_LEN) != 0)
+        i++;
+    if (i == due_count && due_count < DUE_MAX)
+        memcpy(due_keys[due_count++], key, SBX__SHA256_LEN);
+    pthread_mutex_unlock(&due_lock);
+}
+
+/* The variant a store of m uses on this host, as sbx__jit_cache_fill chooses it. */
+static bool host_guards(const struct wasm_module *m)
+{
+    return m->mem_count == 0 || sbx__wasm_memory_can_guard();
+}
+
+bool sbx__jit_hot_due(const uint8_t *bytes, size_t len)
+{
+    pthread_mutex_lock(&due_lock);
+    bool is_due = false;
+    for (int guarded = 0; guarded < 2 && due_count && !is_due; guarded++) {
+        uint8_t key[SBX__SHA256_LEN];
+        sbx__jit_cache_key(bytes, len, hot_opts(guarded), key);
+        for (uint32_t i = 0; i < due_count && !is_due; i++)
+            is_due = memcmp(due_keys[i], key, SBX__SHA256_LEN) == 0;
+    }
+    pthread_mutex_unlock(&due_lock);
+    return is_due;
+}
+
+/* Says why in err (one line); returns SBX_OK. */
+static sbx_err not_done(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static sbx_err not_done(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return SBX_OK;
+}
+
+/* Compiles the set only names at the hot-set level and stores it as the upgraded image of key. */
+static sbx_err upgrade_entry(struct sbx__jit_cache *c, const uint8_t *key,
+                             const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                             char *path, size_t pathlen, char *err, size_t errlen)
+{
+    struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0};
+    uint32_t nobjs = 0;
+    struct sbx__jit_image *im = NULL;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    sbx_err rc = sbx__jit_compile_set(m, is_guarded, only, sbx__jit_level_of_hot_set(), NULL, objs,
+                                      &nobjs, err, errlen);
+    if (rc == SBX_OK)
+        rc = sbx__jit_image_hot(NULL, m, is_guarded, true, 0, objs, nobjs, &im);
+    sbx__jit_objs_free(objs, nobjs);
+    if (rc == SBX_OK)
+        rc = sbx__jit_image_encode(im, &buf, &len);
+    if (rc == SBX_OK && sbx__jit_cache_store(c, key, buf, len, path, pathlen) != SBX_OK) {
+        snprintf(err, errlen, "cannot write the cache entry %s", path);
+        rc = SBX_E_IO;
+    }
+    if (rc == SBX_OK)
+        sbx__jit_mem_put(key, im);
+    sbx__free(buf);
+    sbx__jit_image_free(im);
+    return rc;
+}
+
+sbx_err sbx__jit_hot_upgrade_module(const struct wasm_module *m, bool *did, char *path,
+                                    size_t pathlen, char *err, size_t errlen)
+{
+    bool is_guarded = host_guards(m);
+    uint8_t key[SBX__SHA256_LEN];
+    struct sbx__jit_cache c;
+    *did = false;
+    sbx__jit_cache_key(m->bytes, m->len, hot_opts(is_guarded), key);
+    sbx_err rc = sbx__jit_cache_open(&c, NULL, 0, err, errlen);
+    if (rc != SBX_OK)
+        return rc;
+    sbx__jit_cache_entry_path(&c, key, path, pathlen);
+    int lock = sbx__jit_cache_lock(&c);
+    struct sbx__jit_image *im = lock >= 0 ? sbx__jit_cache_find(&c, key) : NULL;
+    uint8_t *only = im ? sbx__calloc(m->func_def_count ? m->func_def_count : 1, 1) : NULL;
+    if (lock < 0) {
+        rc = not_done(err, errlen, "another upgrade is running in this cache directory");
+    } else if (!im || !sbx__jit_image_is_partial(im)) {
+        rc = not_done(err, errlen, "no hot code kept for this module");
+    } else if (sbx__jit_image_is_upgraded(im)) {
+        rc = not_done(err, errlen, "its kept hot code is upgraded already");
+    } else if (!only) {
+        rc = SBX_E_NOMEM;
+    } else if ((rc = sbx__jit_image_defs(im, m, only, err, errlen)) == SBX_OK) {
+        uint64_t set_bytes = 0, credit = sbx__jit_image_credit(im);
+        uint32_t nfuncs = 0;
+        for (uint32_t i = 0; i < m->func_def_count; i++) {
+            if (only[i]) {
+                set_bytes += m->funcs[i].code_len;
+                nfuncs++;
+            }
+        }
+        if (!bg_due(set_bytes, credit)) {
+            rc = not_done(err, errlen,
+                          "not due: %u functions, %llu bytes of code (estimate %.2f s of CPU); "
+                          "earlier runs spent %.2f s",
+                          nfuncs, (unsigned long long)set_bytes,
+                          (double)(SET_NS_PER_BYTE * set_bytes) / 1e9, (double)credit / 1e9);
+        } else if ((rc = upgrade_entry(&c, key, m, is_guarded, only, path, pathlen, err,
+                                       errlen)) == SBX_OK) {
+            *did = true;
+            not_done(err, errlen, "%u functions, %llu bytes of code; earlier runs spent %.2f s",
+                     nfuncs, (unsigned long long)set_bytes, (double)credit / 1e9);
+        }
+    } else {
+        sbx__jit_cache_forget(&c, key); /* malformed: the next run compiles afresh */
+    }
+    sbx__free(only);
+    sbx__jit_image_free(im);
+    if (lock >= 0)
+        close(lock);
+    sbx__jit_cache_close(&c);
+    return rc;
+}
+
 void sbx__jit_hot_free(struct wasm_jit_store *js)
 {
     for (struct sbx__jit_hot *h = js->hot, *next; h; h = next) {
@@ -269,6 +418,9 @@ void sbx__jit_hot_free(struct wasm_jit_store *js)
         /* The store's end: what the last batches added, and the CPU spent since (credit). */
         if (h->im && (h->is_dirty || spent_ns(h) - h->written_cpu_ns >= CREDIT_WRITE_NS))
             write_hot(h);
+        if (h->im && h->needs_upgrade &&
+            bg_due(h->set_bytes, h->credit_ns + spent_ns(h)))
+            note_due(h->key);
         sbx__jit_image_free(h->im);
         sbx__free(h->has);
         sbx__free(h->osr);

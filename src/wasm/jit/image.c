@@ -241,6 +241,15 @@ sbx_err sbx__jit_image_hot(const struct sbx__jit_image *prev, const struct wasm_
     return SBX_OK;
 }
 
+sbx_err sbx__jit_image_defs(const struct sbx__jit_image *im, const struct wasm_module *m,
+                           uint8_t *only, char *err, size_t errlen)
+{
+    if (im->module_len != m->len || im->func_def_count != m->func_def_count ||
+        im->module_hash != module_hash(m))
+        return fail(err, errlen, "compiled from another module");
+    return sbx__jit_objs_defs(im->objs, im->nobjs, m->func_def_count, only, err, errlen);
+}
+
 bool sbx__jit_image_is_partial(const struct sbx__jit_image *im)
 {
     return (im->flags & F_PARTIAL) != 0;

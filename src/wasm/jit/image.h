@@ -56,6 +56,11 @@ sbx_err sbx__jit_image_hot(const struct sbx__jit_image *prev, const struct wasm_
                            bool is_guarded, bool is_upgraded, uint64_t credit_ns,
                            const struct sbx__jit_obj *objs, uint32_t n,
                            struct sbx__jit_image **out);
+/* The functions a partial image of m gives entries to, as sbx__jit_objs_defs (link.h) says:
+ * only has m->func_def_count bytes. SBX_E_UNAVAILABLE with err for another module's image or a
+ * malformed object; SBX_E_NOMEM. */
+sbx_err sbx__jit_image_defs(const struct sbx__jit_image *im, const struct wasm_module *m,
+                           uint8_t *only, char *err, size_t errlen);
 bool sbx__jit_image_is_partial(const struct sbx__jit_image *im);
 bool sbx__jit_image_is_upgraded(const struct sbx__jit_image *im);
 uint64_t sbx__jit_image_credit(const struct sbx__jit_image *im);

@@ -619,7 +619,8 @@ static void linker_free(struct linker *lk)
         munmap(lk->base, lk->len);
 }
 
-static sbx_err link_all(struct linker *lk)
+/* Each object's header, sections and symbol table, before anything else reads them. */
+static sbx_err check_objs(struct linker *lk)
 {
     sbx_err rc = SBX_OK;
     for (uint32_t k = 0; k < lk->n && rc == SBX_OK; k++) {
@@ -627,6 +628,12 @@ static sbx_err link_all(struct linker *lk)
         if (rc == SBX_OK)
             rc = check_sections(lk, &lk->o[k], k);
     }
+    return rc;
+}
+
+static sbx_err link_all(struct linker *lk)
+{
+    sbx_err rc = check_objs(lk);
     sbx_err (*const steps[])(struct linker *) = {place_sections, index_defs,   NULL,
                                                  layout,         map_and_copy, resolve_symbols};
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && rc == SBX_OK; i++)
@@ -653,31 +660,40 @@ sbx_err sbx__jit_store(struct wasm_store *store, struct wasm_jit_store **out)
     return SBX_OK;
 }
 
+/* Sets lk up for objs and ndefs defined functions (linker_free frees it, also on failure). */
+static sbx_err linker_init(struct linker *lk, const struct sbx__jit_obj *objs, uint32_t n,
+                           uint32_t ndefs)
+{
+    if (n == 0 || n > MAX_OBJS)
+        return fail(lk, "%u objects", n);
+    lk->n = n;
+    lk->ndefs = ndefs;
+    size_t nd = ndefs ? ndefs : 1;
+    lk->f_obj = sbx__calloc(nd, sizeof(uint32_t));
+    lk->f_sym = sbx__calloc(nd, sizeof(uint32_t));
+    lk->w_obj = sbx__calloc(nd, sizeof(uint32_t));
+    lk->w_sym = sbx__calloc(nd, sizeof(uint32_t));
+    lk->o_obj = sbx__calloc(nd, sizeof(uint32_t));
+    lk->o_sym = sbx__calloc(nd, sizeof(uint32_t));
+    for (uint32_t k = 0; k < n; k++) {
+        lk->o[k].b = objs[k].bytes;
+        lk->o[k].len = objs[k].len;
+    }
+    bool has_all = lk->f_obj && lk->f_sym && lk->w_obj && lk->w_sym && lk->o_obj && lk->o_sym;
+    return has_all ? SBX_OK : SBX_E_NOMEM;
+}
+
 static sbx_err link_objs(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
                          bool is_some, char *err, size_t errlen)
 {
-    struct linker lk = {.n = n, .inst = inst, .is_some = is_some, .err = err, .errlen = errlen};
+    struct linker lk = {.inst = inst, .is_some = is_some, .err = err, .errlen = errlen};
     struct wasm_jit_store *js;
     struct sbx__jit_code *code = sbx__calloc(1, sizeof(*code));
     sbx_err rc = code ? sbx__jit_store(inst->store, &js) : SBX_E_NOMEM;
-    if (rc != SBX_OK || n == 0 || n > MAX_OBJS) {
-        sbx__free(code);
-        return rc != SBX_OK ? rc : fail(&lk, "%u objects", n);
-    }
-    lk.ndefs = inst->module->func_def_count;
-    size_t nd = lk.ndefs ? lk.ndefs : 1;
-    lk.f_obj = sbx__calloc(nd, sizeof(uint32_t));
-    lk.f_sym = sbx__calloc(nd, sizeof(uint32_t));
-    lk.w_obj = sbx__calloc(nd, sizeof(uint32_t));
-    lk.w_sym = sbx__calloc(nd, sizeof(uint32_t));
-    lk.o_obj = sbx__calloc(nd, sizeof(uint32_t));
-    lk.o_sym = sbx__calloc(nd, sizeof(uint32_t));
-    for (uint32_t k = 0; k < n; k++) {
-        lk.o[k].b = objs[k].bytes;
-        lk.o[k].len = objs[k].len;
-    }
-    bool has_all = lk.f_obj && lk.f_sym && lk.w_obj && lk.w_sym && lk.o_obj && lk.o_sym;
-    rc = has_all ? link_all(&lk) : SBX_E_NOMEM;
+    if (rc == SBX_OK)
+        rc = linker_init(&lk, objs, n, inst->module->func_def_count);
+    if (rc == SBX_OK)
+        rc = link_all(&lk);
     if (rc == SBX_OK) {
         set_entries(&lk, inst);
         *code =
@@ -688,6 +704,21 @@ static sbx_err link_objs(const struct sbx__jit_obj *objs, uint32_t n, struct was
     } else {
         sbx__free(code);
     }
+    linker_free(&lk);
+    return rc;
+}
+
+sbx_err sbx__jit_objs_defs(const struct sbx__jit_obj *objs, uint32_t n, uint32_t ndefs,
+                           uint8_t *only, char *err, size_t errlen)
+{
+    struct linker lk = {.err = err, .errlen = errlen};
+    sbx_err rc = linker_init(&lk, objs, n, ndefs);
+    if (rc == SBX_OK)
+        rc = check_objs(&lk);
+    if (rc == SBX_OK)
+        rc = index_defs(&lk);
+    for (uint32_t i = 0; i < ndefs && rc == SBX_OK; i++)
+        only[i] = !lk.w_obj[i] ? 0 : lk.o_obj[i] ? SBX__JIT_ONLY_OSR : SBX__JIT_ONLY_FUNC;
     linker_free(&lk);
     return rc;
 }

@@ -26,6 +26,13 @@ sbx_err sbx__jit_link(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_i
 sbx_err sbx__jit_link_some(const struct sbx__jit_obj *objs, uint32_t n, struct wasm_instance *inst,
                            char *err, size_t errlen);
 
+/* Which of ndefs defined functions objs would give entries to, read as the link reads them
+ * (untrusted; nothing is mapped): only[i] is SBX__JIT_ONLY_OSR for one with an OSR entry,
+ * SBX__JIT_ONLY_FUNC for one without, 0 for none (the `only` of sbx__jit_compile_set that
+ * compiles the same set again). SBX_E_UNAVAILABLE with err on a malformed object; SBX_E_NOMEM. */
+sbx_err sbx__jit_objs_defs(const struct sbx__jit_obj *objs, uint32_t n, uint32_t ndefs,
+                           uint8_t *only, char *err, size_t errlen);
+
 /* The instance whose code, linked in js, contains pc, or NULL. Async-signal-safe (fault.c). */
 const struct wasm_instance *sbx__jit_code_instance(const struct wasm_jit_store *js, uintptr_t pc);
 
