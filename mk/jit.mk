@@ -15,7 +15,7 @@ $(JIT_OBJ): CPPFLAGS += -isystem $(LLVM_INCDIR) -D__STDC_CONSTANT_MACROS -D__STD
 .PHONY: wasi-test-compiled
 wasi-test-compiled: $(BUILD)/sbx-wasi-run wasi-guests # by name: mk/wasi.mk, read after this file, defines WASI_GUEST_BIN
 	SBX_WASI_RUN_TIER=compiled python3 tests/wasi/run_wasi_tests.py $(WASI_TEST_ARGS)
-TEST_SUITES += cli/cache=tests/cli/cache.sh
+TEST_SUITES += cli/cache=tests/cli/cache.sh cli/upgrade=tests/cli/upgrade.sh
 
 # Bound at load, not lazily: the fault handler's first call of a libc function (raise() on a
 # host's fault under SIG_DFL) then never runs the lazy resolver, whose register save takes

@@ -21,8 +21,8 @@ sbx_err sbx__wasm_cache_check(char *path, size_t pathlen, char *err, size_t errl
     return rc;
 }
 
-sbx_err sbx__wasm_cache_upgrade(const struct wasm_module *m, bool *did, char *path,
-                                size_t pathlen, char *err, size_t errlen)
+sbx_err sbx__wasm_cache_upgrade(const struct wasm_module *m, bool *did, char *path, size_t pathlen,
+                                char *err, size_t errlen)
 {
     return sbx__jit_hot_upgrade_module(m, did, path, pathlen, err, errlen);
 }

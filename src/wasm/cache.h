@@ -21,8 +21,8 @@ sbx_err sbx__wasm_cache_fill(const struct wasm_module *m, char *path, size_t pat
 sbx_err sbx__wasm_cache_check(char *path, size_t pathlen, char *err, size_t errlen);
 
 /* sbx_wasm_compile_hot and sbx_wasm_hot_due (wasm/jit/cache.h). */
-sbx_err sbx__wasm_cache_upgrade(const struct wasm_module *m, bool *did, char *path,
-                                size_t pathlen, char *err, size_t errlen);
+sbx_err sbx__wasm_cache_upgrade(const struct wasm_module *m, bool *did, char *path, size_t pathlen,
+                                char *err, size_t errlen);
 bool sbx__wasm_cache_hot_due(const uint8_t *bytes, size_t len);
 
 #endif

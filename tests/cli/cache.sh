@@ -53,7 +53,7 @@ expect_eq "$err" "sbx: compile: expected one MODULE.wasm (try --help)" "compile:
 expect_status 2 "$SBX" compile --bogus
 expect_eq "$err" "sbx: compile: unknown option '--bogus' (try --help)" "compile: bad option"
 expect_status 0 "$SBX" compile --help
-expect_contains "$out" "usage: sbx compile MODULE.wasm" "compile --help"
+expect_contains "$out" "usage: sbx compile [--hot] MODULE.wasm" "compile --help"
 expect_status 125 "$SBX" compile "$dir/none.wasm"
 expect_contains "$err" "No such file or directory" "compile: missing file"
 printf 'not wasm' >"$dir/bad.wasm"

@@ -36,7 +36,7 @@
 #define UPGRADE_SHARE   2u
 #define BG_SHARE        2u /* the background upgrade's, at most BG_SHARE times what runs spent */
 #define CREDIT_WRITE_NS 100000000ull /* at the store's end, credit worth a rewrite */
-#define DUE_MAX         16u           /* keys remembered as due for a background upgrade */
+#define DUE_MAX         16u          /* keys remembered as due for a background upgrade */
 
 /* A store's partial image of one module and variant. */
 struct sbx__jit_hot {
@@ -394,8 +394,8 @@ sbx_err sbx__jit_hot_upgrade_module(const struct wasm_module *m, bool *did, char
                           "earlier runs spent %.2f s",
                           nfuncs, (unsigned long long)set_bytes,
                           (double)(SET_NS_PER_BYTE * set_bytes) / 1e9, (double)credit / 1e9);
-        } else if ((rc = upgrade_entry(&c, key, m, is_guarded, only, path, pathlen, err,
-                                       errlen)) == SBX_OK) {
+        } else if ((rc = upgrade_entry(&c, key, m, is_guarded, only, path, pathlen, err, errlen)) ==
+                   SBX_OK) {
             *did = true;
             not_done(err, errlen, "%u functions, %llu bytes of code; earlier runs spent %.2f s",
                      nfuncs, (unsigned long long)set_bytes, (double)credit / 1e9);
@@ -418,8 +418,7 @@ void sbx__jit_hot_free(struct wasm_jit_store *js)
         /* The store's end: what the last batches added, and the CPU spent since (credit). */
         if (h->im && (h->is_dirty || spent_ns(h) - h->written_cpu_ns >= CREDIT_WRITE_NS))
             write_hot(h);
-        if (h->im && h->needs_upgrade &&
-            bg_due(h->set_bytes, h->credit_ns + spent_ns(h)))
+        if (h->im && h->needs_upgrade && bg_due(h->set_bytes, h->credit_ns + spent_ns(h)))
             note_due(h->key);
         sbx__jit_image_free(h->im);
         sbx__free(h->has);

@@ -242,7 +242,7 @@ sbx_err sbx__jit_image_hot(const struct sbx__jit_image *prev, const struct wasm_
 }
 
 sbx_err sbx__jit_image_defs(const struct sbx__jit_image *im, const struct wasm_module *m,
-                           uint8_t *only, char *err, size_t errlen)
+                            uint8_t *only, char *err, size_t errlen)
 {
     if (im->module_len != m->len || im->func_def_count != m->func_def_count ||
         im->module_hash != module_hash(m))

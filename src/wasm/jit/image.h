@@ -60,7 +60,7 @@ sbx_err sbx__jit_image_hot(const struct sbx__jit_image *prev, const struct wasm_
  * only has m->func_def_count bytes. SBX_E_UNAVAILABLE with err for another module's image or a
  * malformed object; SBX_E_NOMEM. */
 sbx_err sbx__jit_image_defs(const struct sbx__jit_image *im, const struct wasm_module *m,
-                           uint8_t *only, char *err, size_t errlen);
+                            uint8_t *only, char *err, size_t errlen);
 bool sbx__jit_image_is_partial(const struct sbx__jit_image *im);
 bool sbx__jit_image_is_upgraded(const struct sbx__jit_image *im);
 uint64_t sbx__jit_image_credit(const struct sbx__jit_image *im);

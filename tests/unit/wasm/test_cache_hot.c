@@ -18,6 +18,8 @@
 #include "wasm/jit/cache.h"
 #include "wasm/jit/image.h"
 #include "wasm/jit/jit.h"
+#include "wasm/module.h"
+#include "wasm/wasm.h"
 #include "wasm_builder.h"
 #include "wasm_env.h"
 
@@ -296,6 +298,84 @@ START_TEST(upgrade_comes_when_queued_before_the_first_look)
 }
 END_TEST
 
+/* The upgrade off the runs' clock (sbx__jit_hot_upgrade_module: what `sbx wasm` starts after a
+ * run, cli/background.c). A first process that paid for it (its CPU far past the estimate) ends
+ * with the module due, and without an upgrade; another process, with no store, upgrades the kept
+ * set; a third links the upgraded image at its first look with no batch, no compile, LLVM never
+ * loaded. Controls: before any run nothing is due or kept and nothing is done; with the cache
+ * directory's upgrade lock held elsewhere (here) nothing is done. */
+static bool module_is_due(int32_t k)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
+    bool is_due = sbx__jit_hot_due(bytes, len);
+    free(bytes);
+    return is_due;
+}
+
+static void first_run_leaves_due(int32_t k)
+{
+    ck_assert(!module_is_due(k));
+    first_run(k); /* never upgrades in the run */
+    ck_assert_msg(module_is_due(k), "a first run that paid did not leave the module due");
+}
+
+/* Runs the background upgrade of module k; wants says whether it must upgrade (1), find
+ * nothing kept (0) or find the lock held (2). */
+static void bg_upgrade(int32_t k, int wants)
+{
+    size_t len;
+    uint8_t *bytes = wb_fixture_quick_sum(k, &len);
+    struct wasm_module *m = NULL;
+    char err[512], path[PATH_MAX];
+    bool did = true;
+    ck_assert_int_eq(sbx__wasm_module_load(bytes, len, &m, err, sizeof(err)), SBX_OK);
+    ck_assert_int_eq(sbx__jit_hot_upgrade_module(m, &did, path, sizeof(path), err, sizeof(err)),
+                     SBX_OK);
+    ck_assert_msg(did == (wants == 1), "did %d: %s", did, err);
+    if (wants == 0)
+        ck_assert_str_eq(err, "no hot code kept for this module");
+    if (wants == 1)
+        ck_assert(has_upgraded_image(k));
+    if (wants == 2)
+        ck_assert_str_eq(err, "another upgrade is running in this cache directory");
+    sbx__wasm_module_destroy(m);
+    free(bytes);
+}
+
+static void bg_upgrades(int32_t k)
+{
+    bg_upgrade(k, 1);
+}
+
+static void bg_finds_nothing(int32_t k)
+{
+    bg_upgrade(k, 0);
+}
+
+static void bg_finds_the_lock_held(int32_t k)
+{
+    bg_upgrade(k, 2);
+}
+
+START_TEST(upgrade_after_the_run_off_its_clock)
+{
+    ck_assert(!module_is_due(100)); /* this process ran nothing */
+    in_child(bg_finds_nothing, 100);
+    in_child(first_run_leaves_due, 100);
+    struct sbx__jit_cache c;
+    char err[512];
+    ck_assert_int_eq(sbx__jit_cache_open(&c, NULL, 0, err, sizeof(err)), SBX_OK);
+    int lock = sbx__jit_cache_lock(&c);
+    ck_assert_int_ge(lock, 0);
+    in_child(bg_finds_the_lock_held, 100);
+    close(lock);
+    sbx__jit_cache_close(&c);
+    in_child(bg_upgrades, 100);
+    in_child(upgraded_run, 100);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wasm.cache_hot");
@@ -308,6 +388,7 @@ int main(void)
     tcase_add_test(tc, two_writers_leave_a_good_entry);
     tcase_add_test(tc, hot_set_is_upgraded_once_paid);
     tcase_add_test(tc, upgrade_comes_when_queued_before_the_first_look);
+    tcase_add_test(tc, upgrade_after_the_run_off_its_clock);
     suite_add_tcase(s, tc);
     return sbx_test_main(s);
 }
