@@ -64,6 +64,15 @@ Q         := $(if $(filter 1,$(V)),,@)
 .PHONY: all deps test check-only demo install format format-check clean
 all: $(BUILD)/libsbx.a $(BUILD)/libsbx.so $(BUILD)/sbx
 
+# A plain `make` on a fresh machine installs the packages first, then makes `all` again, so that
+# the $(shell pkg-config ...) and llvm-config values above are read with them (as test and demo).
+ifeq ($(wildcard $(DEPS_STAMP)),)
+.DEFAULT_GOAL := first-build
+endif
+.PHONY: first-build
+first-build: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory all
+
 -include $(sort $(wildcard mk/*.mk))
 
 deps: $(DEPS_STAMP)
