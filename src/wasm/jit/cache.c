@@ -331,9 +331,11 @@ sbx_err sbx__jit_cache_store(struct sbx__jit_cache *c, const uint8_t key[SBX__SH
 int sbx__jit_cache_lock(struct sbx__jit_cache *c)
 {
     int fd = openat(c->dirfd, "upgrade.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (fd < 0)
+        return -2;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);
-        fd = -1;
+        return -1;
     }
     return fd;
 }

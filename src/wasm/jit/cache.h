@@ -63,8 +63,9 @@ void sbx__jit_cache_entry_path(const struct sbx__jit_cache *c, const uint8_t key
 void sbx__jit_cache_evict(struct sbx__jit_cache *c, const uint8_t *keep);
 
 /* Takes the directory's upgrade lock ("upgrade.lock", flock: released when the process ends,
- * however it ends) without waiting: its fd (close it to release), or -1 when another process
- * holds it. One background upgrade at a time per directory (cache_hot.c). */
+ * however it ends) without waiting: its fd (close it to release), -1 when another process
+ * holds it, -2 (errno set) when it cannot be opened. One background upgrade at a time per
+ * directory (cache_hot.c). */
 int sbx__jit_cache_lock(struct sbx__jit_cache *c);
 
 /* The tier options an image depends on, part of every key: the levels (level.h) and the

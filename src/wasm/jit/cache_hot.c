@@ -13,6 +13,7 @@
  * first run (bzip2) would pay the upgrade in the run the user waits for first; the next store
  * (the next run, or a binding's next sandbox) pays it, from its first look, with the credit. The
  * store's thread never waits for any of it but at its end. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -371,7 +372,10 @@ sbx_err sbx__jit_hot_upgrade_module(const struct wasm_module *m, bool *did, char
     int lock = sbx__jit_cache_lock(&c);
     struct sbx__jit_image *im = lock >= 0 ? sbx__jit_cache_find(&c, key) : NULL;
     uint8_t *only = im ? sbx__calloc(m->func_def_count ? m->func_def_count : 1, 1) : NULL;
-    if (lock < 0) {
+    if (lock == -2) {
+        snprintf(err, errlen, "cannot open %s/upgrade.lock: %s", c.path, strerror(errno));
+        rc = SBX_E_IO;
+    } else if (lock < 0) {
         rc = not_done(err, errlen, "another upgrade is running in this cache directory");
     } else if (!im || !sbx__jit_image_is_partial(im)) {
         rc = not_done(err, errlen, "no hot code kept for this module");
