@@ -467,8 +467,9 @@ START_TEST(host_function_time_is_not_throttled)
     uint64_t paused = atomic_load(&sb->throttle.paused_ns);
     fprintf(stderr, "host call under cpuPercent 10: %.1f ms, paused %.1f ms\n", took,
             (double)paused / 1e6);
-    /* Charging the host's 100 ms to the guest would pause it for about 900 ms. */
-    ck_assert_msg(paused < 20000000ull, "paused %.1f ms", (double)paused / 1e6);
+    /* Charging the host's 100 ms to the guest would pause it for about 900 ms. The guest's own
+     * CPU is paid for at 9x too: 2-4 ms of it under the sanitizers (paused 37 ms in one run). */
+    ck_assert_msg(paused < 300000000ull, "paused %.1f ms", (double)paused / 1e6);
     sbx_wasm_sandbox_destroy(sb);
 }
 END_TEST
