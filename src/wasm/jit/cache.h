@@ -103,6 +103,10 @@ void sbx__jit_mem_clear(void);
  * kept in memory), with a reference of the caller's; NULL on a miss. forget drops key from
  * both (an image that did not link). */
 struct sbx__jit_image *sbx__jit_cache_find(struct sbx__jit_cache *c, const uint8_t *key);
+/* Encodes im and writes it as key's entry (path as sbx__jit_cache_store); SBX_E_UNAVAILABLE
+ * when c's directory was refused, SBX_E_IO, SBX_E_NOMEM. */
+sbx_err sbx__jit_cache_put(struct sbx__jit_cache *c, const uint8_t *key,
+                           const struct sbx__jit_image *im, char *path, size_t pathlen);
 void sbx__jit_cache_forget(struct sbx__jit_cache *c, const uint8_t *key);
 
 /* cache_tier.c: gives inst native code. With the store's use_cache, an entry that verifies,

@@ -163,17 +163,13 @@ static void write_hot(struct sbx__jit_hot *h)
 {
     struct sbx__jit_cache c;
     char why[512];
-    uint8_t *buf = NULL;
-    size_t len = 0;
     h->is_dirty = false;
     h->written_ns = now_ns();
     h->written_cpu_ns = spent_ns(h);
     sbx__jit_image_set_credit(h->im, h->credit_ns + h->written_cpu_ns);
     if (sbx__jit_cache_open(&c, NULL, 0, why, sizeof(why)) != SBX_OK)
         return;
-    if (sbx__jit_image_encode(h->im, &buf, &len) == SBX_OK)
-        sbx__jit_cache_store(&c, h->key, buf, len, NULL, 0);
-    sbx__free(buf);
+    sbx__jit_cache_put(&c, h->key, h->im, NULL, 0);
     sbx__jit_cache_close(&c);
 }
 
@@ -225,6 +221,24 @@ uint64_t sbx__wasm_jit_hot_upgrade_in(struct wasm_store *s)
     return in;
 }
 
+/* Compiles the set only names (sbx__jit_compile_set's) as one unit at the hot-set level into an
+ * upgraded image, linked into inst first when inst is not NULL. */
+static sbx_err compile_upgraded(const struct wasm_module *m, bool is_guarded, const uint8_t *only,
+                                const struct sbx__jit_stop *stop, struct wasm_instance *inst,
+                                struct sbx__jit_image **out, char *err, size_t errlen)
+{
+    struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0};
+    uint32_t nobjs = 0;
+    sbx_err rc = sbx__jit_compile_set(m, is_guarded, only, sbx__jit_level_of_hot_set(), stop, objs,
+                                      &nobjs, err, errlen);
+    if (rc == SBX_OK && inst)
+        rc = sbx__jit_link_some(objs, nobjs, inst, err, errlen);
+    if (rc == SBX_OK)
+        rc = sbx__jit_image_hot(NULL, m, is_guarded, true, 0, objs, nobjs, out);
+    sbx__jit_objs_free(objs, nobjs);
+    return rc;
+}
+
 /* Recompiles h's hot set as one unit at the hot-set level and makes it h's image. */
 static bool upgrade(struct wasm_store *s, struct sbx__jit_hot *h)
 {
@@ -234,20 +248,12 @@ static bool upgrade(struct wasm_store *s, struct sbx__jit_hot *h)
         return false;
     for (uint32_t i = 0; i < m->func_def_count; i++)
         only[i] = !h->has[i] ? 0 : h->osr[i] ? SBX__JIT_ONLY_OSR : SBX__JIT_ONLY_FUNC;
-    struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0};
-    uint32_t nobjs = 0;
     char err[256];
     struct sbx__jit_stop stop = {.cancel = &s->tierup.cancel};
-    sbx_err rc = sbx__jit_compile_set(m, h->is_guarded, only, sbx__jit_level_of_hot_set(), &stop,
-                                      objs, &nobjs, err, sizeof(err));
+    struct sbx__jit_image *im = NULL;
+    sbx_err rc = compile_upgraded(m, h->is_guarded, only, &stop, h->inst, &im, err, sizeof(err));
     sbx__free(only);
     h->needs_upgrade = false; /* once per store, whatever happens */
-    struct sbx__jit_image *im = NULL;
-    if (rc == SBX_OK)
-        rc = sbx__jit_link_some(objs, nobjs, h->inst, err, sizeof(err));
-    if (rc == SBX_OK)
-        rc = sbx__jit_image_hot(NULL, m, h->is_guarded, true, 0, objs, nobjs, &im);
-    sbx__jit_objs_free(objs, nobjs);
     if (rc != SBX_OK)
         return false;
     sbx__jit_image_free(h->im);
@@ -334,25 +340,15 @@ static sbx_err upgrade_entry(struct sbx__jit_cache *c, const uint8_t *key,
                              const struct wasm_module *m, bool is_guarded, const uint8_t *only,
                              char *path, size_t pathlen, char *err, size_t errlen)
 {
-    struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0};
-    uint32_t nobjs = 0;
     struct sbx__jit_image *im = NULL;
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    sbx_err rc = sbx__jit_compile_set(m, is_guarded, only, sbx__jit_level_of_hot_set(), NULL, objs,
-                                      &nobjs, err, errlen);
-    if (rc == SBX_OK)
-        rc = sbx__jit_image_hot(NULL, m, is_guarded, true, 0, objs, nobjs, &im);
-    sbx__jit_objs_free(objs, nobjs);
-    if (rc == SBX_OK)
-        rc = sbx__jit_image_encode(im, &buf, &len);
-    if (rc == SBX_OK && sbx__jit_cache_store(c, key, buf, len, path, pathlen) != SBX_OK) {
+    sbx_err rc = compile_upgraded(m, is_guarded, only, NULL, NULL, &im, err, errlen);
+    if (rc == SBX_OK && (rc = sbx__jit_cache_put(c, key, im, path, pathlen)) != SBX_OK &&
+        rc != SBX_E_NOMEM) {
         snprintf(err, errlen, "cannot write the cache entry %s", path);
         rc = SBX_E_IO;
     }
     if (rc == SBX_OK)
         sbx__jit_mem_put(key, im);
-    sbx__free(buf);
     sbx__jit_image_free(im);
     return rc;
 }

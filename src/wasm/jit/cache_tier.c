@@ -41,14 +41,20 @@ static sbx_err build_and_store(struct sbx__jit_cache *c, const uint8_t *key,
     *stored = SBX_E_UNAVAILABLE;
     if (rc != SBX_OK)
         return rc;
+    *stored = sbx__jit_cache_put(c, key, *out, path, pathlen);
+    return SBX_OK;
+}
+
+sbx_err sbx__jit_cache_put(struct sbx__jit_cache *c, const uint8_t *key,
+                           const struct sbx__jit_image *im, char *path, size_t pathlen)
+{
     uint8_t *buf = NULL;
     size_t len = 0;
-    *stored = sbx__jit_image_encode(*out, &buf, &len);
-    if (*stored == SBX_OK)
-        *stored = c->dirfd >= 0 ? sbx__jit_cache_store(c, key, buf, len, path, pathlen)
-                                : SBX_E_UNAVAILABLE;
+    sbx_err rc = c->dirfd >= 0 ? sbx__jit_image_encode(im, &buf, &len) : SBX_E_UNAVAILABLE;
+    if (rc == SBX_OK)
+        rc = sbx__jit_cache_store(c, key, buf, len, path, pathlen);
     sbx__free(buf);
-    return SBX_OK;
+    return rc;
 }
 
 struct sbx__jit_image *sbx__jit_cache_find(struct sbx__jit_cache *c, const uint8_t *key)
