@@ -104,7 +104,8 @@ enum wasm_tierup_state {
 struct wasm_lazy_item {
     struct wasm_instance *inst;
     uint32_t def;
-    bool wants_osr; /* it got hot in a loop: compile its OSR entry too (lazy.c) */
+    bool wants_osr;   /* it got hot in a loop: compile its OSR entry too (lazy.c) */
+    bool is_one_call; /* ... within its first call: one frame loops for long */
 };
 
 struct wasm_tierup {
@@ -124,6 +125,7 @@ struct wasm_tierup {
     bool has_looked_in_cache; /* LAZY: the worker tried the whole images of the cache */
     _Atomic uint32_t lazy_compiled;
     _Atomic uint32_t lazy_batches;
+    _Atomic uint32_t lazy_hot_level; /* of lazy_compiled, those at the hot-set level */
 };
 
 /* Everything the store owns, freed together by sbx__wasm_store_destroy(). */

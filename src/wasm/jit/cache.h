@@ -77,7 +77,9 @@ int sbx__jit_cache_lock(struct sbx__jit_cache *c);
  * bounds. */
 #define SBX__JIT_HOT_LEVELS                                                                        \
     "hot batches " SBX__JIT_LARGE_PIPELINE " codegen " SBX__JIT_STR(SBX__JIT_LARGE_CODEGEN)
-#define SBX__JIT_HOT_SETS ", sets codegen " SBX__JIT_STR(SBX__JIT_HOT_CODEGEN)
+#define SBX__JIT_HOT_SETS                                                                          \
+    ", sets codegen " SBX__JIT_STR(SBX__JIT_HOT_CODEGEN) ", loops " SBX__JIT_STR(                  \
+        SBX__JIT_LOOP_BYTES) " callees " SBX__JIT_STR(SBX__JIT_LOOP_CALLEE_BYTES)
 #define SBX__JIT_HOT_BOUNDS                                                                        \
     "; bounds " SBX__JIT_STR(SBX__JIT_MAX_BODY_BYTES) " bytes, " SBX__JIT_STR(                     \
         SBX__JIT_MAX_FRAME_SLOTS) " slots"

@@ -123,10 +123,12 @@ bool sbx__wasm_lazy_wants(const struct wasm_store *s);
 bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n);
 /* tierup.c: hands def of inst to the worker (under its lock). */
 void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def,
-                            bool wants_osr);
-/* For tests: how many functions of s got native code from hot-only batches, in how many. */
+                            bool wants_osr, bool is_one_call);
+/* For tests: how many functions of s got native code from hot-only batches, in how many, and
+ * how many of those functions at the hot-set level. */
 uint32_t sbx__wasm_store_lazy_compiled(struct wasm_store *s);
 uint32_t sbx__wasm_store_lazy_batches(struct wasm_store *s);
+uint32_t sbx__wasm_store_lazy_hot_level(struct wasm_store *s);
 
 /* tierup.c: AUTO stores. enter/leave bracket an outermost interpreted call from the host (the
  * first enter arms the store); cancel, at store destruction, forgets the store and waits for

@@ -56,11 +56,12 @@ void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f, bool is_call)
     bool wants_osr = f->calls < LAZY_OSR_CALLS;
     f->is_call_hot = !wants_osr;
     if (sbx__jit_func_fits(f->inst->module, f->def_index)) /* else it stays interpreted */
-        sbx__wasm_tierup_queue(s, f->inst, f->def_index, wants_osr);
+        sbx__wasm_tierup_queue(s, f->inst, f->def_index, wants_osr, f->calls <= 1);
 }
 
-/* Compiles and links the batch; false when it could not. */
-static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n)
+/* Compiles and links the batch at level (NULL: the batch level); false when it could not. */
+static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n,
+                          const struct sbx__jit_level *level)
 {
     struct wasm_instance *inst = items[0].inst;
     const struct wasm_module *m = inst->module;
@@ -73,18 +74,21 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
     struct sbx__jit_obj objs[SBX__JIT_MAX_PARTS] = {0}; /* compile frees them on failure */
     uint32_t nobjs = 0;
     struct sbx__jit_stop stop = {.cancel = &s->tierup.cancel};
-    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, NULL, &stop, objs,
+    sbx_err rc = sbx__jit_compile_set(m, sbx__jit_wants_guard(inst), only, level, &stop, objs,
                                       &nobjs, err, sizeof(err));
     sbx__free(only);
     if (rc == SBX_OK) {
         /* Counted before link_some publishes the entries: a thread that sees the code sees
          * the count (the tests read it once a function is native). */
+        uint32_t n_hot = level ? n : 0;
         atomic_fetch_add(&s->tierup.lazy_compiled, n);
         atomic_fetch_add(&s->tierup.lazy_batches, 1);
+        atomic_fetch_add(&s->tierup.lazy_hot_level, n_hot);
         rc = sbx__jit_link_some(objs, nobjs, inst, err, sizeof(err));
         if (rc != SBX_OK) {
             atomic_fetch_sub(&s->tierup.lazy_compiled, n);
             atomic_fetch_sub(&s->tierup.lazy_batches, 1);
+            atomic_fetch_sub(&s->tierup.lazy_hot_level, n_hot);
         } else {
             sbx__wasm_jit_hot_add(inst, items, n, objs, nobjs); /* kept for later stores */
         }
@@ -95,16 +99,64 @@ static bool compile_batch(struct wasm_store *s, const struct wasm_lazy_item *ite
 
 /* A batch that fails (a function uses what the tier does not compile) is tried again in
  * halves, so that one such function leaves only itself interpreted. */
-bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n)
+static bool compile_halves(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n,
+                           const struct sbx__jit_level *level)
 {
-    if (compile_batch(s, items, n))
+    if (compile_batch(s, items, n, level))
         return true;
     if (n < 2 || atomic_load(&s->tierup.cancel) || sbx__jit_is_stopped() ||
         !sbx__jit_llvm_is_loaded())
         return false;
-    bool a = sbx__wasm_lazy_compile(s, items, n / 2);
-    bool b = sbx__wasm_lazy_compile(s, items + n / 2, n - n / 2);
+    bool a = compile_halves(s, items, n / 2, level);
+    bool b = compile_halves(s, items + n / 2, n - n / 2, level);
     return a || b;
+}
+
+static bool is_hot_loop(const struct wasm_lazy_item *it)
+{
+    return it->wants_osr && it->is_one_call &&
+           sbx__jit_batch_takes_hot_level(it->inst->module, it->def, true);
+}
+
+/* Copies items to out, those that take the hot-set level (level.h) first; how many those are
+ * (none without a loop hot in its first call). */
+static uint32_t split_by_level(const struct wasm_lazy_item *items, uint32_t n,
+                               struct wasm_lazy_item *out)
+{
+    uint32_t loops = 0, k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        loops += is_hot_loop(&items[i]);
+    if (!loops)
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < n; i++) {
+            const struct wasm_lazy_item *it = &items[i];
+            bool is_hot = is_hot_loop(it) ||
+                          (!it->wants_osr &&
+                           sbx__jit_batch_takes_hot_level(it->inst->module, it->def, false));
+            if (is_hot == (pass == 0))
+                out[k++] = *it;
+        }
+        if (pass == 0)
+            loops = k;
+    }
+    return loops;
+}
+
+bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n)
+{
+    struct wasm_lazy_item *sorted = n ? sbx__mallocn(n, sizeof(*sorted)) : NULL;
+    uint32_t n_hot = sorted ? split_by_level(items, n, sorted) : 0;
+    bool ok;
+    if (!n_hot) {
+        ok = compile_halves(s, items, n, NULL);
+    } else { /* the loops first: their frames are running */
+        bool a = compile_halves(s, sorted, n_hot, sbx__jit_level_of_hot_set());
+        bool b = n_hot < n && compile_halves(s, sorted + n_hot, n - n_hot, NULL);
+        ok = a || b;
+    }
+    sbx__free(sorted);
+    return ok;
 }
 
 uint32_t sbx__wasm_store_lazy_compiled(struct wasm_store *s)
@@ -115,4 +167,9 @@ uint32_t sbx__wasm_store_lazy_compiled(struct wasm_store *s)
 uint32_t sbx__wasm_store_lazy_batches(struct wasm_store *s)
 {
     return atomic_load(&s->tierup.lazy_batches);
+}
+
+uint32_t sbx__wasm_store_lazy_hot_level(struct wasm_store *s)
+{
+    return atomic_load(&s->tierup.lazy_hot_level);
 }

@@ -37,6 +37,17 @@
  * other. Batches are not cached: neither is in the key. */
 #define SBX__JIT_BATCH_BIG_BYTES 32768
 
+/* The exception to that rule, in a module below SBX__JIT_LARGE_BYTES (whose whole compile takes
+ * the full level): a batch's functions that got hot within their first call (one frame looping
+ * for long: a sort, a compressor's match loop) with at most SBX__JIT_LOOP_BYTES of code, and when
+ * a batch has one, its call-hot functions of at most SBX__JIT_LOOP_CALLEE_BYTES (what such loops
+ * call: zlib's longest_match), compile at the hot-set level (below). FastISel's code ran these
+ * loops 1.4-2.4x slower, and at these sizes the hot-set level costs tens of milliseconds more:
+ * first runs of bzip2 and minigzip 11% less CPU, Lua within 1%; the same rule on SQLite (a large
+ * module) cost 5% (docs/wasm.md, "Loops at the hot-set level"). */
+#define SBX__JIT_LOOP_BYTES        8192
+#define SBX__JIT_LOOP_CALLEE_BYTES 2048
+
 /* What one function may cost LLVM, bounded up front (no phase of LLVM can be stopped midway, and
  * its time and memory grow faster than linearly with a function's size and its live values):
  * a function with a larger body, or more interpreter slots (params, locals and the deepest
@@ -83,7 +94,10 @@ const struct sbx__jit_level *sbx__jit_level_of_func(const struct wasm_module *m,
 const struct sbx__jit_level *sbx__jit_level_of_hot_set(void);
 /* Whether defined function def of m is within the compile-cost bound (above). */
 bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def);
-/* The level of a hot-only batch, whatever its functions. */
+/* The level of a hot-only batch's functions but those below. */
 const struct sbx__jit_level *sbx__jit_level_of_batch(void);
+/* Whether defined function def of m, in a hot-only batch, takes the hot-set level as a loop hot
+ * within its first call (is_loop) or as a call-hot function queued with one (SBX__JIT_LOOP_*). */
+bool sbx__jit_batch_takes_hot_level(const struct wasm_module *m, uint32_t def, bool is_loop);
 
 #endif

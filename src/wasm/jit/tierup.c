@@ -172,7 +172,7 @@ static void upgrade_or_wait(struct wasm_store *s, uint64_t now)
 }
 
 void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, uint32_t def,
-                            bool wants_osr)
+                            bool wants_osr, bool is_one_call)
 {
     pthread_mutex_lock(&mu);
     struct wasm_tierup *t = &s->tierup;
@@ -185,8 +185,8 @@ void sbx__wasm_tierup_queue(struct wasm_store *s, struct wasm_instance *inst, ui
         }
     }
     if (t->queue_len < t->queue_cap) { /* else (NOMEM) the function stays interpreted */
-        t->queue[t->queue_len++] =
-            (struct wasm_lazy_item){.inst = inst, .def = def, .wants_osr = wants_osr};
+        t->queue[t->queue_len++] = (struct wasm_lazy_item){
+            .inst = inst, .def = def, .wants_osr = wants_osr, .is_one_call = is_one_call};
         t->deadline_ns = 0; /* not an upgrade's wait: the worker's busy check still gates it */
         pthread_cond_signal(&wake);
     }

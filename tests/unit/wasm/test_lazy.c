@@ -167,6 +167,8 @@ START_TEST(hot_function_alone_is_compiled)
     make_hot(&ea, F_HOT, 5000);
     ck_assert_uint_eq(sbx__wasm_store_tierup_state(ea.store), WASM_TIERUP_LAZY);
     ck_assert_uint_eq(sbx__wasm_store_lazy_compiled(ea.store), 1);
+    /* a loop hot in its first call, but in a large module: the batch level (level.h) */
+    ck_assert_uint_eq(sbx__wasm_store_lazy_hot_level(ea.store), 0);
     ck_assert(!is_native(&ea, F_COLD));
     ck_assert(!is_native(&ea, F_CALLER));
     ck_assert_uint_eq(call_i32(&ea, F_HOT, 5000), call_i32(&ei, F_HOT, 5000));

@@ -47,7 +47,9 @@ static bool has_entry(struct wasm_func *f)
 
 /* A function hot through its calls (a short loop each) gets native code for its next call but
  * no OSR entry: no frame of it runs for long, and the entry is a second translation of the
- * whole function. Fails with OSR entries emitted for every queued function. */
+ * whole function; and it takes the batch level, having no loop hot in its first call in its
+ * batch. Fails with OSR entries emitted for every queued function, and with every batch at the
+ * hot-set level. */
 START_TEST(call_hot_function_gets_no_osr_entry)
 {
     struct wenv ei, ea;
@@ -65,6 +67,7 @@ START_TEST(call_hot_function_gets_no_osr_entry)
         ck_assert_uint_eq(work(&ea, n), work(&ei, n));
     ck_assert_uint_eq(sbx__wasm_store_native_entries(ea.store), entries + 49);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(ea.store), 0);
+    ck_assert_uint_eq(sbx__wasm_store_lazy_hot_level(ea.store), 0); /* no loop: the batch level */
     wenv_close(&ea);
     wenv_close(&ei);
 }
@@ -100,8 +103,9 @@ static void *interrupt_when_compiled(void *p)
 }
 
 /* A function hot through the back-edges of one call gets an OSR entry, and that very frame moves
- * to native code (the OSR counter) before the interrupt stops it. Fails with OSR entries never
- * emitted for batches. */
+ * to native code (the OSR counter) before the interrupt stops it; in this small module it is
+ * compiled at the hot-set level. Fails with OSR entries never emitted for batches, and with
+ * every batch at the batch level. */
 START_TEST(loop_hot_function_gets_osr_entry)
 {
     struct wenv e;
@@ -118,6 +122,8 @@ START_TEST(loop_hot_function_gets_osr_entry)
     ck_assert(has_entry(f));
     ck_assert_ptr_nonnull(f->osr_entry);
     ck_assert_uint_eq(sbx__wasm_store_osr_entries(e.store), 1);
+    /* hot within its first call, in a small module: the hot-set level (level.h's loop rule) */
+    ck_assert_uint_eq(sbx__wasm_store_lazy_hot_level(e.store), 1);
     wenv_close(&e);
 }
 END_TEST
