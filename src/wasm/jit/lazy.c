@@ -5,11 +5,12 @@
  * (wasm_func.hits: the store is LAZY, which sends every call and back-edge to the interpreter's
  * slow path, so other stores pay nothing); a function reaching LAZY_HOT_HITS is queued for the
  * tier-up worker, which compiles batches of them into partial images (engine.c's only, at the large
- * level: level.h; an OSR entry only for a function that got hot in few calls) and publishes its
- * entries. Calls from a batch to a function outside it go through the runtime (sbx__jit_rt_call),
- * which enters its native entry if a later or earlier batch gave it one, and else interprets it:
- * nothing is relinked, and each batch stays independent of the rest. Each linked batch is kept
- * for later stores and runs (cache_hot.c).
+ * level but for the loops level.h raises to the hot-set level; an OSR entry only for a function
+ * that got hot in few calls) and publishes their entries. Calls from a batch to a function
+ * outside it go through the runtime (sbx__jit_rt_call), which enters its native entry if a later
+ * or earlier batch gave it one, and else interprets it: nothing is relinked, and each batch
+ * stays independent of the rest. Each linked batch is kept for later stores and runs
+ * (cache_hot.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -118,29 +119,34 @@ static bool is_hot_loop(const struct wasm_lazy_item *it)
            sbx__jit_batch_takes_hot_level(it->inst->module, it->def, true);
 }
 
-/* Copies items to out, those that take the hot-set level (level.h) first; how many those are
- * (none without a loop hot in its first call). */
+/* In a batch with a hot loop: whether it takes the hot-set level (level.h). */
+static bool takes_hot_level(const struct wasm_lazy_item *it)
+{
+    return is_hot_loop(it) ||
+           (!it->wants_osr && sbx__jit_batch_takes_hot_level(it->inst->module, it->def, false));
+}
+
+/* Copies items to out, those that take the hot-set level first; how many those are (none in a
+ * batch without a loop hot in its first call). */
 static uint32_t split_by_level(const struct wasm_lazy_item *items, uint32_t n,
                                struct wasm_lazy_item *out)
 {
-    uint32_t loops = 0, k = 0;
+    bool has_loop = false;
     for (uint32_t i = 0; i < n; i++)
-        loops += is_hot_loop(&items[i]);
-    if (!loops)
+        has_loop |= is_hot_loop(&items[i]);
+    if (!has_loop)
         return 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < n; i++) {
-            const struct wasm_lazy_item *it = &items[i];
-            bool is_hot = is_hot_loop(it) ||
-                          (!it->wants_osr &&
-                           sbx__jit_batch_takes_hot_level(it->inst->module, it->def, false));
-            if (is_hot == (pass == 0))
-                out[k++] = *it;
-        }
-        if (pass == 0)
-            loops = k;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (takes_hot_level(&items[i]))
+            out[k++] = items[i];
     }
-    return loops;
+    uint32_t n_hot = k;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!takes_hot_level(&items[i]))
+            out[k++] = items[i];
+    }
+    return n_hot;
 }
 
 bool sbx__wasm_lazy_compile(struct wasm_store *s, const struct wasm_lazy_item *items, uint32_t n)
