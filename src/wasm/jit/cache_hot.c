@@ -399,20 +399,18 @@ sbx_err sbx__jit_hot_upgrade_module(const struct wasm_module *m, bool *did, char
                 nfuncs++;
             }
         }
+        char set[192];
+        snprintf(set, sizeof(set),
+                 "%u functions, %llu bytes of code, %llu translated with their OSR entries "
+                 "(estimate %.2f s of CPU); earlier runs spent %.2f s",
+                 nfuncs, (unsigned long long)code_bytes, (unsigned long long)set_bytes,
+                 (double)(SET_NS_PER_BYTE * set_bytes) / 1e9, (double)credit / 1e9);
         if (!bg_due(set_bytes, credit)) {
-            rc = not_done(err, errlen,
-                          "not due: %u functions, %llu bytes of code, %llu translated with their "
-                          "OSR entries (estimate %.2f s of CPU); earlier runs spent %.2f s",
-                          nfuncs, (unsigned long long)code_bytes, (unsigned long long)set_bytes,
-                          (double)(SET_NS_PER_BYTE * set_bytes) / 1e9, (double)credit / 1e9);
+            rc = not_done(err, errlen, "not due: %s", set);
         } else if ((rc = upgrade_entry(&c, key, m, is_guarded, only, path, pathlen, err, errlen)) ==
                    SBX_OK) {
             *did = true;
-            not_done(err, errlen,
-                     "%u functions, %llu bytes of code, %llu translated with their OSR entries "
-                     "(estimate %.2f s of CPU); earlier runs spent %.2f s",
-                     nfuncs, (unsigned long long)code_bytes, (unsigned long long)set_bytes,
-                     (double)(SET_NS_PER_BYTE * set_bytes) / 1e9, (double)credit / 1e9);
+            not_done(err, errlen, "%s", set);
         }
     } else {
         sbx__jit_cache_forget(&c, key); /* malformed: the next run compiles afresh */

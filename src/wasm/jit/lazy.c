@@ -113,28 +113,32 @@ static bool compile_halves(struct wasm_store *s, const struct wasm_lazy_item *it
     return a || b;
 }
 
+static uint32_t code_len(const struct wasm_lazy_item *it)
+{
+    return it->inst->module->funcs[it->def].code_len;
+}
+
+/* (is_one_call implies an OSR entry: fewer calls than LAZY_OSR_CALLS.) */
 static bool is_hot_loop(const struct wasm_lazy_item *it)
 {
-    return it->wants_osr && it->is_one_call &&
-           sbx__jit_batch_takes_hot_level(it->inst->module, it->def, true);
+    return it->is_one_call && code_len(it) <= SBX__JIT_LOOP_BYTES;
 }
 
 /* In a batch with a hot loop: whether it takes the hot-set level (level.h). */
 static bool takes_hot_level(const struct wasm_lazy_item *it)
 {
-    return is_hot_loop(it) ||
-           (!it->wants_osr && sbx__jit_batch_takes_hot_level(it->inst->module, it->def, false));
+    return is_hot_loop(it) || (!it->wants_osr && code_len(it) <= SBX__JIT_LOOP_CALLEE_BYTES);
 }
 
-/* Copies items to out, those that take the hot-set level first; how many those are (none in a
- * batch without a loop hot in its first call). */
+/* Copies items (of one instance) to out, those that take the hot-set level first; how many those
+ * are (none in a batch without a loop hot in its first call, or of a large module). */
 static uint32_t split_by_level(const struct wasm_lazy_item *items, uint32_t n,
                                struct wasm_lazy_item *out)
 {
     bool has_loop = false;
     for (uint32_t i = 0; i < n; i++)
         has_loop |= is_hot_loop(&items[i]);
-    if (!has_loop)
+    if (!has_loop || !sbx__jit_batch_may_raise(items[0].inst->module))
         return 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {

@@ -62,10 +62,9 @@ const struct sbx__jit_level *sbx__jit_level_of_batch(void)
     return &large;
 }
 
-bool sbx__jit_batch_takes_hot_level(const struct wasm_module *m, uint32_t def, bool is_loop)
+bool sbx__jit_batch_may_raise(const struct wasm_module *m)
 {
-    uint32_t max = is_loop ? SBX__JIT_LOOP_BYTES : SBX__JIT_LOOP_CALLEE_BYTES;
-    return m->funcs[def].code_len <= max && sbx__jit_level_of(m) == &full;
+    return sbx__jit_level_of(m) == &full;
 }
 
 const struct sbx__jit_level *sbx__jit_level_of_hot_set(void)

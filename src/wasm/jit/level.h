@@ -96,8 +96,8 @@ const struct sbx__jit_level *sbx__jit_level_of_hot_set(void);
 bool sbx__jit_func_fits(const struct wasm_module *m, uint32_t def);
 /* The level of a hot-only batch's functions but those below. */
 const struct sbx__jit_level *sbx__jit_level_of_batch(void);
-/* Whether defined function def of m, in a hot-only batch, takes the hot-set level as a loop hot
- * within its first call (is_loop) or as a call-hot function queued with one (SBX__JIT_LOOP_*). */
-bool sbx__jit_batch_takes_hot_level(const struct wasm_module *m, uint32_t def, bool is_loop);
+/* Whether m's hot-only batches may compile functions at the hot-set level (SBX__JIT_LOOP_*): m is
+ * below the large level. */
+bool sbx__jit_batch_may_raise(const struct wasm_module *m);
 
 #endif
