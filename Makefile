@@ -32,7 +32,7 @@ CFLAGS_CONV := -Wconversion
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-LIB_MODULES := core util telemetry js jail wasm wasi plugin
+LIB_MODULES := core util telemetry js jail wasm wasm/base wasi plugin
 LIB_SRC   := $(foreach m,$(LIB_MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_EXTRA_OBJ :=

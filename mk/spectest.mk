@@ -43,6 +43,10 @@ TEST_SUITES += wasm/spectest=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TES
 # SAN=1 with the leak check: sbx-spectest's LeakSanitizer skips TLS roots (tests/common/
 # lsan_no_tls.h), as its tracer crashed on libLLVM's dynamic TLS (docs/wasm.md).
 TEST_SUITES += wasm/spectest-compiled=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--tier,compiled,--superseded,$(SPECTEST_SUPERSEDED),$(call spectest_list,$(SPECTEST_CORE))
+# The same scripts, and the SIMD ones, with every function in baseline code from its first
+# entry (src/wasm/base/, SBX_TEST_BASE=1): what it translates, hands back to the interpreter
+# and returns to, checked against the spec's results.
+TEST_SUITES += wasm/spectest-base=needs:SPECTEST_DIR=$(SPECTEST_DIR),env,SBX_TEST_BASE=1,SBX_WASM_TESTSUITE=$(SPECTEST_DIR),$(BUILD)/sbx-spectest,--superseded,$(SPECTEST_SUPERSEDED),$(call spectest_list,$(SPECTEST_CORE) $(SPECTEST_SIMD))
 # Exception handling compiled with no function left to the interpreter (jit/emit_eh.c): the
 # runner fails a script in whose store a call ran interpreted (--native-only).
 SPECTEST_EH := $(sort $(wildcard $(SPECTEST_DIR)/exceptions/*.json)) tests/wasm/regress3/json/exceptions.json
@@ -66,6 +70,7 @@ TEST_SUITES += wasm/spectest-selftest=sh,tests/wasm/selftest.sh
 # The engine's own regression scripts, for paths the spec suite does not reach.
 TEST_SUITES += wasm/regress=sh,tests/wasm/regress.sh
 TEST_SUITES += wasm/regress-compiled=env,SPECTEST_TIER=compiled,sh,tests/wasm/regress.sh
+TEST_SUITES += wasm/regress-base=env,SBX_TEST_BASE=1,sh,tests/wasm/regress.sh
 
 # Regenerates tests/wasm/regress3/json/ from its .wast scripts (needs node and npm: the 3.0
 # text encoder is wasm-tools' in @bytecodealliance/jco). The outputs are committed.

@@ -87,7 +87,7 @@
     X(memory_copy_m) X(memory_init_m) X(idx64) \
     X(return_call) X(return_call_func) X(return_call_indirect) \
     X(call_ref) X(return_call_ref) X(ref_as_non_null) X(br_null) X(br_nonnull) \
-    X(throw) X(throw_ref) \
+    X(throw) X(throw_ref) X(base_resume) \
     WASM_GC_IOPS(X)
 
 /* GC (interp_gc.h): struct.get/set and array.get/set by access size and sign; the rest one each. */
@@ -178,6 +178,7 @@ struct wasm_exn {
 /* One translated function. */
 struct wasm_code {
     wasm_word *words;
+    uint8_t *op_bits; /* bit i set: word i is a handler (an instruction starts there) */
     uint32_t word_count;
     uint32_t func_index;  /* in the module's function index space */
     uint32_t param_slots; /* slots taken by params (they start the frame) */

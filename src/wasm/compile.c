@@ -500,8 +500,15 @@ static void finish(struct compiler *c, struct wasm_code *out, uint32_t func_inde
         sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
         return;
     }
-    for (uint32_t i = 0; i < c->wlen; i++)
+    out->op_bits = sbx__calloc(c->wlen / 8 + 1, 1);
+    if (!out->op_bits) {
+        sbx__wasm_c_fail(c, SBX_E_NOMEM, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < c->wlen; i++) {
         out->words[i] = c->is_op[i] ? (wasm_word)(uintptr_t)(base + (int32_t)c->w[i]) : c->w[i];
+        out->op_bits[i / 8] |= (uint8_t)(c->is_op[i] << (i % 8));
+    }
     out->word_count = c->wlen;
     out->func_index = func_index;
     out->param_slots = types_slots(ft->types, ft->param_count);
@@ -605,6 +612,7 @@ void sbx__wasm_compile_free(struct wasm_module *m)
         return;
     for (uint32_t i = 0; i < m->func_def_count; i++) {
         sbx__free(m->compiled[i].words);
+        sbx__free(m->compiled[i].op_bits);
         sbx__free(m->compiled[i].handlers);
         sbx__free(m->compiled[i].catches);
         sbx__wasm_osr_free(m->compiled[i].osr);

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "wasm/base/base.h"
 #include "wasm/code.h"
 #include "wasm/gc_ops.h"
 #include "wasm/jit/jit.h"
@@ -102,6 +103,17 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         msize = mem ? mem->size : 0;                                                               \
         globals = inst->globals;                                                                   \
         codes = inst->module->compiled;                                                            \
+    } while (0)
+
+/* Runs baseline code from target; it may have called and returned within this instance, so the
+ * frame it stopped in comes back with it. */
+#define BASE_RUN(target)                                                                           \
+    do {                                                                                           \
+        store->base_regs.frp = frp;                                                                \
+        bres = sbx__base_run(bf, (target), fp, mbase, msize, store, globals);                      \
+        fp = store->base_regs.fp;                                                                  \
+        code = store->base_regs.code;                                                              \
+        frp = store->base_regs.frp;                                                                \
     } while (0)
 
 /* i32 binary op in slot and immediate form; body sees a, b and writes S(1). */
@@ -312,6 +324,14 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     struct wasm_instance *cinst = inst;
     uint64_t *nfp = fp;
     const wasm_word *ret = NULL;
+    /* The baseline tier (base/base.h): its function of this frame, and what its code returned. */
+    bool is_base = sbx__base_wanted(store);
+    struct sbx__base_fn *bf = NULL;
+    uint32_t bres = 0;
+    if (is_base) {
+        store->base_regs.frames_end = frames_end;
+        store->base_regs.stack_end = stack_end;
+    }
     if (UNLIKELY(f == NULL)) { /* resume: the exception saved by save_resume */
         ex->has_resume = false;
         ip = ex->resume.ip;
@@ -513,6 +533,8 @@ do_tail_wasm:
     ip = callee->words;
     if (cinst != inst)
         SWITCH_INST(cinst);
+    if (UNLIKELY(is_base) && !is_metered)
+        goto base_entry;
     NEXT();
 do_call_func:
     if (LIKELY(callf->inst != NULL)) {
@@ -562,7 +584,35 @@ do_call_wasm:
     ip = callee->words;
     if (cinst != inst)
         SWITCH_INST(cinst);
+    if (UNLIKELY(is_base) && !is_metered)
+        goto base_entry;
     NEXT();
+    /* The frame just entered runs its baseline code once it has some. */
+base_entry:
+    bf = sbx__base_get(store, inst->funcs[code->func_index], code);
+    if (!bf)
+        NEXT();
+    BASE_RUN(sbx__base_entry(bf));
+    goto base_exit;
+    /* [h][address]: after an instruction baseline code handed over, back into it. */
+op_base_resume:
+    bf = inst->funcs[code->func_index]->base;
+    BASE_RUN((const void *)(uintptr_t)ip[1]);
+base_exit:
+    switch (bres & 3u) {
+    case SBX__BASE_CONT:
+        ip = code->words + (bres >> 2);
+        NEXT();
+    case SBX__BASE_DELEG:
+        ip = sbx__base_resume(inst->funcs[code->func_index]->base) + (bres >> 2);
+        NEXT();
+    default: /* a back-edge: the interpreter's own path polls, counts and may enter OSR */
+        store->base_budget = SBX__BASE_BUDGET;
+        sbx__wasm_lazy_credit(store, inst->funcs[code->func_index], SBX__BASE_BUDGET);
+        ip = code->words + (bres >> 2);
+        back_fuel = 0;
+        goto do_backedge;
+    }
     /* An exception from a tail call: this frame is gone, its handlers with it. */
 tail_trap:
     if (tk != WASM_TRAP_EXCEPTION)
@@ -616,6 +666,14 @@ do_backedge:
     switch (sbx__wasm_tier_backedge(ex, &tier, inst, code, fp, ip, back_fuel,
                                     (uint32_t)(frp - frames), &tk)) {
     case WASM_TIER_STAY:
+        if (UNLIKELY(is_base) && !is_metered) {
+            bf = sbx__base_get(store, inst->funcs[code->func_index], code);
+            const void *at = bf ? sbx__base_loop(bf, (uint32_t)(ip - code->words)) : NULL;
+            if (at) {
+                BASE_RUN(at);
+                goto base_exit;
+            }
+        }
         NEXT();
     case WASM_TIER_RAN:
         goto do_return;

@@ -68,6 +68,10 @@ struct wasm_func {
     /* Queued without an OSR entry (it got hot through calls): its frames' back-edges stop
      * offering themselves (lazy.c). */
     bool is_call_hot;
+    /* Its baseline code (base/base.h), and its entries counted until it gets some
+     * (UINT32_MAX: it cannot). The store's thread only. */
+    struct sbx__base_fn *base;
+    uint32_t base_hits;
     struct wasm_functype host_type; /* owned copy for host functions */
 };
 
@@ -144,6 +148,19 @@ struct wasm_store {
     struct wasm_jit_store *jit;        /* compiled code (jit/jit.h), created on first use */
     struct wasm_gc_heap *gc;           /* GC objects (gc.c), created on first use */
     struct wasm_tierup tierup;
+    /* The baseline tier (base/base.h): 0 not yet decided, 1 off, 2 on; its code memory; the
+     * back-edges its code may take before it returns to the interpreter's back-edge path. */
+    uint8_t base_mode;
+    int32_t base_budget;
+    struct base_arena *base_arena;
+    /* The interpreter's registers baseline code reads and moves when it calls and returns
+     * without it: set before each entry, read back after (interp.c). */
+    struct wasm_base_regs {
+        struct wasm_frame *frp, *frames_end; /* the next free frame record, the depth limit */
+        uint64_t *stack_end;
+        uint64_t *fp; /* the current frame, on return */
+        const struct wasm_code *code;
+    } base_regs;
 };
 
 /* Whether a guard region can be reserved now (address space, RLIMIT_AS): the variant of

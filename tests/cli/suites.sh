@@ -28,6 +28,7 @@ suites=$(printf 'print-suites:\n\t@echo $(TEST_SUITES)\n' |
 out=$(run_tests $suites)
 for want in "MISS wasm/spectest .*looked for /nonexistent/wasm " \
     "MISS wasm/spectest-compiled .*looked for /nonexistent/wasm " \
+    "MISS wasm/spectest-base .*looked for /nonexistent/wasm " \
     "MISS wasm/spectest-eh-native .*looked for /nonexistent/wasm " \
     "MISS wasm/spectest-simd .*looked for /nonexistent/wasm/simd " \
     "MISS wasm/spectest-simd-compiled .*looked for /nonexistent/wasm/simd " \
@@ -35,5 +36,5 @@ for want in "MISS wasm/spectest .*looked for /nonexistent/wasm " \
     if echo "$out" | grep -q "^$want"; then ok; else bad "no line '$want' in: $out"; fi
 done
 n=$(echo "$out" | grep -c '^MISS')
-[ "$n" -eq 6 ] && ok || bad "one line per missing suite: $n MISS lines in: $out"
+[ "$n" -eq 7 ] && ok || bad "one line per missing suite: $n MISS lines in: $out"
 finish

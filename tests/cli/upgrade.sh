@@ -10,7 +10,8 @@ trap 'rm -rf "$dir"' EXIT
 need_wat2wasm
 export SBX_CACHE_DIR="$dir/cache"
 
-# big.wasm: $hot sums i*i below n; _start calls it 2,000 times with n = 100,000 and exits with
+# big.wasm: $hot sums i*i below n; _start calls it 10,000 times with n = 100,000 (long enough
+# for tier-up even in baseline code: 2,000 calls ended in 0.2 s, before it) and exits with
 # 1 + the total mod 113; 2,000 padding functions (never called) put it over the 64 KiB of code
 # from which auto compiles only hot functions.
 python3 - "$dir/big.wat" <<'EOF2'
@@ -32,7 +33,7 @@ open(sys.argv[1], "w").write(f"""(module
     (local.get $s))
   (func (export "_start") (local $k i32) (local $t i32)
     (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $k) (i32.const 2000)))
+      (br_if $done (i32.ge_u (local.get $k) (i32.const 10000)))
       (local.set $t (i32.add (local.get $t) (call $hot (i32.const 100000))))
       (local.set $k (i32.add (local.get $k) (i32.const 1)))
       (br $next)))
@@ -42,7 +43,7 @@ open(sys.argv[1], "w").write(f"""(module
 EOF2
 timeout 20 wat2wasm "$dir/big.wat" -o "$dir/big.wasm" || bad "wat2wasm big.wat failed"
 big="$dir/big.wasm"
-code=$(python3 -c "s = sum(i * i for i in range(100000)) % 2**32; print(s * 2000 % 2**32 % 113 + 1)")
+code=$(python3 -c "s = sum(i * i for i in range(100000)) % 2**32; print(s * 10000 % 2**32 % 113 + 1)")
 
 # upgraded: 1 when the cache's one entry is an upgraded partial image (image.c's flags, bits 1
 # and 2, at 36 bytes into the image), 0 when it is not, "none" without an entry.

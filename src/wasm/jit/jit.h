@@ -117,6 +117,9 @@ bool sbx__wasm_jit_has_osr(struct wasm_store *s, struct wasm_instance *inst,
 void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f, bool is_call);
 /* Whether s compiles only hot functions (its limits and the size of its modules). */
 bool sbx__wasm_lazy_wants(const struct wasm_store *s);
+/* Counts n back-edges of f that ran in baseline code (base/base.h) but the last, which its
+ * back-edge path then counts. */
+void sbx__wasm_lazy_credit(struct wasm_store *s, struct wasm_func *f, uint32_t n);
 /* The worker's side (tierup.c, without its lock): compiles the n functions of items (of one
  * instance) and publishes their entries; false when nothing was (no LLVM, cancelled, or a
  * function the tier does not compile: those stay interpreted). */
