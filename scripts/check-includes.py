@@ -71,6 +71,8 @@ def violations(root, rel):
             yield f'"{inc}": {mod} may not include {head}'
         elif inc.startswith("wasm/jit/") and not rel.startswith("src/wasm/"):
             yield f'"{inc}": only src/wasm/ includes the JIT (wasm/jit/*)'
+        elif inc.startswith("wasm/base/") and not rel.startswith("src/wasm/"):
+            yield f'"{inc}": only src/wasm/ includes the baseline tier (wasm/base/*)'
 
 
 def main():

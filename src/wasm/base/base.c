@@ -351,6 +351,7 @@ static void enter(struct tr *t, uint32_t pos, uint32_t len, uint32_t arg,
     slow[ns++] = x64_jcc(b, CC_NE);
     x64_mem(b, false, 0x83, 7, RAX, X64_NO_INDEX, 0, (int32_t)offsetof(struct wasm_func, hits),
             false);
+    _Static_assert(SBX__WASM_LAZY_QUEUED == UINT32_MAX, "compared as -1");
     x64_u8(b, 0xFF); /* cmp dword, -1: queued */
     size_t queued = x64_jcc(b, CC_E);
     x64_mem(b, false, 0x0FB6, RCX, R14, X64_NO_INDEX, 0,
@@ -791,7 +792,7 @@ static bool translate(struct tr *t, uint32_t pos, uint32_t len, uint32_t op)
 
 static bool is_op_start(const struct wasm_code *c, uint32_t i)
 {
-    return i < c->word_count && (c->op_bits[i / 8] >> (i % 8) & 1u);
+    return i < c->word_count && ((unsigned)c->op_bits[i / 8] >> (i % 8) & 1u);
 }
 
 static void prologue(struct tr *t)

@@ -115,6 +115,8 @@ bool sbx__wasm_jit_has_osr(struct wasm_store *s, struct wasm_instance *inst,
 /* lazy.c: hot-only tier-up. hit counts an interpreted call (is_call) or back-edge of f (a
  * no-op unless s is LAZY) and queues f for the worker once it is hot; the store's thread only. */
 void sbx__wasm_lazy_hit(struct wasm_store *s, struct wasm_func *f, bool is_call);
+/* wasm_func.hits of a function handed to the worker: nothing counts for it any more. */
+#define SBX__WASM_LAZY_QUEUED UINT32_MAX
 /* Whether s compiles only hot functions (its limits and the size of its modules). */
 bool sbx__wasm_lazy_wants(const struct wasm_store *s);
 /* Counts n back-edges of f that ran in baseline code (base/base.h) but the last, which its

@@ -28,7 +28,7 @@
  * first run 1000 compiled more than its code saved (CPU 2.57 s, median of 3; 5000: 2.37 s;
  * 20000: 2.37 s), bzip2, Lua and minigzip within noise (docs/wasm.md, "Baseline tier"). */
 #define LAZY_HOT_HITS 5000u
-#define LAZY_QUEUED   UINT32_MAX
+#define LAZY_QUEUED   SBX__WASM_LAZY_QUEUED
 /* A function queued after fewer calls than this (of its LAZY_HOT_HITS) gets an OSR entry. */
 #define LAZY_OSR_CALLS 16u
 
