@@ -48,6 +48,9 @@ $(FUZZ_BUILD)/fuzz/%: fuzz/%.c fuzz-lib
 FUZZ_WASMGEN := fuzz/wasmgen.c fuzz/wasmgen_body.c fuzz/wasmgen_3.c fuzz/wasmgen_gc.c
 $(FUZZ_BUILD)/fuzz/fuzz_wasm_diff: $(FUZZ_WASMGEN) fuzz/wasmgen.h fuzz/wasmgen_impl.h
 FUZZ_FLAGS_fuzz_wasm_diff := -len_control=0 -max_len=512
+# The same target with baseline code on the interpreter's side (fuzz_wasm_base.c).
+$(FUZZ_BUILD)/fuzz/fuzz_wasm_base: fuzz/fuzz_wasm_diff.c $(FUZZ_WASMGEN) fuzz/wasmgen.h fuzz/wasmgen_impl.h
+FUZZ_FLAGS_fuzz_wasm_base := $(FUZZ_FLAGS_fuzz_wasm_diff)
 
 $(FUZZ_SEEDS)/.stamp:
 	@mkdir -p $(@D)
@@ -62,7 +65,7 @@ FUZZ_SMOKE := $(FUZZ_SRC:fuzz/%.c=fuzz-smoke-%)
 fuzz-smoke: $(FUZZ_SMOKE)
 fuzz-smoke-%: $(FUZZ_BUILD)/fuzz/% $(FUZZ_SEEDS)/.stamp
 	@t=$*; seeds=fuzz/corpus/$$t; \
-	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_diff) seeds=;; fuzz_jit_link) seeds=$(FUZZ_BUILD)/seeds/jit_link; mkdir -p $$seeds;; fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
+	if [ ! -d $$seeds ]; then case $$t in fuzz_wasm_diff|fuzz_wasm_base) seeds=;; fuzz_jit_link) seeds=$(FUZZ_BUILD)/seeds/jit_link; mkdir -p $$seeds;; fuzz_wasm_*) seeds=$(FUZZ_SEEDS);; *) seeds=;; esac; fi; \
 	mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
 	echo "fuzz-smoke: $$t for $(FUZZ_SECONDS) s (seeds: $${seeds:-none})"; \
 	FUZZ_JIT_LINK_SEED=$(FUZZ_BUILD)/seeds/jit_link/self.img \
