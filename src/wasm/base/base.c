@@ -523,9 +523,9 @@ static bool is_refused(uint32_t op)
 
 static bool is_final(uint32_t op)
 {
-    return op == IOP_unreachable || op == IOP_ret0 || op == IOP_ret1 || op == IOP_retn ||
-           op == IOP_return_call || op == IOP_return_call_func || op == IOP_return_call_indirect ||
-           op == IOP_return_call_ref || op == IOP_throw || op == IOP_throw_ref;
+    return op == IOP_unreachable || op == IOP_return_call || op == IOP_return_call_func ||
+           op == IOP_return_call_indirect || op == IOP_return_call_ref || op == IOP_throw ||
+           op == IOP_throw_ref;
 }
 
 /* Translates the instruction at pos of len words; false when it is one this tier refuses. */
@@ -780,9 +780,6 @@ static bool translate(struct tr *t, uint32_t pos, uint32_t len, uint32_t op)
         op_slot(t, false, 0x03, RAX, W(4));
         st(t, RAX, W(1));
         return true;
-    case IOP_br_on_cast:
-    case IOP_br_on_cast_fail:
-        return false;
     default:
         delegate(t, pos, len);
         return true;

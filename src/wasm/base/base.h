@@ -1,14 +1,16 @@
 /* wasm/base/base.h: the baseline tier, between the interpreter and LLVM (V8's Liftoff role).
  * A function's code.h form is translated in one pass to x86-64 that keeps every value in the
  * interpreter's own frame slots, so the interpreter and baseline code hand a frame to each other
- * at any instruction boundary with nothing to convert. Baseline code never calls out: a call, and
- * any instruction it does not translate, returns to the interpreter, which runs that one
- * instruction from a copy followed by a base_resume word that re-enters the code after it; a
- * return, a tail call or a throw returns for good. Loop back-edges poll the store's interrupt
- * flag and, every SBX__BASE_BUDGET of them, return to the interpreter's back-edge path (tier-up
- * counting, OSR into LLVM code), which re-enters at the loop header. A bounds check that fails
- * returns to the interpreter before the instruction, which traps there with the full record.
- * Used by hot-only (LAZY) stores, unmetered, on x86-64 (docs/wasm.md, "Baseline tier"). */
+ * at any instruction boundary with nothing to convert. Calls and returns within the instance are
+ * made by the code itself, pushing and popping the interpreter's frame records; any other
+ * instruction it does not translate returns to the interpreter, which runs that one instruction
+ * from a copy followed by a base_resume word that re-enters the code after it; a tail call, a
+ * throw or a return to an interpreted caller returns for good. Loop back-edges poll the store's
+ * interrupt flag and, every SBX__BASE_BUDGET of them, return to the interpreter's back-edge path
+ * (tier-up counting, OSR into LLVM code), which re-enters at the loop header. A bounds check
+ * that fails returns to the interpreter before the instruction, which traps there with the full
+ * record. Used by hot-only (LAZY) stores, unmetered, on x86-64 (docs/wasm.md, "The baseline
+ * tier"). */
 #ifndef SBX_WASM_BASE_BASE_H
 #define SBX_WASM_BASE_BASE_H
 
