@@ -278,6 +278,7 @@ enum wasm_tier_step {
     WASM_TIER_STAY, /* nothing run natively: go on interpreting */
     WASM_TIER_RAN,  /* the call, or the rest of the frame (OSR), ran natively; results in place */
     WASM_TIER_TRAP, /* a trap, its record complete ("in <func>" facts included) */
+    WASM_TIER_BASE, /* nothing run: the callee has baseline code (base/base.h) to enter */
 };
 
 /* Per run of the dispatch loop: the last frame whose loop had no OSR entry, so that its
@@ -289,6 +290,10 @@ struct wasm_tier_frame {
 
 /* A wasm call of callee (in cinst, its frame at nfp) once the store may have native code;
  * depth counts the frame records in use. */
+/* Whether code's function (in inst) runs baseline code when entered now (counting the entry,
+ * translating it when due): a store that uses the tier, unmetered. */
+bool sbx__wasm_tier_base(struct wasm_store *s, struct wasm_instance *inst,
+                         const struct wasm_code *code);
 enum wasm_tier_step sbx__wasm_tier_call(struct wasm_exec *ex, struct wasm_instance *cinst,
                                         const struct wasm_code *callee, uint64_t *nfp,
                                         uint32_t depth, enum wasm_trap_kind *tk);

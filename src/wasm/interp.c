@@ -105,15 +105,21 @@ static void table_copy(struct wasm_table *dt, struct wasm_table *st, uint32_t d,
         codes = inst->module->compiled;                                                            \
     } while (0)
 
-/* Runs baseline code from target; it may have called and returned within this instance, so the
- * frame it stopped in comes back with it. */
-#define BASE_RUN(target)                                                                           \
+/* Runs the baseline code of this frame's function bfn from target, then goes on where it
+ * stopped: it may have called and returned within this instance, so the frame comes back with
+ * it (base_go's registers), and a back-edge it left at runs the interpreter's path first. */
+#define BASE_GO(bfn, target)                                                                       \
     do {                                                                                           \
         store->base_regs.frp = frp;                                                                \
-        bres = sbx__base_run(bf, (target), fp, mbase, msize, store, globals);                      \
+        store->base_regs.frames_end = frames_end;                                                  \
+        store->base_regs.stack_end = stack_end;                                                    \
+        ip = sbx__base_go(store, inst, (bfn), (target), fp, mbase, msize, globals);                \
         fp = store->base_regs.fp;                                                                  \
         code = store->base_regs.code;                                                              \
         frp = store->base_regs.frp;                                                                \
+        if (UNLIKELY(store->base_regs.is_back))                                                    \
+            goto base_back;                                                                        \
+        NEXT();                                                                                    \
     } while (0)
 
 /* i32 binary op in slot and immediate form; body sees a, b and writes S(1). */
@@ -325,13 +331,6 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
     uint64_t *nfp = fp;
     const wasm_word *ret = NULL;
     /* The baseline tier (base/base.h): its function of this frame, and what its code returned. */
-    bool is_base = sbx__base_wanted(store);
-    struct sbx__base_fn *bf = NULL;
-    uint32_t bres = 0;
-    if (is_base) {
-        store->base_regs.frames_end = frames_end;
-        store->base_regs.stack_end = stack_end;
-    }
     if (UNLIKELY(f == NULL)) { /* resume: the exception saved by save_resume */
         ex->has_resume = false;
         ip = ex->resume.ip;
@@ -340,6 +339,11 @@ run(struct wasm_exec *ex, struct wasm_func *f, uint64_t *fp)
         throw_pos = ex->resume_pos;
         goto do_throw_at;
     }
+    /* The entry frame: its own baseline code, if any (other calls ask in sbx__wasm_tier_call). */
+    if (UNLIKELY(atomic_load_explicit(&store->tierup.state, memory_order_relaxed) >=
+                 WASM_TIERUP_NATIVE) &&
+        sbx__wasm_tier_base(store, cinst, callee))
+        goto do_call_base;
     goto do_call_wasm;
 
     /* [h] */
@@ -520,6 +524,8 @@ do_tail_wasm:
             goto do_return;
         case WASM_TIER_TRAP:
             goto tail_trap;
+        case WASM_TIER_BASE:
+            goto do_tail_base;
         default:
             break;
         }
@@ -533,8 +539,6 @@ do_tail_wasm:
     ip = callee->words;
     if (cinst != inst)
         SWITCH_INST(cinst);
-    if (UNLIKELY(is_base) && !is_metered)
-        goto base_entry;
     NEXT();
 do_call_func:
     if (LIKELY(callf->inst != NULL)) {
@@ -568,6 +572,8 @@ do_call_wasm:
             NEXT();
         case WASM_TIER_TRAP:
             goto trap_jit;
+        case WASM_TIER_BASE:
+            goto do_call_base;
         default:
             break;
         }
@@ -584,35 +590,7 @@ do_call_wasm:
     ip = callee->words;
     if (cinst != inst)
         SWITCH_INST(cinst);
-    if (UNLIKELY(is_base) && !is_metered)
-        goto base_entry;
     NEXT();
-    /* The frame just entered runs its baseline code once it has some. */
-base_entry:
-    bf = sbx__base_get(store, inst->funcs[code->func_index], code);
-    if (!bf)
-        NEXT();
-    BASE_RUN(sbx__base_entry(bf));
-    goto base_exit;
-    /* [h][address]: after an instruction baseline code handed over, back into it. */
-op_base_resume:
-    bf = inst->funcs[code->func_index]->base;
-    BASE_RUN((const void *)(uintptr_t)ip[1]);
-base_exit:
-    switch (bres & 3u) {
-    case SBX__BASE_CONT:
-        ip = code->words + (bres >> 2);
-        NEXT();
-    case SBX__BASE_DELEG:
-        ip = sbx__base_resume(inst->funcs[code->func_index]->base) + (bres >> 2);
-        NEXT();
-    default: /* a back-edge: the interpreter's own path polls, counts and may enter OSR */
-        store->base_budget = SBX__BASE_BUDGET;
-        sbx__wasm_lazy_credit(store, inst->funcs[code->func_index], SBX__BASE_BUDGET);
-        ip = code->words + (bres >> 2);
-        back_fuel = 0;
-        goto do_backedge;
-    }
     /* An exception from a tail call: this frame is gone, its handlers with it. */
 tail_trap:
     if (tk != WASM_TRAP_EXCEPTION)
@@ -666,13 +644,11 @@ do_backedge:
     switch (sbx__wasm_tier_backedge(ex, &tier, inst, code, fp, ip, back_fuel,
                                     (uint32_t)(frp - frames), &tk)) {
     case WASM_TIER_STAY:
-        if (UNLIKELY(is_base) && !is_metered) {
-            bf = sbx__base_get(store, inst->funcs[code->func_index], code);
-            const void *at = bf ? sbx__base_loop(bf, (uint32_t)(ip - code->words)) : NULL;
-            if (at) {
-                BASE_RUN(at);
-                goto base_exit;
-            }
+        if (sbx__wasm_tier_base(store, inst, code)) {
+            const void *at =
+                sbx__base_loop(inst->funcs[code->func_index]->base, (uint32_t)(ip - code->words));
+            if (at)
+                BASE_GO(inst->funcs[code->func_index]->base, at);
         }
         NEXT();
     case WASM_TIER_RAN:
@@ -1230,6 +1206,44 @@ op_elem_drop:
 #include "wasm/interp_gc.h"
 #include "wasm/interp_simd.h"
 
+    /* The baseline tier's entries (kept out of the dispatch loop's hot paths). */
+    /* A tail call whose callee runs baseline code (do_tail_wasm's checks done). */
+do_tail_base:
+    if (UNLIKELY((size_t)(stack_end - fp) < callee->frame_slots))
+        TRAP(WASM_TRAP_STACK_EXHAUSTED);
+    memmove(fp, nfp, callee->param_slots * sizeof(uint64_t));
+    for (uint64_t *z = fp + callee->param_slots, *ze = z + callee->local_slots; z < ze; z++)
+        *z = 0;
+    code = callee;
+    if (cinst != inst)
+        SWITCH_INST(cinst);
+    goto base_entry;
+    /* A call whose callee runs baseline code (sbx__wasm_tier_call said so; the entry frame's
+     * too, ret NULL): do_call_wasm's frame, then the code. */
+do_call_base:
+    if (UNLIKELY(frp >= frames_end || (size_t)(stack_end - nfp) < callee->frame_slots))
+        TRAP(WASM_TRAP_STACK_EXHAUSTED);
+    frp->ip = ret;
+    frp->fp = fp;
+    frp->code = code;
+    frp->inst = inst;
+    frp++;
+    for (uint64_t *z = nfp + callee->param_slots, *ze = z + callee->local_slots; z < ze; z++)
+        *z = 0;
+    fp = nfp;
+    code = callee;
+    if (cinst != inst)
+        SWITCH_INST(cinst);
+base_entry:
+    BASE_GO(inst->funcs[code->func_index]->base,
+            sbx__base_entry(inst->funcs[code->func_index]->base));
+    /* [h][address]: after an instruction baseline code handed over, back into it. */
+op_base_resume:
+    BASE_GO(inst->funcs[code->func_index]->base, (const void *)(uintptr_t)ip[1]);
+    /* a back-edge baseline code left at: the interpreter's path polls, counts, may enter OSR */
+base_back:
+    back_fuel = 0;
+    goto do_backedge;
 trap_jit_or_host:
     if (ex->has_trap_func)
         goto trap_jit;

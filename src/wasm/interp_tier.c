@@ -7,6 +7,7 @@
  * interpreter returns them as if the function had. */
 #include <stdatomic.h>
 
+#include "wasm/base/base.h"
 #include "wasm/code.h"
 #include "wasm/jit/jit.h"
 
@@ -83,6 +84,13 @@ enum wasm_trap_kind sbx__wasm_tier_poll(struct wasm_store *store, uint32_t fuel)
     return poll(store, fuel);
 }
 
+bool sbx__wasm_tier_base(struct wasm_store *s, struct wasm_instance *inst,
+                         const struct wasm_code *code)
+{
+    return !s->is_metered && sbx__base_wanted(s) &&
+           sbx__base_get(s, inst->funcs[code->func_index], code) != NULL;
+}
+
 enum wasm_tier_step sbx__wasm_tier_call(struct wasm_exec *ex, struct wasm_instance *cinst,
                                         const struct wasm_code *callee, uint64_t *nfp,
                                         uint32_t depth, enum wasm_trap_kind *tk)
@@ -90,7 +98,7 @@ enum wasm_tier_step sbx__wasm_tier_call(struct wasm_exec *ex, struct wasm_instan
     ex->depth = depth;
     ex->sp = nfp + callee->frame_slots;
     if (!sbx__wasm_jit_call_code(ex, cinst, callee, nfp, tk))
-        return WASM_TIER_STAY;
+        return sbx__wasm_tier_base(ex->store, cinst, callee) ? WASM_TIER_BASE : WASM_TIER_STAY;
     return *tk == WASM_TRAP_NONE ? WASM_TIER_RAN : WASM_TIER_TRAP;
 }
 

@@ -102,6 +102,9 @@ enum wasm_tierup_state {
     /* From here calls and back-edges look for native code (the interpreter tests >= NATIVE). */
     WASM_TIERUP_NATIVE, /* every instance of the snapshot has native code: calls switch to it */
     WASM_TIERUP_LAZY,   /* hot-only: functions get native code one batch at a time (lazy.c) */
+    /* No LLVM: calls and back-edges only look for baseline code (base/base.h; SBX_TEST_BASE=1
+     * in an interp-tier store). */
+    WASM_TIERUP_BASE,
 };
 
 /* A function handed to the hot-only worker. */
@@ -160,6 +163,7 @@ struct wasm_store {
         uint64_t *stack_end;
         uint64_t *fp; /* the current frame, on return */
         const struct wasm_code *code;
+        bool is_back; /* on return: stopped at a loop header, for the back-edge path */
     } base_regs;
 };
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "util/alloc.h"
+#include "wasm/base/base.h"
 #include "wasm/jit/jit.h"
 #include "wasm/gc.h"
 #include "wasm/runtime.h"
@@ -51,6 +52,7 @@ sbx_err sbx__wasm_store_create(const struct wasm_store_limits *limits, struct wa
     atomic_init(&s->is_interrupted, false);
     s->is_metered = s->limits.fuel != 0;
     s->fuel = s->limits.fuel;
+    sbx__base_store_init(s);
     *out = s;
     return SBX_OK;
 }

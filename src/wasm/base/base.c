@@ -349,16 +349,18 @@ static void enter(struct tr *t, uint32_t pos, uint32_t len, uint32_t arg,
             false);
     x64_u8(b, 0);
     slow[ns++] = x64_jcc(b, CC_NE);
+    /* only a LAZY store counts calls: there, a callee not yet queued is counted by the
+     * interpreter (WASM_TIERUP_BASE and the rest count nothing) */
+    x64_mem(b, false, 0x80, 7, R14, X64_NO_INDEX, 0,
+            (int32_t)offsetof(struct wasm_store, tierup.state), false);
+    x64_u8(b, WASM_TIERUP_LAZY);
+    size_t uncounted = x64_jcc(b, CC_NE);
     x64_mem(b, false, 0x83, 7, RAX, X64_NO_INDEX, 0, (int32_t)offsetof(struct wasm_func, hits),
             false);
     _Static_assert(SBX__WASM_LAZY_QUEUED == UINT32_MAX, "compared as -1");
     x64_u8(b, 0xFF); /* cmp dword, -1: queued */
-    size_t queued = x64_jcc(b, CC_E);
-    x64_mem(b, false, 0x0FB6, RCX, R14, X64_NO_INDEX, 0,
-            (int32_t)offsetof(struct wasm_store, tierup.state), false);
-    x64_alu_ri(b, false, 7, RCX, WASM_TIERUP_NATIVE);
-    slow[ns++] = x64_jcc(b, CC_AE);
-    x64_link(b, queued, b->len);
+    slow[ns++] = x64_jcc(b, CC_NE);
+    x64_link(b, uncounted, b->len);
     ldm(t, RDX, RAX, (int32_t)offsetof(struct wasm_func, base));
     x64_rr(b, true, 0x85, RDX, RDX);
     slow[ns++] = x64_jcc(b, CC_E);
@@ -1026,6 +1028,12 @@ bool sbx__base_wanted(struct wasm_store *s)
     return s->base_mode == 2;
 }
 
+void sbx__base_store_init(struct wasm_store *s)
+{
+    if (test_mode() == 1 && s->limits.tier == WASM_TIER_INTERP)
+        atomic_store(&s->tierup.state, WASM_TIERUP_BASE);
+}
+
 struct sbx__base_fn *sbx__base_get(struct wasm_store *s, struct wasm_func *f,
                                    const struct wasm_code *code)
 {
@@ -1047,6 +1055,28 @@ uint32_t sbx__base_run(const struct sbx__base_fn *bf, const void *target, uint64
                                struct wasm_global **);
     run_fn run = (run_fn)(uintptr_t)bf->code;
     return run(fp, mbase, msize, target, s, globals);
+}
+
+const wasm_word *sbx__base_go(struct wasm_store *s, struct wasm_instance *inst,
+                              const struct sbx__base_fn *bf, const void *target, uint64_t *fp,
+                              uint8_t *mbase, uint64_t msize, struct wasm_global **globals)
+{
+    uint32_t r = sbx__base_run(bf, target, fp, mbase, msize, s, globals);
+    const struct wasm_code *code = s->base_regs.code;
+    struct wasm_func *f = inst->funcs[code->func_index];
+    uint32_t at = r >> 2;
+    s->base_regs.is_back = false;
+    switch ((enum sbx__base_exit)(r & 3u)) {
+    case SBX__BASE_DELEG:
+        return f->base->resume + at;
+    case SBX__BASE_BACK:
+        s->base_budget = SBX__BASE_BUDGET;
+        sbx__wasm_lazy_credit(s, f, SBX__BASE_BUDGET);
+        s->base_regs.is_back = true;
+        return code->words + at;
+    default:
+        return code->words + at;
+    }
 }
 
 const void *sbx__base_entry(const struct sbx__base_fn *bf)

@@ -36,6 +36,10 @@ struct sbx__base_fn;
  * on x86-64; SBX_TEST_BASE=1 makes every store use it from each function's first entry). */
 bool sbx__base_wanted(struct wasm_store *s);
 
+/* Called once at store creation: with SBX_TEST_BASE=1 an interp-tier store uses the tier too
+ * (WASM_TIERUP_BASE: its calls and back-edges look for baseline code, and no LLVM runs). */
+void sbx__base_store_init(struct wasm_store *s);
+
 /* f's baseline code, translated when f is due (its entries counted here); NULL while it is not
  * due, or when it cannot have any (then f is never counted again). */
 struct sbx__base_fn *sbx__base_get(struct wasm_store *s, struct wasm_func *f,
@@ -46,6 +50,14 @@ struct sbx__base_fn *sbx__base_get(struct wasm_store *s, struct wasm_func *f,
 uint32_t sbx__base_run(const struct sbx__base_fn *bf, const void *target, uint64_t *fp,
                        uint8_t *mbase, uint64_t msize, struct wasm_store *s,
                        struct wasm_global **globals);
+
+/* sbx__base_run for the interpreter, its registers in s->base_regs (frp, frames_end,
+ * stack_end set before): returns the word to go on at, in the frame base_regs holds then (fp,
+ * code, frp); base_regs.is_back when that is a loop header whose back-edge path runs first
+ * (its back-edges counted for tier-up, the budget renewed). inst: the frame's instance. */
+const wasm_word *sbx__base_go(struct wasm_store *s, struct wasm_instance *inst,
+                              const struct sbx__base_fn *bf, const void *target, uint64_t *fp,
+                              uint8_t *mbase, uint64_t msize, struct wasm_global **globals);
 
 const void *sbx__base_entry(const struct sbx__base_fn *bf);
 /* The native address of the loop header at word pos, or NULL. */

@@ -385,7 +385,8 @@ void sbx__wasm_tierup_leave(struct wasm_store *s)
 
 void sbx__wasm_tierup_cancel(struct wasm_store *s)
 {
-    if (atomic_load(&s->tierup.state) == WASM_TIERUP_IDLE)
+    uint8_t st = atomic_load(&s->tierup.state);
+    if (st == WASM_TIERUP_IDLE || st == WASM_TIERUP_BASE) /* never armed */
         return;
     pthread_mutex_lock(&mu);
     unlink_armed(s);
@@ -400,8 +401,9 @@ void sbx__wasm_tierup_cancel(struct wasm_store *s)
 
 bool sbx__wasm_tier_native(struct wasm_store *s)
 {
+    uint8_t st = atomic_load_explicit(&s->tierup.state, memory_order_acquire);
     return s->limits.tier == WASM_TIER_COMPILED ||
-           atomic_load_explicit(&s->tierup.state, memory_order_acquire) >= WASM_TIERUP_NATIVE;
+           (st >= WASM_TIERUP_NATIVE && st != WASM_TIERUP_BASE);
 }
 
 unsigned sbx__wasm_store_tierup_state(struct wasm_store *s)
