@@ -214,11 +214,13 @@ static void close_guest_ends(struct sbx__jail_tty *t)
     close_fd(&t->guest_ends[1]);
 }
 
-/* SIGWINCH is blocked only now: the child inherits this thread's mask at clone. */
+/* SIGWINCH is blocked only now: the child inherits this thread's mask at clone. A resize since
+ * the open went to the default disposition (ignored), so the size is taken once more. */
 void sbx__jail_tty_started(struct sbx__jail_tty *t)
 {
     close_guest_ends(t);
     watch_size(t);
+    follow_size(t);
 }
 
 void sbx__jail_tty_poll_fds(const struct sbx__jail_tty *t, struct pollfd pfd[SBX__TTY_SLOTS],
