@@ -116,17 +116,6 @@ static void watch_size(struct sbx__jail_tty *t)
     t->winch_fd = signalfd(-1, &winch, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-static void go_raw(struct sbx__jail_tty *t)
-{
-    struct termios raw;
-    if (t->master < 0 || t->host_fds[0] < 0 || t->host_fds[1] < 0 ||
-        tcgetattr(t->host_fds[0], &t->saved) != 0)
-        return;
-    raw = t->saved;
-    cfmakeraw(&raw);
-    t->is_raw = tcsetattr(t->host_fds[0], TCSANOW, &raw) == 0;
-}
-
 static void save_flags(struct sbx__jail_tty *t, bool is_tty[3])
 {
     for (int i = 0; i < 3; i++) {
@@ -150,12 +139,9 @@ static void send_eof(struct sbx__jail_tty *t, bool is_final)
     }
 }
 
-/* Before the host's terminal goes raw: lines and an end of input (^D) already typed, which its
- * cooked line discipline holds, are taken now as what they are. Raw mode would hand a pending ^D
- * over as the NUL byte n_tty keeps for it, and the guest's pty would echo that as "^@" (script(1)
- * types ^D at once when its own input is at its end: #23 item 6). poll first: a description
- * shared with the host may be blocking, and a cooked terminal is readable only with a whole
- * line or an end of input in it. */
+/* Lines and an end of input (^D) the host's cooked terminal already holds are taken as what
+ * they are. poll first: a description shared with the host may be blocking, and a cooked
+ * terminal is readable only with a whole line or an end of input in it. */
 static void take_typed(struct sbx__jail_tty *t)
 {
     struct sbx__tty_pipe *p = &t->to_guest;
@@ -172,6 +158,30 @@ static void take_typed(struct sbx__jail_tty *t)
             p->buf[p->len++] = (char)m.c_cc[VEOF];
         return;
     }
+}
+
+/* Raw mode would hand a ^D the cooked terminal holds over as the NUL byte n_tty keeps for it, and
+ * the guest's pty would echo that as "^@" (script(1) types ^D when its own input is at its end:
+ * #23 item 6). The line discipline takes typed bytes asynchronously, so no poll can say none is
+ * on its way. Hence two steps: first the EOF character is switched off (and echo, which would
+ * show it as "^D"), so a ^D taken from then on is a plain byte that raw mode passes on and the
+ * guest's pty reads as its own EOF; then what the terminal held before is taken; then raw. */
+static void go_raw(struct sbx__jail_tty *t)
+{
+    struct termios m;
+    if (t->master >= 0 && t->host_fds[0] >= 0 && t->host_fds[1] >= 0 &&
+        tcgetattr(t->host_fds[0], &t->saved) == 0) {
+        m = t->saved;
+        m.c_cc[VEOF] = _POSIX_VDISABLE;
+        m.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        t->is_raw = tcsetattr(t->host_fds[0], TCSANOW, &m) == 0;
+    }
+    take_typed(t);
+    if (!t->is_raw)
+        return;
+    m = t->saved;
+    cfmakeraw(&m);
+    tcsetattr(t->host_fds[0], TCSANOW, &m);
 }
 
 sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, size_t errlen)
@@ -201,7 +211,6 @@ sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, siz
         t->to_host.dst = t->host_fds[1] = reopen_host(out, &t->is_shared[1]);
     for (int i = 0; i < 3; i++)
         guest[i] = is_tty[i] ? t->guest_ends[i == 0 ? 0 : 1] : -1;
-    take_typed(t);
     go_raw(t);
     return SBX_OK;
 }

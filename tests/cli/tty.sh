@@ -150,6 +150,9 @@ done
 out=$(timeout -k 2 40 script -qec "$SBX run -- $PY -c 'import sys; print(repr(sys.stdin.read()))'" \
     /dev/null </dev/null)
 expect_contains "$out" "''" "a guest reading a terminal at its end reads EOF"
+out=$( (sleep 1) | timeout -k 2 40 script -qec "$SBX run -- $PY -c 'import sys; print(repr(sys.stdin.read()))'" \
+    /dev/null | od -An -c | tr -s ' ')
+[ "$out" = " ' ' \r \n" ] && ok || bad "an end of input typed during the run gave '$out'"
 
 # ---- a non-terminal fd shared with the guest gets its status flags back
 cat >"$dir/flags.sh" <<EOF
