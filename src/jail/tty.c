@@ -181,7 +181,10 @@ static void go_raw(struct sbx__jail_tty *t)
         return;
     m = t->saved;
     cfmakeraw(&m);
-    tcsetattr(t->host_fds[0], TCSANOW, &m);
+    if (tcsetattr(t->host_fds[0], TCSANOW, &m) != 0) {
+        tcsetattr(t->host_fds[0], TCSANOW, &t->saved);
+        t->is_raw = false;
+    }
 }
 
 sbx_err sbx__jail_tty_open(struct sbx__jail_tty *t, int guest[3], char *err, size_t errlen)

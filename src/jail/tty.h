@@ -32,7 +32,7 @@ struct sbx__jail_tty {
     struct sbx__tty_pipe to_guest, to_host;
     int winch_fd;         /* signalfd for SIGWINCH, -1 if none */
     int size_fd;          /* host terminal whose window size the pty follows */
-    bool is_raw;          /* the host terminal's modes are changed until close */
+    bool is_raw;          /* the host terminal is in raw mode until close */
     bool has_mask;        /* old_mask holds this thread's mask before SIGWINCH was blocked */
     struct termios saved; /* the host terminal's modes, restored at close */
     sigset_t old_mask;

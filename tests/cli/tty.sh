@@ -147,11 +147,10 @@ for i in 1 2 3; do
         od -An -c | tr -s ' ')
     [ "$out" = " h i \r \n" ] && ok || bad "sbx run under script at EOF gave '$out' (run $i)"
 done
-out=$(timeout -k 2 40 script -qec "$SBX run -- $PY -c 'import sys; print(repr(sys.stdin.read()))'" \
-    /dev/null </dev/null)
+reader="$SBX run -- $PY -c 'import sys; print(repr(sys.stdin.read()))'"
+out=$(timeout -k 2 40 script -qec "$reader" /dev/null </dev/null)
 expect_contains "$out" "''" "a guest reading a terminal at its end reads EOF"
-out=$( (sleep 1) | timeout -k 2 40 script -qec "$SBX run -- $PY -c 'import sys; print(repr(sys.stdin.read()))'" \
-    /dev/null | od -An -c | tr -s ' ')
+out=$( (sleep 1) | timeout -k 2 40 script -qec "$reader" /dev/null | od -An -c | tr -s ' ')
 [ "$out" = " ' ' \r \n" ] && ok || bad "an end of input typed during the run gave '$out'"
 
 # ---- a non-terminal fd shared with the guest gets its status flags back
